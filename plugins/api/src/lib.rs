@@ -1,0 +1,264 @@
+//! The seam between neardup's core and its detectors.
+//!
+//! Both the `neardup` core and every crate under `plugins/` depend on this
+//! small crate (it needs only `serde`), so a plugin never depends on the core
+//! and the core never names a plugin type: there is no Cargo cycle.
+//!
+//! # The contract in one paragraph
+//!
+//! The core turns a page into a [`Document`] (main text, normalized words,
+//! stemmed terms). Each enabled [`Detector`] turns that document into a
+//! [`Signature`], asks its own [`CandidateIndex`] for earlier documents that
+//! may match, and the core compares the new signature with each candidate's
+//! stored signature through [`Detector::similarity`]. [`Detector::classify`]
+//! turns that [`Similarity`] into a [`Level`] (duplicate or near duplicate).
+//! Detectors run in a configured chain; the first one that classifies a
+//! candidate decides the verdict, and its name is reported with it.
+//!
+//! Implementers write `name`, `sign`, `similarity`, `classify` and
+//! `new_index`; everything else has a default.
+#![deny(missing_docs)]
+
+use serde::{Deserialize, Serialize};
+
+/// Dense identifier the index gives to every document it keeps, in
+/// insertion order. 32 bits keep postings small; one index shard holds at
+/// most 4 billion documents.
+pub type DocId = u32;
+
+/// A page after extraction and normalization: everything a detector may look
+/// at. Built by the core; detectors only read it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Document {
+    /// The URL the page was fetched from (canonicalized by the caller).
+    pub url: String,
+    /// The page's site (host), used for per-site reports.
+    pub site: String,
+    /// The page title, whitespace-collapsed.
+    pub title: String,
+    /// Main text as extracted, original case, one text block per line.
+    pub text: String,
+    /// Detected language as an ISO 639-3 code, or `"und"` when unknown.
+    pub lang: String,
+    /// Normalized words in order (NFKC, lowercased, Unicode word boundaries;
+    /// each CJK character its own word). Stop words are kept.
+    pub words: Vec<String>,
+    /// Terms in order: `words` without stop words, stemmed. Shingles and
+    /// chunks are built from these, so inflection and stop-word edits do not
+    /// break similarity.
+    pub terms: Vec<String>,
+}
+
+/// What a detector computes for one document. Stored in the index next to
+/// the document so later pages can be verified against it, so every variant
+/// must be built from hashes that are stable across runs, platforms and
+/// versions (xxh3 with fixed seeds, never `std`'s `RandomState`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Signature {
+    /// One 64-bit fingerprint (an exact hash, a SimHash).
+    Fingerprint(u64),
+    /// A sorted, deduplicated set of 32-bit feature hashes (chunks,
+    /// shingles, sentences). Set similarity is resemblance and containment.
+    Set(Vec<u32>),
+    /// A fixed-length vector of hash values compared position by position
+    /// (a MinHash sketch: one minimum per hash function).
+    Sketch(Vec<u32>),
+    /// A real-valued vector (multi-reference cosine signatures).
+    Vector(Vec<f32>),
+    /// Nothing to compare: the document had no features for this detector
+    /// (an empty page, or one too short for the detector's features).
+    Empty,
+}
+
+impl Signature {
+    /// Returns true if and only if the signature carries no features.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Signature::Fingerprint(_) => false,
+            Signature::Set(s) | Signature::Sketch(s) => s.is_empty(),
+            Signature::Vector(v) => v.is_empty(),
+            Signature::Empty => true,
+        }
+    }
+
+    /// Approximate heap bytes the signature occupies, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Signature::Set(s) | Signature::Sketch(s) => s.capacity() * 4,
+            Signature::Vector(v) => v.capacity() * 4,
+            Signature::Fingerprint(_) | Signature::Empty => 0,
+        }
+    }
+}
+
+/// How alike a new document is to an earlier one, as a detector measures it.
+/// Both values lie in `0.0..=1.0`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Similarity {
+    /// Symmetric similarity: Jaccard `|A∩B| / |A∪B|` for sets, `1 - d/64`
+    /// for fingerprints at Hamming distance `d`, cosine for vectors.
+    pub resemblance: f64,
+    /// Containment of the smaller document in the larger one,
+    /// `|A∩B| / min(|A|, |B|)` for sets; equal to `resemblance` where the
+    /// detector cannot tell containment apart.
+    pub containment: f64,
+}
+
+impl Similarity {
+    /// A similarity whose resemblance and containment are both `value`.
+    pub fn symmetric(value: f64) -> Similarity {
+        Similarity {
+            resemblance: value,
+            containment: value,
+        }
+    }
+}
+
+/// How strong a match is, in the two-threshold scheme: at or above `t1` a
+/// page is a duplicate, between `t2` and `t1` a near duplicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// Similar enough to be worth reporting, not a copy (`t2 <= s < t1`).
+    NearDuplicate,
+    /// A copy, up to trivial changes (`s >= t1`).
+    Duplicate,
+}
+
+/// A detector's judgement of one candidate: the level and a one-line reason
+/// a person can read ("chunk resemblance 0.82 >= 0.30").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    /// Duplicate or near duplicate.
+    pub level: Level,
+    /// The value the decision rested on, in `0.0..=1.0`.
+    pub score: f64,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+/// A near-duplicate detection method: features, comparison and decision.
+///
+/// Object safe: detectors are chosen by name at run time and kept as
+/// `Box<dyn Detector>`. A detector knows nothing about fetching, the CLI,
+/// storage or other detectors.
+pub trait Detector: Send + Sync {
+    /// The stable name used in config, on the command line and in verdicts.
+    fn name(&self) -> &str;
+
+    /// Computes the document's signature. Deterministic: the same document
+    /// and settings give the same signature on every run and platform.
+    fn sign(&self, doc: &Document) -> Signature;
+
+    /// Compares a new document's signature (`query`) with an earlier one's.
+    /// Signatures the detector did not make may give any value but must not
+    /// panic.
+    fn similarity(&self, query: &Signature, earlier: &Signature) -> Similarity;
+
+    /// Decides whether a similarity is a match under this detector's
+    /// thresholds, and says why. `None` means "not a match".
+    fn classify(
+        &self,
+        query: &Signature,
+        earlier: &Signature,
+        sim: Similarity,
+    ) -> Option<Judgement>;
+
+    /// A new, empty candidate index for this detector's signatures.
+    fn new_index(&self) -> Box<dyn CandidateIndex>;
+
+    /// Returns true if and only if this detector is reliable on short pages
+    /// (fewer terms than the configured minimum). Only exact hashing is, by
+    /// default; others are skipped there so short pages do not cluster by
+    /// chance.
+    fn handles_short_pages(&self) -> bool {
+        false
+    }
+}
+
+/// A detector's in-memory lookup structure: which earlier documents may match
+/// a signature. It may return false candidates (the core verifies each with
+/// [`Detector::similarity`]), and should miss as few true matches as its
+/// method allows.
+///
+/// Calls are sequential per index: the core serializes inserts with lookups
+/// so verdicts follow arrival order.
+pub trait CandidateIndex: Send + Sync {
+    /// Appends to `out` the ids of earlier documents that may match `sig`,
+    /// each at most once, best candidates first where the index can tell.
+    fn candidates(&self, sig: &Signature, out: &mut Vec<DocId>);
+
+    /// Adds a kept document.
+    fn insert(&mut self, id: DocId, sig: &Signature);
+
+    /// Removes a document previously inserted with the same signature.
+    fn remove(&mut self, id: DocId, sig: &Signature);
+
+    /// Number of documents indexed.
+    fn len(&self) -> usize;
+
+    /// Returns true if and only if no document is indexed.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Approximate heap bytes used, for the per-tier memory report.
+    fn heap_bytes(&self) -> usize;
+}
+
+/// Resemblance and containment of two sorted, deduplicated sets.
+///
+/// Empty sets have similarity 0 (nothing to compare), never NaN.
+pub fn set_similarity(a: &[u32], b: &[u32]) -> Similarity {
+    if a.is_empty() || b.is_empty() {
+        return Similarity::default();
+    }
+    let shared = intersection_size(a, b) as f64;
+    let union = (a.len() + b.len()) as f64 - shared;
+    Similarity {
+        resemblance: shared / union,
+        containment: shared / a.len().min(b.len()) as f64,
+    }
+}
+
+/// Size of the intersection of two sorted, deduplicated slices (a linear
+/// merge; both are usually a few hundred entries).
+pub fn intersection_size(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_similarity_counts_shared_elements() {
+        let s = set_similarity(&[1, 2, 3, 4], &[3, 4, 5, 6, 7, 8]);
+        assert!((s.resemblance - 2.0 / 8.0).abs() < 1e-12);
+        assert!((s.containment - 2.0 / 4.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn set_similarity_of_empty_is_zero() {
+        assert_eq!(set_similarity(&[], &[1]), Similarity::default());
+        assert_eq!(set_similarity(&[], &[]), Similarity::default());
+    }
+
+    #[test]
+    fn identical_sets_are_one() {
+        let s = set_similarity(&[5, 9, 11], &[5, 9, 11]);
+        assert_eq!(s, Similarity::symmetric(1.0));
+    }
+}

@@ -1,0 +1,457 @@
+//! [`Deduper`]: the online near-duplicate check.
+//!
+//! A check has two halves with different needs:
+//! - [`Deduper::analyze`] (decode, extract, normalize, sign) is pure CPU work
+//!   on one page, takes `&self`, and runs on any thread, many pages at once;
+//! - [`Deduper::decide`] (look up, verify, insert) takes `&mut self` and runs
+//!   in arrival order, so verdicts do not depend on thread count.
+//!
+//! [`Deduper::check`] does both. Batch runs analyze in parallel and decide
+//! sequentially; [`SharedDeduper`] does the same for tokio callers without
+//! blocking the runtime.
+//!
+//! # Example
+//!
+//! ```
+//! use neardup::{Config, Deduper, VerdictKind};
+//!
+//! let mut dedup = Deduper::new(Config::default())?;
+//! let article = "<html><body><article><p>The quick brown fox jumps over the lazy dog \
+//!     while the farmer watches from the porch of the old red barn, counting the sheep \
+//!     that wander across the wide green field under a pale autumn sky.</p></article>\
+//!     </body></html>";
+//! let first = dedup.check("https://a.example/story", article.as_bytes(), Some("text/html"));
+//! assert_eq!(first.kind, VerdictKind::Unique);
+//! let copy = dedup.check("https://b.example/mirror", article.as_bytes(), None);
+//! assert_eq!(copy.kind, VerdictKind::Duplicate);
+//! assert_eq!(copy.matched.unwrap().url, "https://a.example/story");
+//! # Ok::<(), neardup::Error>(())
+//! ```
+
+use std::sync::Arc;
+
+use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
+
+use crate::config::Config;
+use crate::decode::decode;
+use crate::extract::{extract, Extracted};
+use crate::index::{DocRecord, DocStore, MemoryStore};
+use crate::signature::Registry;
+use crate::text::Normalizer;
+use crate::verdict::{Match, Verdict, VerdictKind};
+
+/// Candidates verified per detector and page; candidate indexes return the
+/// most promising first, so this only bounds pathological pages.
+const MAX_VERIFY: usize = 64;
+
+/// A page after the CPU-heavy half of a check, ready for [`Deduper::decide`].
+#[derive(Clone, Debug)]
+pub struct Analyzed {
+    /// The caller's key for the page.
+    pub key: String,
+    /// The normalized document.
+    pub doc: Document,
+    /// One signature per detector of the chain.
+    pub signatures: Vec<Signature>,
+    /// Extraction output (links, canonical, blocks) for callers that need it.
+    pub extracted: Extracted,
+    /// Size of the body that was analyzed, in bytes.
+    pub bytes: usize,
+    /// Problems found so far.
+    pub warnings: Vec<String>,
+}
+
+/// Counters over the life of a [`Deduper`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Pages checked.
+    pub checked: u64,
+    /// Pages found unique.
+    pub unique: u64,
+    /// Exact or near-exact copies.
+    pub duplicates: u64,
+    /// Near duplicates.
+    pub near_duplicates: u64,
+    /// Documents currently indexed.
+    pub indexed: u64,
+}
+
+/// The near-duplicate checker: a detector chain, its candidate indexes and a
+/// document store.
+pub struct Deduper {
+    config: Config,
+    normalizer: Normalizer,
+    detectors: Vec<Box<dyn Detector>>,
+    indexes: Vec<Box<dyn CandidateIndex>>,
+    store: Box<dyn DocStore>,
+    stats: Stats,
+}
+
+impl std::fmt::Debug for Deduper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deduper")
+            .field("detectors", &self.detector_names())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl Deduper {
+    /// A deduper with the built-in detectors and an in-memory store.
+    ///
+    /// # Errors
+    /// If the config is invalid or names an unknown detector.
+    pub fn new(config: Config) -> crate::Result<Deduper> {
+        Deduper::with_registry(config, &Registry::default(), Box::<MemoryStore>::default())
+    }
+
+    /// A deduper whose detectors come from `registry` (built-ins plus
+    /// plugins) and whose documents live in `store`.
+    ///
+    /// # Errors
+    /// If the config is invalid or names a detector the registry lacks.
+    pub fn with_registry(
+        config: Config,
+        registry: &Registry,
+        store: Box<dyn DocStore>,
+    ) -> crate::Result<Deduper> {
+        config.validate()?;
+        let mut detectors = Vec::new();
+        for name in &config.decide.detectors {
+            let enabled = match name.as_str() {
+                "simhash" => config.simhash.enabled,
+                "chunks" => config.chunks.enabled,
+                _ => true,
+            };
+            if enabled {
+                detectors.push(registry.build(name, &config)?);
+            }
+        }
+        let indexes = detectors.iter().map(|d| d.new_index()).collect();
+        Ok(Deduper {
+            normalizer: Normalizer::new(&config.text),
+            config,
+            detectors,
+            indexes,
+            store,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Names of the detectors in the chain, in order.
+    pub fn detector_names(&self) -> Vec<String> {
+        self.detectors.iter().map(|d| d.name().to_owned()).collect()
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            indexed: self.store.len() as u64,
+            ..self.stats
+        }
+    }
+
+    /// Checks one page and indexes it if it is kept. `key` defaults to the URL.
+    pub fn check(&mut self, url: &str, body: &[u8], content_type: Option<&str>) -> Verdict {
+        let analyzed = self.analyze(url, url, body, content_type);
+        self.decide(analyzed)
+    }
+
+    /// The CPU-heavy half: decode, extract, normalize, sign. Never panics on
+    /// any input bytes.
+    pub fn analyze(
+        &self,
+        key: &str,
+        url: &str,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let body = if body.len() > limit {
+            warnings.push(format!(
+                "body of {} bytes truncated to extract.max_body_bytes = {limit}",
+                body.len()
+            ));
+            &body[..limit]
+        } else {
+            body
+        };
+        if looks_binary(body) {
+            warnings.push("body looks binary (NUL bytes), not HTML or text".into());
+            return self.sign(key, url, body.len(), Extracted::default(), warnings);
+        }
+        let decoded = decode(body, content_type);
+        warnings.extend(decoded.warnings);
+        let page_url = url::Url::parse(url).ok();
+        let extracted = extract(&decoded.text, page_url.as_ref(), &self.config.extract);
+        warnings.extend(extracted.warnings.iter().cloned());
+        self.sign(key, url, body.len(), extracted, warnings)
+    }
+
+    fn sign(
+        &self,
+        key: &str,
+        url: &str,
+        bytes: usize,
+        extracted: Extracted,
+        mut warnings: Vec<String>,
+    ) -> Analyzed {
+        let text = extracted.text(self.config.extract.mode);
+        let normalized = self.normalizer.normalize(&text, extracted.lang.as_deref());
+        if normalized.words.is_empty() {
+            warnings.push("no text extracted".into());
+        }
+        let doc = Document {
+            url: url.to_owned(),
+            site: site_of(url),
+            title: extracted.title.clone(),
+            text,
+            lang: normalized.lang,
+            words: normalized.words,
+            terms: normalized.terms,
+        };
+        let signatures = self.detectors.iter().map(|d| d.sign(&doc)).collect();
+        Analyzed {
+            key: key.to_owned(),
+            doc,
+            signatures,
+            extracted,
+            bytes,
+            warnings,
+        }
+    }
+
+    /// The sequential half: look up each detector's candidates in chain
+    /// order, verify them against stored signatures, decide, and index the
+    /// page if it is kept.
+    pub fn decide(&mut self, analyzed: Analyzed) -> Verdict {
+        let Analyzed {
+            key,
+            doc,
+            signatures,
+            mut warnings,
+            ..
+        } = analyzed;
+        self.stats.checked += 1;
+        let short = doc.terms.len() < self.config.decide.min_terms;
+        if short && !doc.words.is_empty() {
+            warnings.push(format!(
+                "short page ({} terms < decide.min_terms = {}): compared by exact hash only",
+                doc.terms.len(),
+                self.config.decide.min_terms
+            ));
+        }
+        let found = self.find_match(&signatures, short);
+        let (kind, matched) = match found {
+            None => (VerdictKind::Unique, None),
+            Some((i, id, sim, judgement)) => {
+                let kind = match judgement.level {
+                    neardup_api::Level::Duplicate => VerdictKind::Duplicate,
+                    neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
+                };
+                let rec = self.store.get(id);
+                let (key, url) = rec
+                    .map(|r| (r.key.clone(), r.url.clone()))
+                    .unwrap_or_default();
+                let m = Match {
+                    id,
+                    key,
+                    url,
+                    detector: self.detectors[i].name().to_owned(),
+                    similarity: judgement.score,
+                    resemblance: sim.resemblance,
+                    containment: sim.containment,
+                    reason: judgement.reason,
+                };
+                (kind, Some(m))
+            }
+        };
+        match kind {
+            VerdictKind::Unique => self.stats.unique += 1,
+            VerdictKind::Duplicate => self.stats.duplicates += 1,
+            VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
+        }
+        let has_features = signatures.iter().any(|s| !s.is_empty());
+        let index_it = has_features
+            && match kind {
+                VerdictKind::Unique => true,
+                VerdictKind::NearDuplicate => self.config.decide.index_near_duplicates,
+                VerdictKind::Duplicate => false,
+            };
+        let indexed_as = index_it.then(|| self.insert_record(key, doc, signatures));
+        Verdict {
+            kind,
+            matched,
+            indexed_as,
+            warnings,
+        }
+    }
+
+    /// The best match of the first detector in the chain that finds one.
+    fn find_match(
+        &self,
+        signatures: &[Signature],
+        short: bool,
+    ) -> Option<(usize, DocId, Similarity, Judgement)> {
+        let mut candidates = Vec::new();
+        for (i, (det, sig)) in self.detectors.iter().zip(signatures).enumerate() {
+            if sig.is_empty() || (short && !det.handles_short_pages()) {
+                continue;
+            }
+            candidates.clear();
+            self.indexes[i].candidates(sig, &mut candidates);
+            let mut best: Option<(DocId, Similarity, Judgement)> = None;
+            for &id in candidates.iter().take(MAX_VERIFY) {
+                let Some(rec) = self.store.get(id) else {
+                    continue;
+                };
+                let Some(earlier) = rec.signatures.get(i) else {
+                    continue;
+                };
+                let sim = det.similarity(sig, earlier);
+                let Some(j) = det.classify(sig, earlier, sim) else {
+                    continue;
+                };
+                // Strongest level, then highest score, then the earliest page.
+                let better = match &best {
+                    None => true,
+                    Some((bid, _, bj)) => {
+                        (j.level, j.score) > (bj.level, bj.score)
+                            || ((j.level, j.score) == (bj.level, bj.score) && id < *bid)
+                    }
+                };
+                if better {
+                    best = Some((id, sim, j));
+                }
+            }
+            if let Some((id, sim, j)) = best {
+                return Some((i, id, sim, j));
+            }
+        }
+        None
+    }
+
+    fn insert_record(&mut self, key: String, doc: Document, signatures: Vec<Signature>) -> DocId {
+        let id = self.store.insert(DocRecord {
+            key,
+            url: doc.url,
+            site: doc.site,
+            signatures,
+        });
+        if let Some(rec) = self.store.get(id) {
+            for (index, sig) in self.indexes.iter_mut().zip(&rec.signatures) {
+                if !sig.is_empty() {
+                    index.insert(id, sig);
+                }
+            }
+        }
+        id
+    }
+
+    /// Removes an indexed document (a page that went away, or is about to be
+    /// re-checked after a recrawl). Returns whether it was present.
+    pub fn remove(&mut self, id: DocId) -> bool {
+        let Some(rec) = self.store.remove(id) else {
+            return false;
+        };
+        for (index, sig) in self.indexes.iter_mut().zip(&rec.signatures) {
+            if !sig.is_empty() {
+                index.remove(id, sig);
+            }
+        }
+        true
+    }
+
+    /// Approximate heap bytes per tier: each detector's index, then the store.
+    pub fn memory(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = self
+            .detectors
+            .iter()
+            .zip(&self.indexes)
+            .map(|(d, i)| (d.name().to_owned(), i.heap_bytes()))
+            .collect();
+        out.push(("store".into(), self.store.heap_bytes()));
+        out
+    }
+}
+
+/// A [`Deduper`] shared by async tasks: analysis runs on the blocking pool
+/// under a read lock, many pages at once; decisions take the write lock
+/// briefly, one at a time, in the order the tasks reach it.
+#[derive(Clone, Debug)]
+pub struct SharedDeduper {
+    inner: Arc<std::sync::RwLock<Deduper>>,
+}
+
+impl SharedDeduper {
+    /// Wraps a deduper for sharing.
+    pub fn new(deduper: Deduper) -> SharedDeduper {
+        SharedDeduper {
+            inner: Arc::new(std::sync::RwLock::new(deduper)),
+        }
+    }
+
+    /// Checks a page without blocking the async runtime.
+    ///
+    /// # Errors
+    /// Only if a blocking task panicked or the lock was poisoned by a panic.
+    pub async fn check(
+        &self,
+        url: String,
+        body: Vec<u8>,
+        content_type: Option<String>,
+    ) -> crate::Result<Verdict> {
+        let inner = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || {
+            let analyzed = {
+                let d = inner.read().map_err(|_| poisoned())?;
+                d.analyze(&url, &url, &body, content_type.as_deref())
+            };
+            let mut d = inner.write().map_err(|_| poisoned())?;
+            Ok(d.decide(analyzed))
+        })
+        .await
+        .map_err(|e| crate::Error::Input {
+            path: "<check>".into(),
+            message: format!("check task failed: {e}"),
+        })?
+    }
+
+    /// Runs `f` with the deduper locked for writing (stats, removal).
+    ///
+    /// # Errors
+    /// If the lock was poisoned by a panic.
+    pub fn with<R>(&self, f: impl FnOnce(&mut Deduper) -> R) -> crate::Result<R> {
+        let mut d = self.inner.write().map_err(|_| poisoned())?;
+        Ok(f(&mut d))
+    }
+}
+
+fn poisoned() -> crate::Error {
+    crate::Error::Input {
+        path: "<check>".into(),
+        message: "deduper lock poisoned by an earlier panic".into(),
+    }
+}
+
+/// The site of a URL: its lowercased host, or `"-"` when it has none.
+pub fn site_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// Returns true if and only if the first KiB of `body` holds a NUL byte and
+/// no UTF-16 byte-order mark (text never does; images, PDFs and archives do).
+fn looks_binary(body: &[u8]) -> bool {
+    let head = &body[..body.len().min(1024)];
+    let utf16 = head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]);
+    !utf16 && memchr::memchr(0, head).is_some()
+}

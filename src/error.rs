@@ -1,0 +1,62 @@
+//! The library's error type.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the library. Per-page problems that do
+/// not stop a run (a bad charset, an empty page) are warnings on the verdict,
+/// not errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A configuration key has a value outside its allowed range.
+    #[error("config: `{key}` = {value}: {allowed}")]
+    Config {
+        /// Dotted key, e.g. `chunks.avg_size`.
+        key: String,
+        /// The offending value as written.
+        value: String,
+        /// What is allowed, e.g. "must be in 8..=4096".
+        allowed: String,
+    },
+    /// The configuration file could not be parsed.
+    #[error("config file {path}: {message}")]
+    ConfigParse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message (names the line and the key).
+        message: String,
+    },
+    /// A detector name that no registered detector has.
+    #[error("unknown detector `{0}` (known: {1})")]
+    UnknownDetector(String, String),
+    /// An input file could not be read or is malformed as a whole.
+    #[error("{path}: {message}")]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// An I/O error with the path it happened on.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// The library's result type.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,1 @@
+//! Benchmark scoring, as `../shared/bench/score.py` defines it.

@@ -1,0 +1,15 @@
+//! Candidate indexes of the built-in detectors, and the document store.
+//!
+//! Derived state vs ground truth: the [`DocStore`] holds what was kept (URL,
+//! site, every detector's signature); the candidate indexes are derived from
+//! those signatures and can be rebuilt from the store.
+
+pub mod chunk;
+pub mod exact;
+pub mod simhash;
+pub mod store;
+
+pub use chunk::ChunkIndex;
+pub use exact::ExactIndex;
+pub use simhash::SimhashIndex;
+pub use store::{DocRecord, DocStore, MemoryStore};

@@ -1,0 +1,44 @@
+//! neardup: near-duplicate detection for web crawlers.
+//!
+//! A page flows one way through the pipeline:
+//!
+//! ```text
+//! bytes -> decode -> extract (main text) -> text (normalize) -> Document
+//!       -> detectors (exact, simhash, chunks, plugins) -> index lookup
+//!       -> Verdict (unique / duplicate / near duplicate of X) -> insert if kept
+//! ```
+//!
+//! # Layout
+//! - [`decode`]: bytes to UTF-8 text (HTTP charset, BOM, `<meta charset>`, detection).
+//! - [`extract`]: HTML to text blocks, title, links, canonical; main content vs boilerplate.
+//! - [`text`]: NFKC, lowercase, words, language, stop words, stems.
+//! - [`signature`]: the built-in detectors: exact hash, SimHash, content-defined chunks.
+//! - [`index`]: candidate indexes (blocked SimHash tables, chunk postings) and the document store.
+//! - [`deduper`]: [`Deduper`], the online check: analyze, look up, verify, decide, insert.
+//! - [`cluster`]: union-find over accepted matches, per-site aggregation.
+//! - [`input`]: pages from directories, manifests and WARC/ARC files.
+//! - [`output`]: verdicts.jsonl, clusters.tsv, clusters.json.
+//! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
+#![deny(missing_docs)]
+
+pub mod cluster;
+pub mod config;
+pub mod decode;
+pub mod deduper;
+pub mod error;
+pub mod eval;
+pub mod extract;
+pub mod index;
+pub mod input;
+pub mod output;
+pub mod signature;
+pub mod text;
+pub mod verdict;
+
+pub use config::Config;
+pub use deduper::Deduper;
+pub use error::{Error, Result};
+pub use neardup_api::{
+    CandidateIndex, Detector, DocId, Document, Judgement, Level, Signature, Similarity,
+};
+pub use verdict::{Match, Verdict, VerdictKind};

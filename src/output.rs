@@ -1,0 +1,1 @@
+//! Output files of a batch run: verdicts.jsonl, clusters.tsv, clusters.json.

@@ -1,0 +1,81 @@
+//! The built-in detectors, checked in this order by default:
+//!
+//! 1. [`ExactDetector`]: a stable hash of the normalized word stream. Exact
+//!    copies are a large share of crawl duplicates and cost one hash lookup.
+//! 2. [`SimhashDetector`]: Charikar's 64-bit SimHash over word shingles, for
+//!    near-exact copies at a small Hamming distance.
+//! 3. [`ChunkDetector`]: content-defined chunks of the normalized text; the
+//!    chunk-set resemblance and containment decide near duplicates.
+//!
+//! Each implements [`neardup_api::Detector`], like any plugin, so the
+//! verdict logic treats built-ins and plugins alike.
+
+pub mod chunk;
+pub mod exact;
+pub mod simhash;
+
+pub use chunk::ChunkDetector;
+pub use exact::ExactDetector;
+pub use simhash::SimhashDetector;
+
+use neardup_api::Detector;
+
+use crate::config::Config;
+
+/// Seed of every stored 64-bit hash. Changing it invalidates stored indexes.
+pub const HASH_SEED: u64 = 0x6e65_6172_6475_7031; // "neardup1"
+
+/// Stable 64-bit hash (xxh3 with a fixed seed): the same on every run,
+/// platform and version of neardup.
+#[inline]
+pub fn hash64(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, HASH_SEED)
+}
+
+/// Builds a detector from its name and the configuration.
+pub type DetectorFactory = fn(&Config) -> Box<dyn Detector>;
+
+/// Name -> constructor. The core registers its built-ins; the binary adds
+/// plugin crates, so the core never names a plugin type.
+#[derive(Clone)]
+pub struct Registry {
+    entries: Vec<(&'static str, DetectorFactory)>,
+}
+
+impl Default for Registry {
+    /// The built-in detectors: `exact`, `simhash`, `chunks`.
+    fn default() -> Self {
+        let mut r = Registry {
+            entries: Vec::new(),
+        };
+        r.register("exact", |_| Box::new(ExactDetector::new()));
+        r.register("simhash", |c| Box::new(SimhashDetector::new(&c.simhash)));
+        r.register("chunks", |c| Box::new(ChunkDetector::new(&c.chunks)));
+        r
+    }
+}
+
+impl Registry {
+    /// Adds (or replaces) a detector constructor under `name`.
+    pub fn register(&mut self, name: &'static str, factory: DetectorFactory) {
+        self.entries.retain(|(n, _)| *n != name);
+        self.entries.push((name, factory));
+    }
+
+    /// Registered names, in registration order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.entries.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// Builds the detector called `name`.
+    ///
+    /// # Errors
+    /// [`crate::Error::UnknownDetector`] listing the known names.
+    pub fn build(&self, name: &str, config: &Config) -> crate::Result<Box<dyn Detector>> {
+        self.entries
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| f(config))
+            .ok_or_else(|| crate::Error::UnknownDetector(name.into(), self.names().join(", ")))
+    }
+}

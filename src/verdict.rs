@@ -1,0 +1,66 @@
+//! The verdict on one page: what it is, and why.
+
+use neardup_api::DocId;
+use serde::{Deserialize, Serialize};
+
+/// What a page is, relative to the pages seen before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictKind {
+    /// No earlier page matches: keep and index it.
+    Unique,
+    /// A copy of an earlier page, up to trivial changes: drop it.
+    Duplicate,
+    /// Much like an earlier page: drop it (and index it, if so configured).
+    NearDuplicate,
+}
+
+impl VerdictKind {
+    /// The snake_case name used in output files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::Unique => "unique",
+            VerdictKind::Duplicate => "duplicate",
+            VerdictKind::NearDuplicate => "near_duplicate",
+        }
+    }
+
+    /// Returns true if and only if a crawler should drop the page.
+    pub fn is_drop(self) -> bool {
+        self != VerdictKind::Unique
+    }
+}
+
+/// The earlier page a dropped page matched, and the evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Match {
+    /// The earlier page's index id.
+    pub id: DocId,
+    /// The earlier page's caller key (doc_id, file stem, record id).
+    pub key: String,
+    /// The earlier page's URL.
+    pub url: String,
+    /// The detector that fired.
+    pub detector: String,
+    /// The score the decision rested on, `0.0..=1.0`.
+    pub similarity: f64,
+    /// The detector's resemblance of the two pages.
+    pub resemblance: f64,
+    /// Containment of the smaller page in the larger.
+    pub containment: f64,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+/// The verdict on one page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Unique, duplicate or near duplicate.
+    pub kind: VerdictKind,
+    /// The matched earlier page (for duplicates and near duplicates).
+    pub matched: Option<Match>,
+    /// The id this page got in the index, if it was indexed.
+    pub indexed_as: Option<DocId>,
+    /// Problems with this page that did not stop the check.
+    pub warnings: Vec<String>,
+}
