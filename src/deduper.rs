@@ -455,3 +455,135 @@ fn looks_binary(body: &[u8]) -> bool {
     let utf16 = head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]);
     !utf16 && memchr::memchr(0, head).is_some()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn page(words: &str) -> Vec<u8> {
+        format!("<html><head><title>t</title></head><body><article><p>{words}</p></article></body></html>")
+            .into_bytes()
+    }
+
+    const LONG: &str = "Researchers at the harbour institute measured how quickly the tide \
+        returned after the storm, comparing sensor logs from twelve buoys with satellite \
+        images taken every hour, and found that the water rose faster near the old pier \
+        than anywhere else along the northern coast of the bay during that week.";
+
+    #[test]
+    fn exact_copy_is_a_duplicate_of_the_first_page() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let a = d.check("https://a.example/1", &page(LONG), None);
+        assert_eq!(a.kind, VerdictKind::Unique);
+        assert_eq!(a.indexed_as, Some(0));
+        // Different markup and case, same words.
+        let copy = format!(
+            "<html><head><title>t</title></head><body>\n<div><P>{}</P></div></body></html>",
+            LONG.to_uppercase()
+        );
+        let b = d.check("https://b.example/2", copy.as_bytes(), None);
+        assert_eq!(b.kind, VerdictKind::Duplicate);
+        let m = b.matched.unwrap();
+        assert_eq!((m.id, m.detector.as_str()), (0, "exact"));
+        assert_eq!(m.url, "https://a.example/1");
+        assert_eq!(b.indexed_as, None, "exact duplicates are not indexed");
+        assert_eq!(d.stats().duplicates, 1);
+    }
+
+    #[test]
+    fn removed_page_no_longer_matches() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let id = d.check("https://a.example/1", &page(LONG), None).indexed_as.unwrap();
+        assert!(d.remove(id));
+        assert!(!d.remove(id), "second removal finds nothing");
+        let again = d.check("https://a.example/1", &page(LONG), None);
+        assert_eq!(again.kind, VerdictKind::Unique);
+    }
+
+    #[test]
+    fn short_pages_are_only_compared_exactly() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let a = d.check("https://a.example/1", &page("contact us today"), None);
+        assert_eq!(a.kind, VerdictKind::Unique);
+        assert!(a.warnings.iter().any(|w| w.contains("short page")), "{:?}", a.warnings);
+        let b = d.check("https://a.example/2", &page("contact us tomorrow"), None);
+        assert_eq!(b.kind, VerdictKind::Unique);
+        let c = d.check("https://a.example/3", &page("Contact us today"), None);
+        assert_eq!(c.kind, VerdictKind::Duplicate);
+    }
+
+    #[test]
+    fn binary_and_empty_bodies_warn_and_are_not_indexed() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10";
+        let v = d.check("https://a.example/img", png, None);
+        assert_eq!(v.kind, VerdictKind::Unique);
+        assert!(v.warnings.iter().any(|w| w.contains("binary")), "{:?}", v.warnings);
+        assert_eq!(v.indexed_as, None);
+        let e = d.check("https://a.example/empty", b"", None);
+        assert!(e.warnings.iter().any(|w| w.contains("no text")), "{:?}", e.warnings);
+        assert_eq!(e.indexed_as, None);
+        assert_eq!(d.stats().indexed, 0);
+    }
+
+    #[test]
+    fn oversized_body_is_truncated_with_a_warning() {
+        let mut config = Config::default();
+        config.extract.max_body_bytes = 4096;
+        let mut d = Deduper::new(config).unwrap();
+        let big = page(&LONG.repeat(100));
+        let v = d.check("https://a.example/big", &big, None);
+        assert!(v.warnings.iter().any(|w| w.contains("truncated")), "{:?}", v.warnings);
+    }
+
+    #[test]
+    fn unknown_detector_is_a_clear_error() {
+        let mut config = Config::default();
+        config.decide.detectors = vec!["exact".into(), "nope".into()];
+        let err = Deduper::new(config).unwrap_err().to_string();
+        assert!(err.contains("nope") && err.contains("simhash"), "{err}");
+    }
+
+    #[test]
+    fn shared_deduper_checks_from_async_tasks() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let shared = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
+        let kinds = rt.block_on(async {
+            let first = shared
+                .check("https://a.example/1".into(), page(LONG), None)
+                .await
+                .unwrap();
+            let second = shared
+                .check("https://b.example/1".into(), page(LONG), None)
+                .await
+                .unwrap();
+            (first.kind, second.kind)
+        });
+        assert_eq!(kinds, (VerdictKind::Unique, VerdictKind::Duplicate));
+        assert_eq!(shared.with(|d| d.stats().checked).unwrap(), 2);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn check_never_panics_on_arbitrary_bytes(body in proptest::collection::vec(any::<u8>(), 0..4096),
+                                                  ct in proptest::option::of("[ -~]{0,40}")) {
+            let mut d = Deduper::new(Config::default()).unwrap();
+            let v = d.check("https://p.example/x", &body, ct.as_deref());
+            let again = d.check("https://p.example/y", &body, ct.as_deref());
+            if v.indexed_as.is_some() {
+                prop_assert!(again.kind.is_drop());
+            }
+        }
+
+        #[test]
+        fn check_never_panics_on_html_like_text(body in "(<[a-z/!]{0,8}[^<>]{0,20}>|[^<]{0,30}){0,60}") {
+            let mut d = Deduper::new(Config::default()).unwrap();
+            let _ = d.check("https://p.example/x", body.as_bytes(), Some("text/html"));
+        }
+    }
+}
