@@ -31,7 +31,7 @@ use neardup_api::DocId;
 use rayon::prelude::*;
 
 use crate::deduper::{Analyzed, Deduper};
-use crate::input::{InputWarning, Item, Page};
+use crate::input::{Item, Page};
 use crate::output::Sink;
 use crate::verdict::{Verdict, VerdictKind};
 
@@ -157,8 +157,7 @@ pub fn items_of(inputs: &[PathBuf]) -> crate::Result<Items> {
     }
     let inputs = inputs.to_vec();
     Ok(Box::new(inputs.into_iter().flat_map(|path| {
-        let opened: Box<dyn Iterator<Item = crate::Result<Item>> + Send> = match open_input(&path)
-        {
+        let opened: Box<dyn Iterator<Item = crate::Result<Item>> + Send> = match open_input(&path) {
             Ok(items) => Box::new(items.map(Ok)),
             Err(e) => Box::new(std::iter::once(Err(e))),
         };
@@ -233,17 +232,15 @@ pub fn run_items(
                 // reader if it is still sending.
                 return Ok(());
             }
+            tracing::debug!(pages = batch.len(), "analyzing window");
             let shared: &Deduper = deduper;
             let analyzed: Vec<Option<Analyzed>> = pool.install(|| {
                 batch
                     .par_iter()
                     .map(|item| match item {
-                        Item::Page(p) => Some(shared.analyze(
-                            &p.key,
-                            &p.url,
-                            &p.body,
-                            p.content_type.as_deref(),
-                        )),
+                        Item::Page(p) => {
+                            Some(shared.analyze(&p.key, &p.url, &p.body, p.content_type.as_deref()))
+                        }
                         Item::Warning(_) => None,
                     })
                     .collect()
@@ -268,6 +265,13 @@ pub fn run_items(
     let mut summary = run.summary;
     summary.elapsed = start.elapsed();
     summary.threads = threads;
+    tracing::info!(
+        pages = summary.pages,
+        unique = summary.unique,
+        input_errors = summary.input_errors,
+        secs = summary.elapsed.as_secs_f64(),
+        "batch run done"
+    );
     sink.finish(&summary)?;
     Ok(summary)
 }
@@ -356,6 +360,7 @@ impl Run {
 mod tests {
     use super::*;
     use crate::config::Config;
+    use crate::input::InputWarning;
 
     /// Records everything a run pushes.
     #[derive(Default)]

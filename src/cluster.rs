@@ -209,7 +209,8 @@ pub fn summarize(members: &[Member], roots: &[usize]) -> ClusterReport {
             s.clusters.push(summary);
         }
     }
-    let by_size = |a: &ClusterSummary, b: &ClusterSummary| b.size.cmp(&a.size).then(a.id.cmp(&b.id));
+    let by_size =
+        |a: &ClusterSummary, b: &ClusterSummary| b.size.cmp(&a.size).then(a.id.cmp(&b.id));
     for s in report.sites.values_mut() {
         s.duplicate_rate = if s.pages == 0 {
             0.0
@@ -267,7 +268,10 @@ mod tests {
         assert_eq!(roots, vec![0, 0, 2, 2, 2, 5]);
         let r = summarize(&members, &roots);
         let x = &r.sites["x.com"];
-        assert_eq!((x.pages, x.unique, x.duplicates, x.near_duplicates), (3, 2, 1, 0));
+        assert_eq!(
+            (x.pages, x.unique, x.duplicates, x.near_duplicates),
+            (3, 2, 1, 0)
+        );
         assert!((x.duplicate_rate - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(x.clusters.len(), 1);
         assert_eq!(x.clusters[0].id, "a");

@@ -130,7 +130,9 @@ pub fn parse_predictions(text: &str, path: &Path) -> Result<HashMap<String, Stri
         .filter(|l| !l.trim().is_empty())
         .collect();
     let mut pred = HashMap::new();
-    let is_json = lines.first().is_some_and(|l| l.trim_start().starts_with('{'));
+    let is_json = lines
+        .first()
+        .is_some_and(|l| l.trim_start().starts_with('{'));
     for (i, line) in lines.iter().enumerate() {
         if is_json {
             let v: serde_json::Value =
@@ -347,11 +349,7 @@ impl Score {
             } else {
                 "-".to_owned()
             };
-            let _ = writeln!(
-                s,
-                "{kind:<11} {:>5} {recall:>11} {:>8}",
-                r.docs, r.fp_pairs
-            );
+            let _ = writeln!(s, "{kind:<11} {:>5} {recall:>11} {:>8}", r.docs, r.fp_pairs);
         }
         s
     }
@@ -440,8 +438,14 @@ mod tests {
         let r = s.report("p.tsv", "l.tsv", &l);
         let lines: Vec<&str> = r.lines().collect();
         assert_eq!(lines[0], "p.tsv on l.tsv: 5 docs, 3 gold clusters");
-        assert_eq!(lines[1], "metric     tp    pred   gold      P      R     F1");
-        assert_eq!(lines[2], "pairs       1       3      3  0.333  0.333  0.333");
+        assert_eq!(
+            lines[1],
+            "metric     tp    pred   gold      P      R     F1"
+        );
+        assert_eq!(
+            lines[2],
+            "pairs       1       3      3  0.333  0.333  0.333"
+        );
         assert_eq!(
             lines[3],
             "drop        1       2      2  0.500  0.500  0.500  acc=0.600"
@@ -456,9 +460,11 @@ mod tests {
         let p = Path::new("p");
         let a = parse_predictions("doc_id\tcluster_id\nx\t1\ny\t 1 \n", p).unwrap();
         let b = parse_predictions("x\t1\n\ny\t1\n", p).unwrap();
-        let c =
-            parse_predictions("{\"doc_id\": \"x\", \"cluster_id\": 1}\n{\"doc_id\":\"y\",\"cluster_id\":\"1\"}\n", p)
-                .unwrap();
+        let c = parse_predictions(
+            "{\"doc_id\": \"x\", \"cluster_id\": 1}\n{\"doc_id\":\"y\",\"cluster_id\":\"1\"}\n",
+            p,
+        )
+        .unwrap();
         let want = pred(&[("x", "1"), ("y", "1")]);
         assert_eq!(a, want);
         assert_eq!(b, want);
@@ -469,7 +475,11 @@ mod tests {
 
     #[test]
     fn labels_columns_by_header() {
-        let l = parse_labels("kind\tcluster_id\tdoc_id\nprint\tc1\td1\n\n", Path::new("l")).unwrap();
+        let l = parse_labels(
+            "kind\tcluster_id\tdoc_id\nprint\tc1\td1\n\n",
+            Path::new("l"),
+        )
+        .unwrap();
         assert_eq!(l.gold["d1"], "c1");
         assert_eq!(l.kind["d1"], "print");
         let no_kind = parse_labels("doc_id\tcluster_id\nd1\tc1\n", Path::new("l")).unwrap();

@@ -285,9 +285,8 @@ impl ClusterSink {
     /// Write errors.
     pub fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let report = self.report();
-        let count = |k: crate::verdict::VerdictKind| {
-            self.members.iter().filter(|m| m.kind == k).count()
-        };
+        let count =
+            |k: crate::verdict::VerdictKind| self.members.iter().filter(|m| m.kind == k).count();
         let pages = self.members.len();
         let unique = count(crate::verdict::VerdictKind::Unique);
         let totals = Totals {
@@ -300,7 +299,11 @@ impl ClusterSink {
             } else {
                 (pages - unique) as f64 / pages as f64
             },
-            clusters: report.sites.values().map(|s| s.clusters.len()).sum::<usize>()
+            clusters: report
+                .sites
+                .values()
+                .map(|s| s.clusters.len())
+                .sum::<usize>()
                 + report.cross_site.len(),
             input_errors: self.input_errors.len(),
         };
@@ -374,9 +377,14 @@ impl AtomicFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // Temporary files are owner-only by default; output files should
+        // get the usual mode (0666 less the umask), like any created file.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder
             .tempfile_in(dir)
             .map_err(|e| Error::io(path, e))?;
         Ok(AtomicFile {

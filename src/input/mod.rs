@@ -102,9 +102,11 @@ fn read_manifest(path: &Path) -> crate::Result<Vec<Item>> {
         }
         let fields: Vec<&str> = line.split('\t').collect();
         let location = format!("{}:{}", path.display(), i + 2);
-        let (Some(key), Some(url), Some(rel)) =
-            (fields.get(id_col), fields.get(url_col), fields.get(path_col))
-        else {
+        let (Some(key), Some(url), Some(rel)) = (
+            fields.get(id_col),
+            fields.get(url_col),
+            fields.get(path_col),
+        ) else {
             out.push(Item::Warning(InputWarning {
                 location,
                 message: "expected doc_id, url and path fields".into(),
