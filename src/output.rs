@@ -384,9 +384,7 @@ impl AtomicFile {
         // get the usual mode (0666 less the umask), like any created file.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let tmp = builder
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(path, e))?;
+        let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
         Ok(AtomicFile {
             out: std::io::BufWriter::new(tmp),
             path: path.to_owned(),

@@ -47,7 +47,15 @@ fn init_logging() {
 /// The config file (or the defaults), with the `--detector` chain, checked.
 fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Config> {
     let mut config = match file {
-        Some(path) => Config::from_file(path)?,
+        Some(path) => match Config::from_file(path) {
+            Ok(c) => c,
+            // Parse errors already name the file; range errors name only
+            // the key, so say which file holds it.
+            Err(e @ neardup::Error::ConfigParse { .. }) => return Err(e.into()),
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("config file {}", path.display())))
+            }
+        },
         None => Config::default(),
     };
     if !detectors.is_empty() {
