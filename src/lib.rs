@@ -21,6 +21,7 @@
 //! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod cluster;
 pub mod config;
 pub mod decode;

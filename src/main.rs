@@ -1,8 +1,14 @@
 //! The `neardup` binary: a thin shell over the library. Parses arguments,
 //! sets up logging, runs a command, maps errors to exit codes.
 //!
-//! Exit codes: 0 success, 1 the command ran but found a problem it reports
-//! (e.g. a test threshold missed), 2 an error (bad arguments, config, I/O).
+//! Exit codes:
+//! - 0: success (also when pages had warnings or input records could not
+//!   be read: those are reported on stderr and in verdicts.jsonl);
+//! - 2: an error: bad arguments (clap's usage errors also exit 2), an
+//!   invalid config (the message names the file, key and allowed range), an
+//!   input that cannot be opened, an output that cannot be written.
+//!
+//! A closed stdout (`neardup extract ... | head`) exits 0 quietly.
 
 mod cli;
 

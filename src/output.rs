@@ -1,1 +1,636 @@
 //! Output files of a batch run: verdicts.jsonl, clusters.tsv, clusters.json.
+//!
+//! A run pushes its outcomes into a [`Sink`] (after ripgrep's `Sink`): the
+//! batch driver calls [`Sink::begin`], then [`Sink::page`] or
+//! [`Sink::input_error`] once per input item in input order, then
+//! [`Sink::finish`] with the [`Summary`]. Push keeps the driver in charge of
+//! order and threads; sinks only format. Several sinks run side by side as
+//! a `Vec<&mut dyn Sink>`.
+//!
+//! Implementations:
+//! - [`VerdictLines`]: one JSON object per page (and per unreadable record)
+//!   to any writer;
+//! - [`ClusterSink`]: collects the cluster assignment, then renders
+//!   `clusters.tsv` and `clusters.json`, and gives predictions to `eval`;
+//! - [`OutputDir`]: all three files in a directory, each written to a
+//!   temporary file beside it and renamed into place at the end, so readers
+//!   (and a crash) never see a half-written file.
+//!
+//! # File formats
+//! `verdicts.jsonl`: per page, in processing order, `doc_id`, `url`, `site`,
+//! `verdict` (`unique`, `duplicate`, `near_duplicate`), `of` / `of_url` (the
+//! matched earlier page), `similarity`, `containment`, `detector`, `reason`
+//! (null for unique pages) and `warnings` (list of strings). An input
+//! record that could not be read gives a line with `"verdict": "error"`,
+//! `doc_id` null, its `location` and the message in `warnings`.
+//!
+//! `clusters.tsv`: header `doc_id<TAB>cluster_id`, then every page exactly
+//! once in processing order; `cluster_id` is the doc_id of the cluster's
+//! representative (its first page processed), so ids do not depend on
+//! threads or runs. The scorer reads it directly.
+//!
+//! `clusters.json`: totals, per-site counts with the clusters inside the
+//! site, clusters spanning several sites, and unreadable records.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::batch::{PageRecord, Summary};
+use crate::cluster::{assign, summarize, ClusterReport, Member};
+use crate::error::{Error, Result};
+use crate::input::InputWarning;
+
+/// Receives the outcomes of a batch run, in input order.
+///
+/// Implementers write [`Sink::page`]; the other methods default to doing
+/// nothing. An error stops the run; `finish` is then not called.
+pub trait Sink {
+    /// Called once before the first item.
+    ///
+    /// # Errors
+    /// Stops the run.
+    fn begin(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Called once per page, in processing order.
+    ///
+    /// # Errors
+    /// Stops the run.
+    fn page(&mut self, page: &PageRecord) -> Result<()>;
+
+    /// Called once per input record that could not be read (no page).
+    ///
+    /// # Errors
+    /// Stops the run.
+    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        let _ = warning;
+        Ok(())
+    }
+
+    /// Called once after the last item, if the run succeeded.
+    ///
+    /// # Errors
+    /// Fails the run.
+    fn finish(&mut self, summary: &Summary) -> Result<()> {
+        let _ = summary;
+        Ok(())
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    fn begin(&mut self) -> Result<()> {
+        (**self).begin()
+    }
+    fn page(&mut self, page: &PageRecord) -> Result<()> {
+        (**self).page(page)
+    }
+    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        (**self).input_error(warning)
+    }
+    fn finish(&mut self, summary: &Summary) -> Result<()> {
+        (**self).finish(summary)
+    }
+}
+
+/// Every sink of the list gets every call, in list order.
+impl Sink for Vec<&mut dyn Sink> {
+    fn begin(&mut self) -> Result<()> {
+        self.iter_mut().try_for_each(|s| s.begin())
+    }
+    fn page(&mut self, page: &PageRecord) -> Result<()> {
+        self.iter_mut().try_for_each(|s| s.page(page))
+    }
+    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        self.iter_mut().try_for_each(|s| s.input_error(warning))
+    }
+    fn finish(&mut self, summary: &Summary) -> Result<()> {
+        self.iter_mut().try_for_each(|s| s.finish(summary))
+    }
+}
+
+/// One line of `verdicts.jsonl`.
+#[derive(Serialize)]
+struct VerdictLine<'a> {
+    doc_id: Option<&'a str>,
+    url: Option<&'a str>,
+    site: Option<&'a str>,
+    verdict: &'a str,
+    of: Option<&'a str>,
+    of_url: Option<&'a str>,
+    similarity: Option<f64>,
+    containment: Option<f64>,
+    detector: Option<&'a str>,
+    reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    location: Option<&'a str>,
+    warnings: &'a [String],
+}
+
+/// Writes `verdicts.jsonl` lines to `W`.
+#[derive(Debug)]
+pub struct VerdictLines<W: Write> {
+    out: W,
+    /// Where `out` goes, for error messages.
+    name: PathBuf,
+}
+
+impl<W: Write> VerdictLines<W> {
+    /// Lines go to `out`; `name` labels write errors.
+    pub fn new(out: W, name: impl Into<PathBuf>) -> VerdictLines<W> {
+        VerdictLines {
+            out,
+            name: name.into(),
+        }
+    }
+
+    /// The writer back (flushed by [`Sink::finish`]).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn line(&mut self, line: &VerdictLine<'_>) -> Result<()> {
+        let io = |e: std::io::Error| Error::io(&self.name, e);
+        serde_json::to_writer(&mut self.out, line).map_err(|e| io(e.into()))?;
+        self.out.write_all(b"\n").map_err(io)
+    }
+}
+
+impl<W: Write> Sink for VerdictLines<W> {
+    fn page(&mut self, page: &PageRecord) -> Result<()> {
+        let m = page.verdict.matched.as_ref();
+        self.line(&VerdictLine {
+            doc_id: Some(&page.key),
+            url: Some(&page.url),
+            site: Some(&page.site),
+            verdict: page.verdict.kind.as_str(),
+            of: m.map(|m| m.key.as_str()),
+            of_url: m.map(|m| m.url.as_str()),
+            similarity: m.map(|m| m.similarity),
+            containment: m.map(|m| m.containment),
+            detector: m.map(|m| m.detector.as_str()),
+            reason: m.map(|m| m.reason.as_str()),
+            location: None,
+            warnings: &page.verdict.warnings,
+        })
+    }
+
+    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        self.line(&VerdictLine {
+            doc_id: None,
+            url: None,
+            site: None,
+            verdict: "error",
+            of: None,
+            of_url: None,
+            similarity: None,
+            containment: None,
+            detector: None,
+            reason: None,
+            location: Some(&warning.location),
+            warnings: std::slice::from_ref(&warning.message),
+        })
+    }
+
+    fn finish(&mut self, _: &Summary) -> Result<()> {
+        self.out.flush().map_err(|e| Error::io(&self.name, e))
+    }
+}
+
+/// Collects what clustering needs per page (no bodies, a few strings), and
+/// renders the cluster files once the run is over.
+#[derive(Debug, Default)]
+pub struct ClusterSink {
+    members: Vec<Member>,
+    input_errors: Vec<InputWarning>,
+}
+
+/// Totals at the top of `clusters.json`.
+#[derive(Serialize)]
+struct Totals {
+    pages: usize,
+    unique: usize,
+    duplicates: usize,
+    near_duplicates: usize,
+    duplicate_rate: f64,
+    clusters: usize,
+    input_errors: usize,
+}
+
+/// An unreadable record in `clusters.json`.
+#[derive(Serialize)]
+struct InputErrorJson<'a> {
+    location: &'a str,
+    message: &'a str,
+}
+
+/// The whole of `clusters.json`.
+#[derive(Serialize)]
+struct ClustersJson<'a> {
+    totals: Totals,
+    #[serde(flatten)]
+    report: &'a ClusterReport,
+    input_errors: Vec<InputErrorJson<'a>>,
+}
+
+impl ClusterSink {
+    /// An empty collector.
+    pub fn new() -> ClusterSink {
+        ClusterSink::default()
+    }
+
+    /// The pages seen so far, in processing order.
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    /// `(doc_id, cluster_id)` for every page, in processing order; the
+    /// cluster id is the key of the cluster's first page.
+    pub fn assignment(&self) -> Vec<(&str, &str)> {
+        let roots = assign(&self.members);
+        self.members
+            .iter()
+            .zip(roots)
+            .map(|(m, r)| {
+                let rep = self.members.get(r).unwrap_or(m);
+                (m.key.as_str(), rep.key.as_str())
+            })
+            .collect()
+    }
+
+    /// Writes `clusters.tsv`.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn write_tsv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(b"doc_id\tcluster_id\n")?;
+        for (doc, cluster) in self.assignment() {
+            // Keys come from file names, manifests or WARC headers: a tab or
+            // newline in one would break the format, so it is replaced.
+            writeln!(out, "{}\t{}", tsv_field(doc), tsv_field(cluster))?;
+        }
+        Ok(())
+    }
+
+    /// The cluster report (per site, cross-site).
+    pub fn report(&self) -> ClusterReport {
+        summarize(&self.members, &assign(&self.members))
+    }
+
+    /// Writes `clusters.json` (pretty-printed, keys in a fixed order).
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let report = self.report();
+        let count =
+            |k: crate::verdict::VerdictKind| self.members.iter().filter(|m| m.kind == k).count();
+        let pages = self.members.len();
+        let unique = count(crate::verdict::VerdictKind::Unique);
+        let totals = Totals {
+            pages,
+            unique,
+            duplicates: count(crate::verdict::VerdictKind::Duplicate),
+            near_duplicates: count(crate::verdict::VerdictKind::NearDuplicate),
+            duplicate_rate: if pages == 0 {
+                0.0
+            } else {
+                (pages - unique) as f64 / pages as f64
+            },
+            clusters: report
+                .sites
+                .values()
+                .map(|s| s.clusters.len())
+                .sum::<usize>()
+                + report.cross_site.len(),
+            input_errors: self.input_errors.len(),
+        };
+        let json = ClustersJson {
+            totals,
+            report: &report,
+            input_errors: self
+                .input_errors
+                .iter()
+                .map(|w| InputErrorJson {
+                    location: &w.location,
+                    message: &w.message,
+                })
+                .collect(),
+        };
+        serde_json::to_writer_pretty(&mut *out, &json)?;
+        out.write_all(b"\n")
+    }
+}
+
+fn tsv_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['\t', '\n', '\r']) {
+        s.replace(['\t', '\n', '\r'], " ").into()
+    } else {
+        s.into()
+    }
+}
+
+impl Sink for ClusterSink {
+    fn page(&mut self, page: &PageRecord) -> Result<()> {
+        let m = page.verdict.matched.as_ref();
+        self.members.push(Member {
+            key: page.key.clone(),
+            url: page.url.clone(),
+            site: page.site.clone(),
+            kind: page.verdict.kind,
+            of: page.of,
+            similarity: m.map_or(0.0, |m| m.similarity),
+            containment: m.map_or(0.0, |m| m.containment),
+            detector: m.map(|m| m.detector.clone()),
+        });
+        Ok(())
+    }
+
+    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        self.input_errors.push(warning.clone());
+        Ok(())
+    }
+}
+
+/// A file written under a temporary name in its final directory and
+/// renamed over the final name by [`AtomicFile::commit`]. Dropped without a
+/// commit, the temporary file is removed and the final name is untouched.
+#[derive(Debug)]
+pub struct AtomicFile {
+    out: std::io::BufWriter<tempfile::NamedTempFile>,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (its directory must exist).
+    ///
+    /// # Errors
+    /// If the temporary file cannot be created.
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // Temporary files are owner-only by default; output files should
+        // get the usual mode (0666 less the umask), like any created file.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
+        Ok(AtomicFile {
+            out: std::io::BufWriter::new(tmp),
+            path: path.to_owned(),
+        })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes, syncs to disk, and renames the file into place.
+    ///
+    /// # Errors
+    /// If any of those fails; the final name is then untouched.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path;
+        let tmp = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io(&path, e.into_error()))?;
+        // Data before name: without the sync a crash just after the rename
+        // could leave an empty file under the final name on some filesystems.
+        tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Writes `verdicts.jsonl`, `clusters.tsv` and `clusters.json` into a
+/// directory. Nothing appears under the final names before
+/// [`Sink::finish`]; a failed run leaves earlier files as they were.
+#[derive(Debug)]
+pub struct OutputDir {
+    dir: PathBuf,
+    verdicts: Option<VerdictLines<AtomicFile>>,
+    clusters: ClusterSink,
+}
+
+impl OutputDir {
+    /// File names inside the directory.
+    pub const VERDICTS: &'static str = "verdicts.jsonl";
+    /// See [`OutputDir::VERDICTS`].
+    pub const CLUSTERS_TSV: &'static str = "clusters.tsv";
+    /// See [`OutputDir::VERDICTS`].
+    pub const CLUSTERS_JSON: &'static str = "clusters.json";
+
+    /// Creates `dir` if needed and starts `verdicts.jsonl`, so an
+    /// unwritable directory fails before any page is processed.
+    ///
+    /// # Errors
+    /// If the directory or the temporary file cannot be created.
+    pub fn create(dir: &Path) -> Result<OutputDir> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let path = dir.join(Self::VERDICTS);
+        let file = AtomicFile::create(&path)?;
+        Ok(OutputDir {
+            dir: dir.to_owned(),
+            verdicts: Some(VerdictLines::new(file, path)),
+            clusters: ClusterSink::new(),
+        })
+    }
+
+    /// The clusters collected so far (complete after the run).
+    pub fn clusters(&self) -> &ClusterSink {
+        &self.clusters
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn write_with(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut AtomicFile) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let path = self.dir.join(name);
+        let mut file = AtomicFile::create(&path)?;
+        f(&mut file).map_err(|e| Error::io(&path, e))?;
+        file.commit()
+    }
+}
+
+impl Sink for OutputDir {
+    fn page(&mut self, page: &PageRecord) -> Result<()> {
+        if let Some(v) = self.verdicts.as_mut() {
+            v.page(page)?;
+        }
+        self.clusters.page(page)
+    }
+
+    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        if let Some(v) = self.verdicts.as_mut() {
+            v.input_error(warning)?;
+        }
+        self.clusters.input_error(warning)
+    }
+
+    fn finish(&mut self, summary: &Summary) -> Result<()> {
+        if let Some(mut v) = self.verdicts.take() {
+            v.finish(summary)?;
+            v.into_inner().commit()?;
+        }
+        self.write_with(Self::CLUSTERS_TSV, |f| self.clusters.write_tsv(f))?;
+        self.write_with(Self::CLUSTERS_JSON, |f| self.clusters.write_json(f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::{Match, Verdict, VerdictKind};
+
+    fn record(position: usize, key: &str, site: &str, of: Option<(usize, &str)>) -> PageRecord {
+        let matched = of.map(|(_, k)| Match {
+            id: 0,
+            key: k.into(),
+            url: format!("https://{site}/{k}"),
+            detector: "exact".into(),
+            similarity: 1.0,
+            resemblance: 1.0,
+            containment: 0.5,
+            reason: "same words".into(),
+        });
+        PageRecord {
+            position,
+            key: key.into(),
+            url: format!("https://{site}/{key}"),
+            site: site.into(),
+            bytes: 10,
+            verdict: Verdict {
+                kind: if of.is_some() {
+                    VerdictKind::Duplicate
+                } else {
+                    VerdictKind::Unique
+                },
+                matched,
+                indexed_as: None,
+                warnings: if key == "c" {
+                    vec!["w1".into()]
+                } else {
+                    vec![]
+                },
+            },
+            of: of.map(|(p, _)| p),
+        }
+    }
+
+    fn feed(sink: &mut dyn Sink) {
+        sink.begin().unwrap();
+        sink.page(&record(0, "a", "x.com", None)).unwrap();
+        sink.page(&record(1, "b", "y.com", Some((0, "a")))).unwrap();
+        sink.input_error(&InputWarning {
+            location: "m.tsv:4".into(),
+            message: "gone".into(),
+        })
+        .unwrap();
+        sink.page(&record(2, "c", "x.com", None)).unwrap();
+        sink.finish(&Summary::default()).unwrap();
+    }
+
+    #[test]
+    fn verdict_lines_have_every_field_and_error_lines() {
+        let mut v = VerdictLines::new(Vec::new(), "mem");
+        feed(&mut v);
+        let text = String::from_utf8(v.into_inner()).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0]["doc_id"], "a");
+        assert_eq!(lines[0]["verdict"], "unique");
+        assert!(lines[0]["of"].is_null());
+        assert_eq!(lines[1]["verdict"], "duplicate");
+        assert_eq!(lines[1]["of"], "a");
+        assert_eq!(lines[1]["of_url"], "https://y.com/a");
+        assert_eq!(lines[1]["containment"], 0.5);
+        assert_eq!(lines[1]["detector"], "exact");
+        assert_eq!(lines[1]["site"], "y.com");
+        assert_eq!(lines[2]["verdict"], "error");
+        assert!(lines[2]["doc_id"].is_null());
+        assert_eq!(lines[2]["location"], "m.tsv:4");
+        assert_eq!(lines[2]["warnings"][0], "gone");
+        assert_eq!(lines[3]["warnings"][0], "w1");
+    }
+
+    #[test]
+    fn output_dir_writes_three_files_and_no_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut sink = OutputDir::create(&out).unwrap();
+        feed(&mut sink);
+        let tsv = std::fs::read_to_string(out.join("clusters.tsv")).unwrap();
+        assert_eq!(tsv, "doc_id\tcluster_id\na\ta\nb\ta\nc\tc\n");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("clusters.json")).unwrap())
+                .unwrap();
+        assert_eq!(json["totals"]["pages"], 3);
+        assert_eq!(json["totals"]["duplicates"], 1);
+        assert_eq!(json["totals"]["clusters"], 1);
+        assert_eq!(json["sites"]["x.com"]["pages"], 2);
+        assert_eq!(json["cross_site"][0]["id"], "a");
+        assert_eq!(json["input_errors"][0]["location"], "m.tsv:4");
+        assert_eq!(
+            std::fs::read_to_string(out.join("verdicts.jsonl"))
+                .unwrap()
+                .lines()
+                .count(),
+            4
+        );
+        let names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+    }
+
+    #[test]
+    fn unfinished_output_dir_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut sink = OutputDir::create(dir.path()).unwrap();
+            sink.page(&record(0, "a", "x.com", None)).unwrap();
+            // Dropped without finish: a crashed or failed run.
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn tabs_in_keys_do_not_break_the_tsv() {
+        let mut c = ClusterSink::new();
+        c.page(&record(0, "a\tb", "x.com", None)).unwrap();
+        let mut out = Vec::new();
+        c.write_tsv(&mut out).unwrap();
+        assert_eq!(out, b"doc_id\tcluster_id\na b\ta b\n");
+    }
+}

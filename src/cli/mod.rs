@@ -1,39 +1,74 @@
-//! Command-line parsing and the commands.
+//! The commands: raw arguments ([`args`]) -> checked [`Config`] -> library
+//! calls -> exit code. No detection logic lives here.
 
+mod args;
+mod dedup;
+mod eval;
+mod extract;
+mod report;
+mod score;
+
+use std::path::Path;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use anyhow::Context as _;
+use clap::Parser;
+use neardup::Config;
 
-/// neardup: find and drop near-duplicate web pages.
-#[derive(Debug, Parser)]
-#[command(name = "neardup", version, about)]
-struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
+use args::{Args, Command};
 
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Print the main text neardup sees in each page.
-    Extract {
-        /// HTML files.
-        files: Vec<std::path::PathBuf>,
-    },
-}
-
-/// Parses arguments and runs the command.
+/// Parses arguments, sets up logging and runs the command.
 pub fn run() -> anyhow::Result<ExitCode> {
     let args = Args::parse();
-    match args.command {
-        Command::Extract { files } => {
-            let config = neardup::Config::default();
-            for f in files {
-                let body = std::fs::read(&f)?;
-                let d = neardup::decode::decode(&body, None);
-                let e = neardup::extract::extract(&d.text, None, &config.extract);
-                println!("{}", e.text(config.extract.mode));
+    init_logging();
+    match &args.command {
+        Command::Dedup(a) => dedup::run(&args, a),
+        Command::Eval(a) => eval::run(&args, a),
+        Command::Extract(a) => extract::run(&args, a),
+        Command::Score(a) => score::run(a),
+    }
+}
+
+/// `RUST_LOG` (tracing-subscriber's env filter syntax) to stderr. Without
+/// it, only neardup's own warnings: dependencies (html5ever) log parser
+/// trivia at warn level that users cannot act on.
+fn init_logging() {
+    use std::io::IsTerminal as _;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("neardup=warn"));
+    // A second init (never in the binary) is harmless, hence try_init.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
+/// The config file (or the defaults), with the `--detector` chain, checked.
+fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Config> {
+    let mut config = match file {
+        Some(path) => match Config::from_file(path) {
+            Ok(c) => c,
+            // Parse errors already name the file; range errors name only
+            // the key, so say which file holds it.
+            Err(e @ neardup::Error::ConfigParse { .. }) => return Err(e.into()),
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("config file {}", path.display())))
             }
-            Ok(ExitCode::SUCCESS)
-        }
+        },
+        None => Config::default(),
+    };
+    if !detectors.is_empty() {
+        config.decide.detectors = detectors.to_vec();
+    }
+    config.validate().context("invalid configuration")?;
+    Ok(config)
+}
+
+/// The batch options of the global flags.
+fn batch_options(args: &Args) -> neardup::batch::Options {
+    neardup::batch::Options {
+        threads: args.threads,
+        ..neardup::batch::Options::default()
     }
 }

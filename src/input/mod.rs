@@ -70,8 +70,61 @@ pub fn read(path: &Path) -> crate::Result<Vec<Item>> {
         }
         return Ok(out);
     }
+    if path.extension().is_some_and(|e| e == "tsv") {
+        return read_manifest(path);
+    }
     Err(crate::Error::Input {
         path: path.to_owned(),
         message: "unsupported input (not yet)".into(),
     })
+}
+
+/// Stub manifest reader (batch branch, replaced by the real input module at
+/// merge): header with `doc_id`, `url`, `path` columns in any order, paths
+/// relative to the manifest's directory.
+fn read_manifest(path: &Path) -> crate::Result<Vec<Item>> {
+    let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| h.trim() == name);
+    let (Some(id_col), Some(url_col), Some(path_col)) = (col("doc_id"), col("url"), col("path"))
+    else {
+        return Err(crate::Error::Input {
+            path: path.to_owned(),
+            message: "manifest header must name doc_id, url and path columns".into(),
+        });
+    };
+    let mut out = Vec::new();
+    for (i, line) in lines.enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let location = format!("{}:{}", path.display(), i + 2);
+        let (Some(key), Some(url), Some(rel)) = (
+            fields.get(id_col),
+            fields.get(url_col),
+            fields.get(path_col),
+        ) else {
+            out.push(Item::Warning(InputWarning {
+                location,
+                message: "expected doc_id, url and path fields".into(),
+            }));
+            continue;
+        };
+        match std::fs::read(base.join(rel)) {
+            Ok(body) => out.push(Item::Page(Page {
+                key: (*key).to_owned(),
+                url: (*url).to_owned(),
+                body,
+                content_type: None,
+            })),
+            Err(e) => out.push(Item::Warning(InputWarning {
+                location,
+                message: format!("{rel}: {e}"),
+            })),
+        }
+    }
+    Ok(out)
 }

@@ -1,0 +1,524 @@
+//! Batch runs: every page of some inputs through one [`Deduper`], outcomes
+//! pushed to [`Sink`]s.
+//!
+//! The run reads pages in input order on a reader thread, analyzes them in
+//! windows of [`Options::window`] pages on a rayon pool of
+//! [`Options::threads`] threads, then decides each window sequentially in
+//! input order. Decisions therefore never depend on the thread count, and
+//! at most about two windows of page bodies are in memory whatever the size
+//! of the input.
+//!
+//! # What gets reported
+//! - Every page read becomes exactly one [`PageRecord`] (unique, duplicate
+//!   or near duplicate, with its warnings), also pages that are empty,
+//!   binary or undecodable: they are kept as unique pages with a warning, so
+//!   every page of the input appears in `clusters.tsv` exactly once.
+//! - A record that could not be read at all (a manifest line naming a
+//!   missing file, a truncated WARC record) has no page: it reaches the
+//!   sinks as [`Sink::input_error`], in input order between the pages.
+//!   `verdicts.jsonl` writes it as a line with `"verdict": "error"`.
+//! - Two pages with the same key would make `clusters.tsv` ambiguous: a
+//!   repeated key gets a `#2`, `#3`... suffix and a warning.
+//!
+//! [`Sink`]: crate::output::Sink
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use neardup_api::DocId;
+use rayon::prelude::*;
+
+use crate::deduper::{Analyzed, Deduper};
+use crate::input::{Item, Page};
+use crate::output::Sink;
+use crate::verdict::{Verdict, VerdictKind};
+
+/// How a batch run uses the machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Analysis threads; 0 means one per available core.
+    pub threads: usize,
+    /// Pages analyzed per parallel window. Bounds memory (about two windows
+    /// of bodies are alive at once) while keeping every thread busy.
+    pub window: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threads: 0,
+            window: 256,
+        }
+    }
+}
+
+impl Options {
+    /// The number of analysis threads actually used.
+    pub fn effective_threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    }
+}
+
+/// One page's outcome, as sinks see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageRecord {
+    /// Position of the page in processing order (0-based, pages only).
+    pub position: usize,
+    /// The page's key (doc_id), unique within the run.
+    pub key: String,
+    /// The page URL.
+    pub url: String,
+    /// The page's site (lowercased host, `-` without one).
+    pub site: String,
+    /// Size of the body as read, in bytes.
+    pub bytes: usize,
+    /// The verdict, with the matched page and the page's warnings.
+    pub verdict: Verdict,
+    /// Position of the matched page, for duplicates and near duplicates.
+    pub of: Option<usize>,
+}
+
+/// Counts and timing of a finished run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Pages checked.
+    pub pages: u64,
+    /// Unique pages.
+    pub unique: u64,
+    /// Exact or near-exact duplicates.
+    pub duplicates: u64,
+    /// Near duplicates.
+    pub near_duplicates: u64,
+    /// Pages with at least one warning.
+    pub pages_with_warnings: u64,
+    /// Warnings on pages, all together.
+    pub warnings: u64,
+    /// Input records that could not be read (no page).
+    pub input_errors: u64,
+    /// Body bytes read.
+    pub bytes: u64,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// Analysis threads used.
+    pub threads: usize,
+}
+
+impl Summary {
+    /// Throughput in MB (10^6 bytes) of page bodies per second of wall time.
+    pub fn mb_per_sec(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            self.bytes as f64 / 1e6 / secs
+        } else {
+            0.0
+        }
+    }
+
+    /// Pages per second of wall time.
+    pub fn pages_per_sec(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            self.pages as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A stream of input items; `Err` aborts the run (an input that cannot be
+/// opened as a whole), per-record problems are [`Item::Warning`]s.
+pub type Items = Box<dyn Iterator<Item = crate::Result<Item>> + Send>;
+
+/// Opens one input (directory, manifest `.tsv`, WARC/ARC).
+///
+/// # Errors
+/// If the input as a whole cannot be opened.
+// MERGE: switch to `crate::input::open(path)` once the streaming readers
+// land; this stub reads the whole input into memory.
+pub fn open_input(path: &Path) -> crate::Result<Box<dyn Iterator<Item = Item> + Send>> {
+    Ok(Box::new(crate::input::read(path)?.into_iter()))
+}
+
+/// The pages of several inputs, one after the other. Each input is opened
+/// when the previous one is exhausted, so only one is open at a time.
+///
+/// # Errors
+/// Immediately if an input does not exist (before any page is processed);
+/// later open failures come out of the iterator.
+pub fn items_of(inputs: &[PathBuf]) -> crate::Result<Items> {
+    for path in inputs {
+        std::fs::metadata(path).map_err(|e| crate::Error::io(path, e))?;
+    }
+    let inputs = inputs.to_vec();
+    Ok(Box::new(inputs.into_iter().flat_map(|path| {
+        let opened: Box<dyn Iterator<Item = crate::Result<Item>> + Send> = match open_input(&path) {
+            Ok(items) => Box::new(items.map(Ok)),
+            Err(e) => Box::new(std::iter::once(Err(e))),
+        };
+        opened
+    })))
+}
+
+/// Runs every page of `inputs` through `deduper`, pushing outcomes to
+/// `sink` in input order. See [`run_items`].
+///
+/// # Errors
+/// If an input cannot be opened, a sink fails, or the thread pool cannot
+/// be built.
+pub fn run(
+    inputs: &[PathBuf],
+    deduper: &mut Deduper,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> crate::Result<Summary> {
+    run_items(items_of(inputs)?, deduper, options, sink)
+}
+
+/// Runs a stream of items through `deduper`: analysis in parallel windows,
+/// decisions sequential in stream order. Calls `sink.begin`, then
+/// `page`/`input_error` per item in order, then `finish` with the summary.
+///
+/// # Errors
+/// The first error of the stream or of a sink stops the run; `finish` is
+/// not called then, so file sinks leave no (half-written) output behind.
+pub fn run_items(
+    items: Items,
+    deduper: &mut Deduper,
+    options: &Options,
+    sink: &mut dyn Sink,
+) -> crate::Result<Summary> {
+    let start = Instant::now();
+    let threads = options.effective_threads();
+    let window = options.window.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("neardup-analyze-{i}"))
+        .build()
+        .map_err(|e| crate::Error::Input {
+            path: "<batch>".into(),
+            message: format!("cannot start {threads} analysis threads: {e}"),
+        })?;
+    let mut run = Run::default();
+    sink.begin()?;
+    std::thread::scope(|scope| -> crate::Result<()> {
+        // The reader runs one window ahead: while a window is analyzed, the
+        // next is read (WARC decompression is real CPU work).
+        let (tx, rx) = mpsc::sync_channel::<crate::Result<Item>>(window);
+        scope.spawn(move || {
+            for item in items {
+                let stop = item.is_err();
+                if tx.send(item).is_err() || stop {
+                    break;
+                }
+            }
+        });
+        let mut rx = rx.into_iter();
+        loop {
+            let mut batch: Vec<Item> = Vec::with_capacity(window);
+            for item in rx.by_ref() {
+                batch.push(run.rename_repeated_key(item?));
+                if batch.len() == window {
+                    break;
+                }
+            }
+            if batch.is_empty() {
+                // Dropping the receiver here (end of scope) unblocks the
+                // reader if it is still sending.
+                return Ok(());
+            }
+            tracing::debug!(pages = batch.len(), "analyzing window");
+            let shared: &Deduper = deduper;
+            let analyzed: Vec<Option<Analyzed>> = pool.install(|| {
+                batch
+                    .par_iter()
+                    .map(|item| match item {
+                        Item::Page(p) => {
+                            Some(shared.analyze(&p.key, &p.url, &p.body, p.content_type.as_deref()))
+                        }
+                        Item::Warning(_) => None,
+                    })
+                    .collect()
+            });
+            for (item, analyzed) in batch.into_iter().zip(analyzed) {
+                match (item, analyzed) {
+                    (Item::Page(page), Some(a)) => {
+                        let record = run.decide(deduper, page, a);
+                        sink.page(&record)?;
+                    }
+                    (Item::Warning(w), _) => {
+                        run.summary.input_errors += 1;
+                        sink.input_error(&w)?;
+                    }
+                    // A page always gets an analysis above; nothing to do
+                    // if that ever changes.
+                    (Item::Page(_), None) => {}
+                }
+            }
+        }
+    })?;
+    let mut summary = run.summary;
+    summary.elapsed = start.elapsed();
+    summary.threads = threads;
+    tracing::info!(
+        pages = summary.pages,
+        unique = summary.unique,
+        input_errors = summary.input_errors,
+        secs = summary.elapsed.as_secs_f64(),
+        "batch run done"
+    );
+    sink.finish(&summary)?;
+    Ok(summary)
+}
+
+/// State of a run between windows.
+#[derive(Default)]
+struct Run {
+    summary: Summary,
+    /// Index id -> position, to name the matched page of a verdict.
+    positions: HashMap<DocId, usize>,
+    /// Keys seen so far, to keep them unique.
+    keys: HashSet<String>,
+    /// Warnings to attach to pages when they are decided, by (renamed) key:
+    /// repeated keys are found while reading, before analysis.
+    pending: HashMap<String, Vec<String>>,
+}
+
+impl Run {
+    /// Keeps keys unique: a repeated key gets the first free `#n` suffix.
+    fn rename_repeated_key(&mut self, item: Item) -> Item {
+        let Item::Page(mut page) = item else {
+            return item;
+        };
+        if !self.keys.insert(page.key.clone()) {
+            let mut n = 2;
+            let renamed = loop {
+                let candidate = format!("{}#{n}", page.key);
+                if !self.keys.contains(&candidate) {
+                    break candidate;
+                }
+                n += 1;
+            };
+            self.keys.insert(renamed.clone());
+            self.pending.insert(
+                renamed.clone(),
+                vec![format!(
+                    "key `{}` already used by an earlier page: renamed to `{renamed}`",
+                    page.key
+                )],
+            );
+            page.key = renamed;
+        }
+        Item::Page(page)
+    }
+
+    fn decide(&mut self, deduper: &mut Deduper, page: Page, analyzed: Analyzed) -> PageRecord {
+        let site = analyzed.doc.site.clone();
+        let mut verdict = deduper.decide(analyzed);
+        if let Some(mut extra) = self.pending.remove(&page.key) {
+            extra.append(&mut verdict.warnings);
+            verdict.warnings = extra;
+        }
+        let position = self.summary.pages as usize;
+        if let Some(id) = verdict.indexed_as {
+            self.positions.insert(id, position);
+        }
+        let of = verdict
+            .matched
+            .as_ref()
+            .and_then(|m| self.positions.get(&m.id).copied());
+        let s = &mut self.summary;
+        s.pages += 1;
+        s.bytes += page.body.len() as u64;
+        match verdict.kind {
+            VerdictKind::Unique => s.unique += 1,
+            VerdictKind::Duplicate => s.duplicates += 1,
+            VerdictKind::NearDuplicate => s.near_duplicates += 1,
+        }
+        if !verdict.warnings.is_empty() {
+            s.pages_with_warnings += 1;
+            s.warnings += verdict.warnings.len() as u64;
+        }
+        PageRecord {
+            position,
+            key: page.key,
+            url: page.url,
+            site,
+            bytes: page.body.len(),
+            verdict,
+            of,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::input::InputWarning;
+
+    /// Records everything a run pushes.
+    #[derive(Default)]
+    struct Recorder {
+        began: bool,
+        pages: Vec<PageRecord>,
+        errors: Vec<String>,
+        finished: Option<Summary>,
+        /// Order of events: 'p' page, 'e' input error.
+        events: String,
+    }
+
+    impl Sink for Recorder {
+        fn begin(&mut self) -> crate::Result<()> {
+            self.began = true;
+            Ok(())
+        }
+        fn page(&mut self, page: &PageRecord) -> crate::Result<()> {
+            self.pages.push(page.clone());
+            self.events.push('p');
+            Ok(())
+        }
+        fn input_error(&mut self, w: &InputWarning) -> crate::Result<()> {
+            self.errors.push(w.location.clone());
+            self.events.push('e');
+            Ok(())
+        }
+        fn finish(&mut self, summary: &Summary) -> crate::Result<()> {
+            self.finished = Some(summary.clone());
+            Ok(())
+        }
+    }
+
+    fn page(key: &str, body: &str) -> crate::Result<Item> {
+        Ok(Item::Page(Page {
+            key: key.into(),
+            url: format!("https://{key}.example/"),
+            body: body.as_bytes().to_vec(),
+            content_type: None,
+        }))
+    }
+
+    fn article(n: usize) -> String {
+        // Distinct words per article so unrelated articles share nothing.
+        let words: Vec<String> = (0..60).map(|i| format!("w{n}x{i}")).collect();
+        format!("<html><body><p>{}</p></body></html>", words.join(" "))
+    }
+
+    fn items() -> Vec<crate::Result<Item>> {
+        let mut v = Vec::new();
+        for i in 0..40 {
+            v.push(page(&format!("p{i}"), &article(i % 13)));
+            if i % 17 == 5 {
+                v.push(Ok(Item::Warning(InputWarning {
+                    location: format!("loc{i}"),
+                    message: "unreadable".into(),
+                })));
+            }
+        }
+        v
+    }
+
+    fn run_with(options: Options) -> Recorder {
+        let mut rec = Recorder::default();
+        let mut d = Deduper::new(Config::default()).unwrap();
+        run_items(Box::new(items().into_iter()), &mut d, &options, &mut rec).unwrap();
+        rec
+    }
+
+    #[test]
+    fn every_item_reported_in_order_and_copies_point_at_first() {
+        let rec = run_with(Options {
+            threads: 2,
+            window: 7,
+        });
+        assert!(rec.began);
+        assert_eq!(rec.pages.len(), 40);
+        assert_eq!(rec.errors, vec!["loc5", "loc22", "loc39"]);
+        // Items interleave as given: error after p5, p22, p39.
+        let expected: String = (0..40)
+            .map(|i| if i % 17 == 5 { "pe" } else { "p" })
+            .collect();
+        assert_eq!(rec.events, expected);
+        for (i, p) in rec.pages.iter().enumerate() {
+            assert_eq!(p.position, i);
+            assert_eq!(p.key, format!("p{i}"));
+            if i < 13 {
+                assert_eq!(p.verdict.kind, VerdictKind::Unique, "{i}");
+                assert_eq!(p.of, None);
+            } else {
+                assert_eq!(p.verdict.kind, VerdictKind::Duplicate, "{i}");
+                // Exact copies match the first page with that article.
+                assert_eq!(p.of, Some(i % 13), "{i}");
+                let m = p.verdict.matched.as_ref().unwrap();
+                assert_eq!(m.key, format!("p{}", i % 13));
+            }
+        }
+        let s = rec.finished.unwrap();
+        assert_eq!((s.pages, s.unique, s.duplicates), (40, 13, 27));
+        assert_eq!(s.input_errors, 3);
+        assert_eq!(s.threads, 2);
+    }
+
+    #[test]
+    fn verdicts_do_not_depend_on_threads_or_window() {
+        let a = run_with(Options {
+            threads: 1,
+            window: 1,
+        });
+        let b = run_with(Options {
+            threads: 2,
+            window: 256,
+        });
+        assert_eq!(a.pages, b.pages);
+    }
+
+    #[test]
+    fn repeated_keys_are_renamed_with_a_warning() {
+        let items = vec![
+            page("a", &article(1)),
+            page("a", &article(2)),
+            page("a#2", &article(3)),
+        ];
+        let mut rec = Recorder::default();
+        let mut d = Deduper::new(Config::default()).unwrap();
+        run_items(
+            Box::new(items.into_iter()),
+            &mut d,
+            &Options::default(),
+            &mut rec,
+        )
+        .unwrap();
+        let keys: Vec<&str> = rec.pages.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, vec!["a", "a#2", "a#2#2"]);
+        assert!(rec.pages[1].verdict.warnings[0].contains("renamed"));
+        assert!(rec.pages[0].verdict.warnings.is_empty());
+    }
+
+    #[test]
+    fn stream_error_stops_the_run_before_finish() {
+        let items = vec![
+            page("a", &article(1)),
+            Err(crate::Error::Input {
+                path: "x.warc".into(),
+                message: "cannot open".into(),
+            }),
+            page("b", &article(2)),
+        ];
+        let mut rec = Recorder::default();
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let err = run_items(
+            Box::new(items.into_iter()),
+            &mut d,
+            &Options::default(),
+            &mut rec,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("cannot open"));
+        assert!(rec.finished.is_none());
+    }
+}

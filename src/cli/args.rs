@@ -1,0 +1,136 @@
+//! Raw command-line arguments, as clap parses them. Nothing here is
+//! validated beyond syntax: [`super::load_config`] turns them into a checked
+//! [`neardup::Config`], the only thing the library sees.
+
+use std::path::PathBuf;
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+
+/// neardup: find and drop near-duplicate web pages.
+///
+/// Exit status: 0 on success, 2 on any error (bad arguments or config,
+/// unreadable input, unwritable output).
+#[derive(Debug, Parser)]
+#[command(name = "neardup", version, about, long_about = None)]
+pub struct Args {
+    /// Analysis threads; 0 uses one per core.
+    #[arg(long, global = true, default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+
+    /// Configuration file (TOML, see configs/default.toml); missing keys
+    /// take their defaults.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check every page of the inputs, in order; write verdicts.jsonl,
+    /// clusters.tsv and clusters.json.
+    Dedup(DedupArgs),
+    /// Run dedup over a labeled benchmark (manifest.tsv, labels.tsv,
+    /// order.txt) and score it like score.py.
+    Eval(EvalArgs),
+    /// Print the text neardup compares for each page.
+    Extract(ExtractArgs),
+    /// Score a predictions file against labels, exactly like score.py.
+    Score(ScoreArgs),
+}
+
+/// Detector chain override, shared by the commands that detect.
+#[derive(Debug, ClapArgs)]
+pub struct DetectorArgs {
+    /// Detector to run, in chain order; repeat for a chain
+    /// (`--detector exact --detector simhash`). Replaces decide.detectors.
+    #[arg(long = "detector", value_name = "NAME")]
+    pub detectors: Vec<String>,
+}
+
+/// `neardup dedup`.
+#[derive(Debug, ClapArgs)]
+pub struct DedupArgs {
+    /// Inputs: directories of HTML files, manifest .tsv files (doc_id, url,
+    /// path), WARC/ARC files. Read in the order given.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Output directory (created if needed).
+    #[arg(long, short, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// The detector chain.
+    #[command(flatten)]
+    pub detectors: DetectorArgs,
+
+    /// No progress bar, summary or per-page warnings on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `neardup eval`.
+#[derive(Debug, ClapArgs)]
+pub struct EvalArgs {
+    /// Benchmark directory holding manifest.tsv, labels.tsv and order.txt.
+    #[arg(value_name = "BENCH_DIR")]
+    pub bench: PathBuf,
+
+    /// Also keep the output files (verdicts.jsonl, clusters.*) here.
+    #[arg(long, short, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// The detector chain.
+    #[command(flatten)]
+    pub detectors: DetectorArgs,
+
+    /// No progress bar or per-page warnings on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Which text `extract` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Main content only.
+    Main,
+    /// All visible text.
+    Full,
+}
+
+/// `neardup extract`.
+#[derive(Debug, ClapArgs)]
+pub struct ExtractArgs {
+    /// HTML files.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// One JSON object per file: title, language, canonical, robots, link
+    /// count, warnings and every block with its tag, link density and
+    /// whether it is main content.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Text to print; defaults to extract.mode of the config.
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+}
+
+/// `neardup score`.
+#[derive(Debug, ClapArgs)]
+pub struct ScoreArgs {
+    /// Gold labels.tsv (columns doc_id, cluster_id, optional kind).
+    #[arg(value_name = "LABELS")]
+    pub labels: PathBuf,
+
+    /// Predictions: TSV doc_id<TAB>cluster_id (header optional) or JSON lines.
+    #[arg(value_name = "PRED")]
+    pub pred: PathBuf,
+
+    /// Crawl order file; default order.txt beside the labels.
+    #[arg(long, value_name = "FILE")]
+    pub order: Option<PathBuf>,
+}

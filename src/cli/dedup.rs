@@ -1,0 +1,32 @@
+//! `neardup dedup INPUT... --out DIR`.
+
+use std::process::ExitCode;
+
+use neardup::batch;
+use neardup::output::{OutputDir, Sink};
+use neardup::Deduper;
+
+use super::args::{Args, DedupArgs};
+use super::report::{summary_line, StderrReporter};
+
+/// Runs the command.
+pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
+    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let mut deduper = Deduper::new(config)?;
+    let items = batch::items_of(&a.inputs)?;
+    let mut out = OutputDir::create(&a.out)?;
+    let mut reporter = StderrReporter::new(a.quiet);
+    let mut sinks: Vec<&mut dyn Sink> = vec![&mut out, &mut reporter];
+    let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)?;
+    if !a.quiet {
+        eprintln!("neardup: {}", summary_line(&summary));
+        eprintln!(
+            "neardup: wrote {}, {}, {} in {}",
+            OutputDir::VERDICTS,
+            OutputDir::CLUSTERS_TSV,
+            OutputDir::CLUSTERS_JSON,
+            a.out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

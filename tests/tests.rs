@@ -1,0 +1,15 @@
+//! Integration tests: the real `neardup` binary, run in a fresh temporary
+//! directory on fixtures from `testdata/` or files the tests write.
+//!
+//! Modules:
+//! - `dedup`: outputs, warnings, determinism, config and detector flags;
+//! - `eval`: the eval command on a tiny generated benchmark;
+//! - `extract`: text and JSON output of the extract command;
+//! - `score`: the Rust scorer against the Python reference scorer;
+//! - `util`: temp dirs and running the binary.
+
+mod dedup;
+mod eval;
+mod extract;
+mod score;
+mod util;
