@@ -29,6 +29,8 @@ pub(crate) mod stream;
 pub mod warc;
 
 #[cfg(test)]
+mod fixtures;
+#[cfg(test)]
 mod samples;
 
 /// One page to check.

@@ -64,7 +64,9 @@ impl<R: BufRead> BufRead for Counting<R> {
     }
 }
 
-type Inner = Counting<io::BufReader<Box<dyn Read + Send>>>;
+/// The raw file, buffered.
+type Raw = io::BufReader<Box<dyn Read + Send>>;
+type Inner = Counting<Raw>;
 
 enum GzState {
     /// Between members (or before the first one).
@@ -256,9 +258,9 @@ impl<R: Read> Read for Fuse<R> {
 }
 
 enum Source {
-    Plain(Fuse<io::BufReader<Box<dyn Read + Send>>>),
+    Plain(Fuse<Raw>),
     Gzip(Box<GzMembers>),
-    Lz4(Box<Fuse<lz4_flex::frame::FrameDecoder<io::BufReader<Box<dyn Read + Send>>>>>),
+    Lz4(Box<Fuse<lz4_flex::frame::FrameDecoder<Raw>>>),
 }
 
 impl Read for Source {
