@@ -105,8 +105,15 @@ impl ArcReader {
         self.pending.push_back(Item::warning(location, message));
     }
 
+    /// A read error: warn, then resynchronize on the next record header.
+    ///
+    /// While already resynchronizing, further errors (say, false gzip
+    /// headers inside a corrupt member) add no warning: one per lost
+    /// stretch is enough.
     fn lost(&mut self, at: u64, e: &std::io::Error) {
-        self.warn(at, format!("record at offset {at} lost: {e}"));
+        if !self.resync {
+            self.warn(at, format!("record at offset {at} lost: {e}"));
+        }
         self.resync = true;
     }
 

@@ -691,3 +691,35 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn corrupt_whole_file_gzip_loses_the_rest_with_few_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let recs: Vec<Vec<u8>> = (0..200)
+        .map(|i| {
+            html_response(
+                &i.to_string(),
+                &format!("http://a.example/{i}"),
+                &format!("<html>{i} {}</html>", "text ".repeat(i)),
+            )
+        })
+        .collect();
+    let mut bytes = gz(&recs.concat());
+    let mid = bytes.len() / 2;
+    for b in bytes.iter_mut().skip(mid).take(16) {
+        *b ^= 0xff;
+    }
+    let p = write(dir.path(), "whole.warc.gz", &bytes);
+    let got = items(&p);
+    let n = pages(&got).len();
+    // Pages before the damage survive, the rest of the single member is lost.
+    assert!(n > 0 && n < 200, "{n} pages");
+    let keys: Vec<String> = (0..n).map(|i| format!("urn:uuid:{i}")).collect();
+    let got_keys: Vec<String> = pages(&got).iter().map(|p| p.key.clone()).collect();
+    assert_eq!(got_keys, keys);
+    // Deflate decodes damaged data into garbage without noticing until the
+    // member's CRC; the first symptom is a broken record. One warning per
+    // lost stretch, not one per garbage line.
+    let w = warnings(&got);
+    assert!(!w.is_empty() && w.len() <= 2, "{w:?}");
+}
