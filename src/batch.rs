@@ -139,10 +139,8 @@ pub type Items = Box<dyn Iterator<Item = crate::Result<Item>> + Send>;
 ///
 /// # Errors
 /// If the input as a whole cannot be opened.
-// MERGE: switch to `crate::input::open(path)` once the streaming readers
-// land; this stub reads the whole input into memory.
 pub fn open_input(path: &Path) -> crate::Result<Box<dyn Iterator<Item = Item> + Send>> {
-    Ok(Box::new(crate::input::read(path)?.into_iter()))
+    crate::input::open(path)
 }
 
 /// The pages of several inputs, one after the other. Each input is opened

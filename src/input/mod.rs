@@ -1,7 +1,37 @@
 //! Where pages come from in batch runs: a directory of HTML files, a
 //! manifest TSV, or WARC/ARC files.
+//!
+//! Everything streams: [`open`] returns an iterator that reads one record
+//! (or file) at a time, so a WARC of many gigabytes needs memory for one
+//! record only. Problems with one record come back as [`Item::Warning`]
+//! (with the file and the byte offset or line) and reading goes on with the
+//! next record wherever the format allows resynchronizing; only an input
+//! that cannot be opened at all is an `Err`.
+//!
+//! Which reader is used:
+//! - a directory: [`dir`] (recursive, sorted by relative path);
+//! - a file ending in `.tsv`: a manifest ([`manifest`]);
+//! - any other file: sniffed by content. gzip and LZ4 compression are
+//!   detected by magic bytes; then `WARC/` at the start means WARC
+//!   ([`warc`]), `filedesc://` means ARC ([`arc`]); when the start is
+//!   unreadable the name decides (`.warc`/`.arc` anywhere in it).
+//!
+//! Limits ([`Limits`]) keep memory bounded whatever a file's length fields
+//! say: bigger records are skipped with a warning.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+pub mod arc;
+pub mod dir;
+pub(crate) mod http;
+pub mod manifest;
+pub(crate) mod stream;
+pub mod warc;
+
+#[cfg(test)]
+mod fixtures;
+#[cfg(test)]
+mod samples;
 
 /// One page to check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +55,12 @@ pub struct InputWarning {
     pub message: String,
 }
 
+impl std::fmt::Display for InputWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
 /// Something an input yields: a page, or a warning about one that was lost.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
@@ -34,97 +70,186 @@ pub enum Item {
     Warning(InputWarning),
 }
 
-/// Reads every page of `path`: a directory (HTML files sorted by name), a
-/// manifest (`.tsv`), or a WARC/ARC file.
-///
-/// # Errors
-/// Only when the input as a whole cannot be opened; per-record problems
-/// come back as [`Item::Warning`].
-pub fn read(path: &Path) -> crate::Result<Vec<Item>> {
-    if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| crate::Error::io(path, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        let mut out = Vec::new();
-        for f in files {
-            match std::fs::read(&f) {
-                Ok(body) => out.push(Item::Page(Page {
-                    key: f
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    url: url::Url::from_file_path(std::fs::canonicalize(&f).unwrap_or(f.clone()))
-                        .map(|u| u.to_string())
-                        .unwrap_or_default(),
-                    body,
-                    content_type: None,
-                })),
-                Err(e) => out.push(Item::Warning(InputWarning {
-                    location: f.display().to_string(),
-                    message: e.to_string(),
-                })),
-            }
-        }
-        return Ok(out);
+impl Item {
+    fn warning(location: impl Into<String>, message: impl Into<String>) -> Item {
+        Item::Warning(InputWarning {
+            location: location.into(),
+            message: message.into(),
+        })
     }
-    if path.extension().is_some_and(|e| e == "tsv") {
-        return read_manifest(path);
-    }
-    Err(crate::Error::Input {
-        path: path.to_owned(),
-        message: "unsupported input (not yet)".into(),
-    })
 }
 
-/// Stub manifest reader (batch branch, replaced by the real input module at
-/// merge): header with `doc_id`, `url`, `path` columns in any order, paths
-/// relative to the manifest's directory.
-fn read_manifest(path: &Path) -> crate::Result<Vec<Item>> {
-    let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
-    let col = |name: &str| header.iter().position(|h| h.trim() == name);
-    let (Some(id_col), Some(url_col), Some(path_col)) = (col("doc_id"), col("url"), col("path"))
-    else {
-        return Err(crate::Error::Input {
-            path: path.to_owned(),
-            message: "manifest header must name doc_id, url and path columns".into(),
-        });
-    };
-    let mut out = Vec::new();
-    for (i, line) in lines.enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = line.split('\t').collect();
-        let location = format!("{}:{}", path.display(), i + 2);
-        let (Some(key), Some(url), Some(rel)) = (
-            fields.get(id_col),
-            fields.get(url_col),
-            fields.get(path_col),
-        ) else {
-            out.push(Item::Warning(InputWarning {
-                location,
-                message: "expected doc_id, url and path fields".into(),
-            }));
-            continue;
-        };
-        match std::fs::read(base.join(rel)) {
-            Ok(body) => out.push(Item::Page(Page {
-                key: (*key).to_owned(),
-                url: (*url).to_owned(),
-                body,
-                content_type: None,
-            })),
-            Err(e) => out.push(Item::Warning(InputWarning {
-                location,
-                message: format!("{rel}: {e}"),
-            })),
+/// Size limits that keep memory bounded on hostile or broken input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest record (WARC/ARC record block, or page file) read into
+    /// memory; bigger ones are skipped with a warning.
+    pub max_record: u64,
+    /// Largest body after undoing `Content-Encoding` (gzip bombs stop here
+    /// and the record is skipped with a warning).
+    pub max_body: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_record: 64 * 1024 * 1024,
+            max_body: 64 * 1024 * 1024,
         }
     }
-    Ok(out)
+}
+
+/// The iterator [`open`] returns.
+pub type Items = Box<dyn Iterator<Item = Item> + Send>;
+
+/// Opens `path` for streaming with the default [`Limits`]: a directory, a
+/// manifest (`.tsv`), or a WARC/ARC file (plain, gzip or LZ4).
+///
+/// # Errors
+/// Only when the input as a whole cannot be opened (missing, unreadable,
+/// not a recognized format, a manifest without the required columns);
+/// per-record problems come back as [`Item::Warning`].
+pub fn open(path: &Path) -> crate::Result<Items> {
+    open_with(path, Limits::default())
+}
+
+/// [`open`] with explicit limits.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_with(path: &Path, limits: Limits) -> crate::Result<Items> {
+    let meta = std::fs::metadata(path).map_err(|e| crate::Error::io(path, e))?;
+    if meta.is_dir() {
+        return Ok(Box::new(dir::DirReader::open(path, limits)?));
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
+    {
+        return Ok(Box::new(manifest::ManifestReader::open(path, limits)?));
+    }
+    let file = std::fs::File::open(path).map_err(|e| crate::Error::io(path, e))?;
+    let (mut stream, _compression) =
+        stream::Stream::new(Box::new(file)).map_err(|e| crate::Error::io(path, e))?;
+    let mut first_warnings = Vec::new();
+    let head: Vec<u8> = match stream.peek(16) {
+        Ok(h) => h.to_vec(),
+        Err(e) => {
+            first_warnings.push(Item::warning(
+                format!("{}: offset 0", path.display()),
+                e.to_string(),
+            ));
+            Vec::new()
+        }
+    };
+    let trimmed = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .and_then(|i| head.get(i..))
+        .unwrap_or(&[]);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let kind = if trimmed.starts_with(b"WARC/") {
+        Some(Kind::Warc)
+    } else if trimmed.starts_with(b"filedesc://") {
+        Some(Kind::Arc)
+    } else if name.contains(".warc") {
+        Some(Kind::Warc)
+    } else if name.contains(".arc") {
+        Some(Kind::Arc)
+    } else {
+        None
+    };
+    match kind {
+        Some(Kind::Warc) => Ok(Box::new(warc::WarcReader::new(
+            path,
+            stream,
+            limits,
+            first_warnings,
+        ))),
+        Some(Kind::Arc) => Ok(Box::new(arc::ArcReader::new(
+            path,
+            stream,
+            limits,
+            first_warnings,
+        ))),
+        None => Err(crate::Error::Input {
+            path: path.to_owned(),
+            message: "not a directory, manifest (.tsv), WARC or ARC file".into(),
+        }),
+    }
+}
+
+enum Kind {
+    Warc,
+    Arc,
+}
+
+/// Reads every item of `path` into memory (convenience for small inputs and
+/// tests; batch runs should iterate [`open`] instead).
+///
+/// # Errors
+/// As [`open`].
+pub fn read(path: &Path) -> crate::Result<Vec<Item>> {
+    Ok(open(path)?.collect())
+}
+
+/// Trims one pair of surrounding `<` `>` (WARC 1.0 writes some URIs in
+/// angle brackets, WARC 1.1 does not).
+fn strip_angle(s: &str) -> &str {
+    s.strip_prefix('<')
+        .and_then(|s| s.strip_suffix('>'))
+        .unwrap_or(s)
+}
+
+/// Reads a whole file of at most `max` bytes (for directory and manifest
+/// pages).
+fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut body = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut body)
+        .map_err(|e| e.to_string())?;
+    if body.len() as u64 > max {
+        return Err(format!("file larger than the {max}-byte limit; skipped"));
+    }
+    Ok(body)
+}
+
+/// `file://` URL for a local file (absolute; falls back to the path as
+/// given when it cannot be made absolute).
+fn file_url(path: &Path) -> String {
+    let abs = std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_owned());
+    url::Url::from_file_path(&abs)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|()| format!("file://{}", abs.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_format_is_an_error_missing_file_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("notes.txt");
+        std::fs::write(&p, "hello").unwrap();
+        assert!(matches!(open(&p), Err(crate::Error::Input { .. })));
+        assert!(matches!(
+            open(&dir.path().join("missing.warc")),
+            Err(crate::Error::Io { .. })
+        ));
+    }
+
+    #[test]
+    fn strips_angle_brackets_once() {
+        assert_eq!(strip_angle("<urn:uuid:1>"), "urn:uuid:1");
+        assert_eq!(strip_angle("http://a/"), "http://a/");
+        assert_eq!(strip_angle("<http://a/"), "<http://a/");
+    }
 }

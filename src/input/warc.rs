@@ -1,0 +1,327 @@
+//! WARC reader (versions 0.17 to 1.1; plain, gzip per record or whole file,
+//! LZ4).
+//!
+//! A small hand-written reader rather than the `warc` crate: we need
+//! streaming over multi-member gzip with recovery from a corrupt member,
+//! resynchronization after a bad record, bounded header and record sizes,
+//! and byte offsets for warnings.
+//!
+//! What becomes a page:
+//! - `response` records holding an HTTP response with status 2xx and an HTML
+//!   Content-Type (`text/html`, `application/xhtml+xml`), or no Content-Type
+//!   and a body that sniffs as HTML. Chunked transfer encoding and
+//!   gzip/deflate content encoding are undone ([`super::http`]).
+//! - `resource` records (a capture without HTTP headers) whose WARC
+//!   Content-Type is HTML, or absent with an HTML-sniffing body.
+//!
+//! Everything else (`request`, `metadata`, `warcinfo`, `revisit` - which
+//! has no payload of its own -, `conversion`, non-HTML or non-2xx
+//! responses) is skipped without a warning.
+//!
+//! Keys are the `WARC-Record-ID` without its angle brackets
+//! (`urn:uuid:...`); records without one get `<file name>@<offset>`. The URL
+//! is `WARC-Target-URI`, angle brackets trimmed.
+//!
+//! Recovery: a record whose header block is malformed, whose Content-Length
+//! is missing, or which sits in a corrupt gzip member yields one warning and
+//! is lost; the reader then skips to the next line starting with `WARC/`. A
+//! record whose block is not followed by a record boundary is still used
+//! (the length is usually right and the padding odd) with a warning, and
+//! the reader resynchronizes the same way. A record cut off by the end of
+//! the file yields "truncated record at offset N" (no page: a partial page
+//! would be a misleading near-duplicate of the full one) and ends the file.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use super::http::{self, Payload};
+use super::stream::{Line, Stream};
+use super::{strip_angle, Item, Limits, Page};
+
+/// Longest WARC header line we accept.
+const MAX_LINE: usize = 64 * 1024;
+/// Largest WARC header block we accept.
+const MAX_HEADER_BLOCK: usize = 1024 * 1024;
+
+/// Streams the pages of one WARC file.
+pub struct WarcReader {
+    path: String,
+    file_name: String,
+    stream: Stream,
+    limits: Limits,
+    pending: VecDeque<Item>,
+    done: bool,
+    /// Skipping to the next `WARC/` line after trouble (warned once).
+    resync: bool,
+}
+
+impl WarcReader {
+    /// A reader over an already opened (and decompressing) stream;
+    /// `first` are warnings raised while sniffing the format.
+    pub(crate) fn new(path: &Path, stream: Stream, limits: Limits, first: Vec<Item>) -> Self {
+        WarcReader {
+            path: path.display().to_string(),
+            file_name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            stream,
+            limits,
+            pending: first.into(),
+            done: false,
+            resync: false,
+        }
+    }
+
+    fn warn(&mut self, at: u64, message: impl Into<String>) {
+        let location = format!("{}: {}", self.path, self.stream.describe(at));
+        self.pending.push_back(Item::warning(location, message));
+    }
+
+    /// A read error from the stream (corrupt gzip member, I/O): warn, then
+    /// resynchronize on the next record.
+    ///
+    /// While already resynchronizing, further errors (say, false gzip
+    /// headers inside a corrupt member) add no warning: one per lost
+    /// stretch is enough.
+    fn lost(&mut self, at: u64, e: &std::io::Error) {
+        if !self.resync {
+            self.warn(at, format!("record at offset {at} lost: {e}"));
+        }
+        self.resync = true;
+    }
+
+    /// Reads one record (or skips one line while resynchronizing), pushing
+    /// what it yields onto `pending`. Every call consumes input or ends the
+    /// file, so the iterator always terminates.
+    fn step(&mut self) {
+        if let Err(e) = self.stream.skip_blank() {
+            let at = self.stream.pos();
+            self.lost(at, &e);
+            return;
+        }
+        let start = self.stream.pos();
+        match self.stream.read_line(MAX_LINE) {
+            Err(e) => return self.lost(start, &e),
+            Ok(Line::Eof) => {
+                self.done = true;
+                return;
+            }
+            Ok(Line::TooLong(n)) => {
+                if !self.resync {
+                    self.warn(
+                        start,
+                        format!("expected a WARC/ version line, found {n} bytes without a line break; skipping to the next record"),
+                    );
+                    self.resync = true;
+                }
+                return;
+            }
+            Ok(Line::Text(l)) => {
+                if !l.starts_with(b"WARC/") {
+                    if !self.resync {
+                        self.warn(
+                            start,
+                            format!(
+                                "expected a WARC/ version line, found {:?}; skipping to the next record",
+                                preview(&l)
+                            ),
+                        );
+                        self.resync = true;
+                    }
+                    return;
+                }
+            }
+        }
+        self.resync = false;
+
+        let mut headers: Vec<(String, String)> = Vec::new();
+        let mut total = 0usize;
+        loop {
+            match self.stream.read_line(MAX_LINE) {
+                Err(e) => return self.lost(start, &e),
+                Ok(Line::Eof) => {
+                    self.warn(
+                        start,
+                        format!("truncated record at offset {start}: header block has no end"),
+                    );
+                    self.done = true;
+                    return;
+                }
+                Ok(Line::TooLong(n)) => {
+                    self.warn(start, format!("header line of {n} bytes; record skipped"));
+                    self.resync = true;
+                    return;
+                }
+                Ok(Line::Text(l)) => {
+                    let l = l.strip_suffix(b"\r").unwrap_or(&l);
+                    if l.is_empty() {
+                        break;
+                    }
+                    total += l.len();
+                    if total > MAX_HEADER_BLOCK {
+                        self.warn(start, "header block over 1 MiB; record skipped");
+                        self.resync = true;
+                        return;
+                    }
+                    let l = String::from_utf8_lossy(l);
+                    if l.starts_with([' ', '\t']) {
+                        if let Some(last) = headers.last_mut() {
+                            last.1.push(' ');
+                            last.1.push_str(l.trim());
+                        }
+                    } else if let Some((n, v)) = l.split_once(':') {
+                        headers.push((n.trim().to_string(), v.trim().to_string()));
+                    }
+                }
+            }
+        }
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str())
+        };
+        let Some(len) = header("content-length").and_then(|v| v.parse::<u64>().ok()) else {
+            let v = header("content-length").map(str::to_string);
+            self.warn(
+                start,
+                match v {
+                    Some(v) => format!("bad Content-Length {v:?}; record skipped"),
+                    None => "no Content-Length; record skipped".to_string(),
+                },
+            );
+            self.resync = true;
+            return;
+        };
+        let wtype = header("warc-type").unwrap_or_default().to_ascii_lowercase();
+        let wanted = wtype == "response" || wtype == "resource";
+        if !wanted || len > self.limits.max_record {
+            if wanted {
+                let max = self.limits.max_record;
+                self.warn(
+                    start,
+                    format!("record of {len} bytes exceeds the {max}-byte limit; skipped"),
+                );
+            }
+            match self.stream.skip(len) {
+                Err(e) => return self.lost(start, &e),
+                Ok(n) if n < len => return self.truncated(start, len, n),
+                Ok(_) => {}
+            }
+            self.check_trailer(start, len);
+            return;
+        }
+        let mut block = Vec::new();
+        match self.stream.read_into(len, &mut block) {
+            Err(e) => return self.lost(start, &e),
+            Ok(n) if n < len => return self.truncated(start, len, n),
+            Ok(_) => {}
+        }
+
+        let key = match header("warc-record-id") {
+            Some(id) if !id.is_empty() => strip_angle(id).to_string(),
+            _ => format!("{}@{start}", self.file_name),
+        };
+        let url = strip_angle(header("warc-target-uri").unwrap_or_default().trim()).to_string();
+        let warc_ct = header("content-type").map(str::to_string);
+        let is_http = block.starts_with(b"HTTP/")
+            || warc_ct
+                .as_deref()
+                .is_some_and(|c| http::media_type(c) == "application/http");
+        let mut warnings = Vec::new();
+        let payload = if wtype == "response" && is_http {
+            http::http_payload(&block, self.limits.max_body, &mut warnings)
+        } else {
+            resource_payload(block, warc_ct)
+        };
+        for w in warnings {
+            self.warn(start, w);
+        }
+        if let Payload::Page(body, content_type) = payload {
+            if url.is_empty() {
+                self.warn(start, "HTML record without WARC-Target-URI; skipped");
+            } else {
+                self.pending.push_back(Item::Page(Page {
+                    key,
+                    url,
+                    body,
+                    content_type,
+                }));
+            }
+        }
+        // A bad boundary is warned about, but the record is still used:
+        // in practice the length was right and the padding is odd (warcio's
+        // example-trunc.warc pads with NULs); if the length was wrong the
+        // page has a little junk at its end or misses its tail.
+        self.check_trailer(start, len);
+    }
+
+    fn truncated(&mut self, start: u64, len: u64, got: u64) {
+        self.warn(
+            start,
+            format!(
+                "truncated record at offset {start}: Content-Length {len} but the file ends after {got} bytes"
+            ),
+        );
+        self.done = true;
+    }
+
+    /// After a block: optional blank lines, then the next `WARC/` or the
+    /// end. Anything else means Content-Length was wrong or the file has
+    /// junk between records: warn and resynchronize on the next `WARC/`.
+    fn check_trailer(&mut self, start: u64, len: u64) {
+        if let Err(e) = self.stream.skip_blank() {
+            let at = self.stream.pos();
+            return self.lost(at, &e);
+        }
+        let here = self.stream.pos();
+        match self.stream.peek(5) {
+            Ok(b) if b.is_empty() || b.starts_with(b"WARC/") => {}
+            Ok(b) => {
+                let seen = preview(b);
+                self.warn(
+                    start,
+                    format!(
+                        "Content-Length {len} does not end at a record boundary (found {seen:?} at offset {here}); skipping to the next record"
+                    ),
+                );
+                self.resync = true;
+            }
+            Err(e) => self.lost(here, &e),
+        }
+    }
+}
+
+/// A `resource` record (or a non-HTTP `response`): the WARC Content-Type
+/// describes the block itself.
+fn resource_payload(block: Vec<u8>, content_type: Option<String>) -> Payload {
+    match content_type.filter(|c| !c.is_empty()) {
+        Some(ct) if http::is_html_type(&http::media_type(&ct)) => Payload::Page(block, Some(ct)),
+        Some(_) => Payload::Skip,
+        None if http::sniff_html(&block) => Payload::Page(block, None),
+        None => Payload::Skip,
+    }
+}
+
+/// The start of some bytes, for messages.
+pub(crate) fn preview(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b.get(..b.len().min(40)).unwrap_or(&[]));
+    s.trim_end_matches(['\r', '\n']).to_string()
+}
+
+impl Iterator for WarcReader {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Some(item);
+            }
+            if self.done {
+                return None;
+            }
+            self.step();
+        }
+    }
+}
