@@ -1,8 +1,15 @@
 //! HTML to text blocks, metadata and links; main content vs boilerplate.
 
+pub mod classify;
+pub mod quality;
+pub mod tags;
+pub mod tokenizer;
+pub mod tree;
+
 use url::Url;
 
 use crate::config::{ExtractConfig, ExtractMode};
+use tags::Tag;
 
 /// One block of text (a paragraph, heading, list item, table cell...).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,22 +63,91 @@ impl Extracted {
 
 /// Extracts text blocks, metadata and links from `html`. `page_url` resolves
 /// relative links (after any `<base href>`).
+///
+/// One streaming pass ([`tokenizer`] + a stack of open elements) builds the
+/// blocks and a light element tree; [`classify`] then marks main-content
+/// blocks. Never panics; cost is linear in the input.
 pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Extracted {
-    let _ = (page_url, config);
-    let doc = scraper::Html::parse_document(html);
-    let text: Vec<&str> = doc.root_element().text().collect();
-    let text = text
-        .join(" ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let parsed = tree::parse(html);
+    let mask = classify::classify(&parsed);
+    let mut warnings = Vec::new();
+
+    // Base URL: <base href> resolved against the page URL (or absolute on
+    // its own); a base that does not parse is ignored with a warning.
+    let base = match (&parsed.base_href, page_url) {
+        (Some(b), Some(page)) => match page.join(b) {
+            Ok(u) => Some(u),
+            Err(_) => {
+                warnings.push(format!("ignored unparseable <base href> {b:?}"));
+                Some(page.clone())
+            }
+        },
+        (Some(b), None) => Url::parse(b).ok(),
+        (None, Some(page)) => Some(page.clone()),
+        (None, None) => None,
+    };
+    let resolve = |raw: &str| -> Option<Url> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return None;
+        }
+        let joined = match &base {
+            Some(b) => b.join(raw).ok()?,
+            None => Url::parse(raw).ok()?,
+        };
+        matches!(joined.scheme(), "http" | "https").then_some(joined)
+    };
+
+    let mut links = Vec::new();
+    if config.max_links > 0 {
+        for raw in &parsed.hrefs {
+            let decoded = html_escape::decode_html_entities(raw);
+            if let Some(mut u) = resolve(&decoded) {
+                u.set_fragment(None);
+                links.push(String::from(u));
+                if links.len() >= config.max_links {
+                    break;
+                }
+            }
+        }
+    }
+    let canonical = parsed
+        .canonical
+        .as_deref()
+        .and_then(resolve)
+        .map(String::from);
+
+    let blocks = parsed
+        .blocks
+        .iter()
+        .zip(mask.iter().copied().chain(std::iter::repeat(false)))
+        .map(|(b, is_main)| Block {
+            text: b.text.clone(),
+            tag: parsed
+                .nodes
+                .get(b.owner as usize)
+                .map_or("body", |n| match n.tag {
+                    Tag::Root | Tag::Html => "body",
+                    t => t.name(),
+                })
+                .to_string(),
+            link_density: if b.chars == 0 {
+                0.0
+            } else {
+                b.link_chars as f32 / b.chars as f32
+            },
+            is_main,
+        })
+        .collect();
+
     Extracted {
-        blocks: vec![Block {
-            text,
-            tag: "body".into(),
-            link_density: 0.0,
-            is_main: true,
-        }],
-        ..Extracted::default()
+        title: parsed.title,
+        canonical,
+        robots: parsed.robots,
+        base_href: parsed.base_href,
+        lang: parsed.lang,
+        links,
+        blocks,
+        warnings,
     }
 }
