@@ -188,5 +188,106 @@ mod tests {
             report.f1
         );
         assert!(report.f1 >= 0.90, "macro F1 {:.4} below the 0.90 floor", report.f1);
+        // The classifier must beat keeping everything by a wide margin on
+        // precision, or the main/full distinction means nothing.
+        let full_precision = full_text_precision(&dir);
+        eprintln!("full-text baseline macro precision: {full_precision:.4}");
+        assert!(report.precision > full_precision + 0.1);
+    }
+
+    /// Macro precision of the full text (no boilerplate removal).
+    fn full_text_precision(dir: &Path) -> f64 {
+        let mut sum = 0.0;
+        let mut n = 0.0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let d = e.unwrap().path();
+            let (Ok(s), Ok(x)) = (
+                std::fs::read_to_string(d.join("source.html")),
+                std::fs::read_to_string(d.join("expected.html")),
+            ) else {
+                continue;
+            };
+            let c = ExtractConfig::default();
+            let got = extract(&s, None, &c).text(ExtractMode::Full);
+            let want = extract(&x, None, &c).text(ExtractMode::Full);
+            sum += score_tokens(&tokens(&got), &tokens(&want)).0;
+            n += 1.0;
+        }
+        sum / n
+    }
+}
+
+#[cfg(test)]
+mod neardup_dev {
+    use super::*;
+
+    /// Print and syndicated pages of the near-duplicate benchmark: a print
+    /// page is all content, so main text must keep (nearly) all of it.
+    /// `cargo test --release --lib neardup_dev -- --nocapture`
+    #[test]
+    fn print_pages_keep_their_text() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/neardup-dev");
+        let Ok(labels) = std::fs::read_to_string(dir.join("labels.tsv")) else {
+            eprintln!("note: ../shared/bench/neardup-dev absent; skipping");
+            return;
+        };
+        let c = ExtractConfig::default();
+        let mut worst: Vec<(f64, String, String)> = Vec::new();
+        for line in labels.lines().skip(1) {
+            let f: Vec<&str> = line.split('\t').collect();
+            let (Some(id), Some(kind)) = (f.first(), f.get(4)) else { continue };
+            if *kind != "print" && *kind != "syndicated" {
+                continue;
+            }
+            let Ok(html) = std::fs::read_to_string(dir.join("docs").join(format!("{id}.html"))) else {
+                continue;
+            };
+            let e = extract(&html, None, &c);
+            let main = tokens(&e.text(ExtractMode::Main)).len() as f64;
+            let full = tokens(&e.text(ExtractMode::Full)).len().max(1) as f64;
+            worst.push((main / full, id.to_string(), kind.to_string()));
+        }
+        worst.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (r, id, kind) in worst.iter().take(12) {
+            eprintln!("{id} {kind} main/full tokens = {r:.3}");
+        }
+        let print: Vec<f64> = worst.iter().filter(|w| w.2 == "print").map(|w| w.0).collect();
+        let min_print = print.iter().copied().fold(1.0, f64::min);
+        eprintln!("print pages: {} min main/full = {min_print:.3}", print.len());
+        assert!(min_print >= 0.8, "a print page lost its text: {min_print}");
+
+        // Every non-print page vs the print page of its cluster (the bare
+        // article): F1 of main-text tokens.
+        let mut by_cluster: HashMap<String, String> = HashMap::new();
+        let rows: Vec<Vec<String>> = labels
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect();
+        let main_of = |id: &str| -> Vec<String> {
+            let html = std::fs::read_to_string(dir.join("docs").join(format!("{id}.html"))).unwrap_or_default();
+            tokens(&extract(&html, None, &c).text(ExtractMode::Main))
+        };
+        for r in &rows {
+            if r.get(4).map(String::as_str) == Some("print") {
+                by_cluster.insert(r[1].clone(), r[0].clone());
+            }
+        }
+        let mut scores: Vec<(f64, f64, f64, String, String)> = Vec::new();
+        for r in &rows {
+            let kind = r.get(4).cloned().unwrap_or_default();
+            if kind == "print" {
+                continue;
+            }
+            let Some(print) = by_cluster.get(&r[1]) else { continue };
+            let (p, rc, f) = score_tokens(&main_of(&r[0]), &main_of(print));
+            scores.push((f, p, rc, r[0].clone(), kind));
+        }
+        scores.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (f, p, r, id, kind) in scores.iter().take(15) {
+            eprintln!("{id} {kind:10} vs print: P={p:.3} R={r:.3} F1={f:.3}");
+        }
+        let mean = scores.iter().map(|s| s.0).sum::<f64>() / scores.len().max(1) as f64;
+        eprintln!("mean F1 vs print over {} pages: {mean:.4}", scores.len());
     }
 }
