@@ -199,7 +199,9 @@ fn prescan_meta(head: &[u8]) -> Option<&'static Encoding> {
             continue;
         }
         let is_meta = rest.len() > 5
-            && rest.get(1..5).is_some_and(|n| n.eq_ignore_ascii_case(b"meta"))
+            && rest
+                .get(1..5)
+                .is_some_and(|n| n.eq_ignore_ascii_case(b"meta"))
             && rest
                 .get(5)
                 .is_some_and(|&b| b.is_ascii_whitespace() || b == b'/');
@@ -324,10 +326,7 @@ mod tests {
 
     #[test]
     fn stale_legacy_declaration_on_utf8_bytes() {
-        let d = decode(
-            "<meta charset=iso-8859-1><p>naïve café".as_bytes(),
-            None,
-        );
+        let d = decode("<meta charset=iso-8859-1><p>naïve café".as_bytes(), None);
         assert_eq!(d.encoding, "UTF-8");
         assert!(d.text.contains("naïve café"));
         assert!(d.warnings.iter().any(|w| w.contains("windows-1252")));
@@ -335,7 +334,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_without_declaration_is_detected() {
-        let mut page = b"<p>Les \xE9l\xE8ves de l'\xE9cole ont r\xE9ussi leurs examens d'\xE9t\xE9".to_vec();
+        let mut page =
+            b"<p>Les \xE9l\xE8ves de l'\xE9cole ont r\xE9ussi leurs examens d'\xE9t\xE9".to_vec();
         page.extend_from_slice(b" tr\xE8s bien.");
         let d = decode(&page, None);
         assert_eq!(d.encoding, "windows-1252");

@@ -62,8 +62,6 @@ pub fn classify(p: &Parsed<'_>) -> Vec<bool> {
 struct Context {
     /// `HAS_BLOCK_DESC` propagated to all ancestors.
     has_block_desc: Vec<bool>,
-    /// Direct text (chars) owned by each node, all blocks.
-    direct_chars: Vec<u32>,
     /// Some owned block reads like a sentence.
     sentence_end: Vec<bool>,
     /// The byline node readability removes (first short byline element).
@@ -132,7 +130,10 @@ impl Context {
         for i in 1..n {
             let Some(x) = p.nodes.get(i) else { continue };
             let own = x.tag == Tag::Table && (x.flags & flag::DATA_TABLE != 0 || x.rows >= 10);
-            let inherited = in_data_table.get(x.parent as usize).copied().unwrap_or(false);
+            let inherited = in_data_table
+                .get(x.parent as usize)
+                .copied()
+                .unwrap_or(false);
             if let Some(d) = in_data_table.get_mut(i) {
                 *d = own || inherited;
             }
@@ -150,7 +151,6 @@ impl Context {
         }
         Context {
             has_block_desc,
-            direct_chars,
             sentence_end,
             byline,
             in_data_table,
@@ -242,7 +242,10 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
     }
     for i in (1..n).rev() {
         let par = parent_of(i) as usize;
-        let (t, l) = (text.get(i).copied().unwrap_or(0), link.get(i).copied().unwrap_or(0));
+        let (t, l) = (
+            text.get(i).copied().unwrap_or(0),
+            link.get(i).copied().unwrap_or(0),
+        );
         if let Some(x) = text.get_mut(par) {
             *x += t;
         }
@@ -331,7 +334,12 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
     paras.sort_unstable_by_key(|x| x.0);
     for (node, chars, commas) in paras {
         if chars >= 25 {
-            credit(parent_of(node as usize), para_score(chars, commas), &mut score, &mut init);
+            credit(
+                parent_of(node as usize),
+                para_score(chars, commas),
+                &mut score,
+                &mut init,
+            );
         }
     }
 
@@ -344,14 +352,19 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
     }
     let mut top: Vec<u32> = Vec::with_capacity(TOP_CANDIDATES + 1);
     for &c in &candidates {
-        let pos = top.iter().position(|&t| at(&score, c) > at(&score, t)).unwrap_or(top.len());
+        let pos = top
+            .iter()
+            .position(|&t| at(&score, c) > at(&score, t))
+            .unwrap_or(top.len());
         if pos < TOP_CANDIDATES {
             top.insert(pos, c);
             top.truncate(TOP_CANDIDATES);
         }
     }
 
-    let is_top_level = |i: u32| i == body || i == 0 || i == NONE || matches!(tag_of(i), Tag::Body | Tag::Html | Tag::Root);
+    let is_top_level = |i: u32| {
+        i == body || i == 0 || i == NONE || matches!(tag_of(i), Tag::Body | Tag::Html | Tag::Root)
+    };
     let mut roots: Vec<u32> = Vec::new();
     let mut top_node = NONE;
     match top.first().copied() {
@@ -411,7 +424,9 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
             }
             if !init.get(t as usize).copied().unwrap_or(true) {
                 let w = if flags & WEIGHT_CLASSES != 0 {
-                    nodes.get(t as usize).map_or(0.0, |x| f32::from(x.class_weight))
+                    nodes
+                        .get(t as usize)
+                        .map_or(0.0, |x| f32::from(x.class_weight))
                 } else {
                     0.0
                 };
@@ -436,16 +451,23 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
                             true
                         } else {
                             let x = nodes.get(s as usize);
-                            let bonus = if top_class != 0 && x.is_some_and(|x| x.class_hash == top_class) {
-                                ts * 0.2
-                            } else {
-                                0.0
-                            };
+                            let bonus =
+                                if top_class != 0 && x.is_some_and(|x| x.class_hash == top_class) {
+                                    ts * 0.2
+                                } else {
+                                    0.0
+                                };
                             let st = tag_of(s);
                             let para_like = st == Tag::P
                                 || (st == Tag::Div
-                                    && !ctx.has_block_desc.get(s as usize).copied().unwrap_or(false));
-                            if init.get(s as usize).copied().unwrap_or(false) && at(&score, s) + bonus >= threshold {
+                                    && !ctx
+                                        .has_block_desc
+                                        .get(s as usize)
+                                        .copied()
+                                        .unwrap_or(false));
+                            if init.get(s as usize).copied().unwrap_or(false)
+                                && at(&score, s) + bonus >= threshold
+                            {
                                 true
                             } else if para_like {
                                 let len = text.get(s as usize).copied().unwrap_or(0);
@@ -454,7 +476,11 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
                                     || (len < 80
                                         && len > 0
                                         && d == 0.0
-                                        && ctx.sentence_end.get(s as usize).copied().unwrap_or(false))
+                                        && ctx
+                                            .sentence_end
+                                            .get(s as usize)
+                                            .copied()
+                                            .unwrap_or(false))
                             } else {
                                 false
                             }
@@ -507,7 +533,12 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
                         return false;
                     }
                     let rate = (hl - tl) / tl;
-                    rate.abs() < 0.5 && if rate > 0.0 { t.contains(title.as_str()) } else { title.contains(t.as_str()) }
+                    rate.abs() < 0.5
+                        && if rate > 0.0 {
+                            t.contains(title.as_str())
+                        } else {
+                            title.contains(t.as_str())
+                        }
                 })
             })
         });
@@ -557,7 +588,12 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
                 a.embed = u32::from(x.embed);
             }
         }
-        let passes: [&[Tag]; 4] = [&[Tag::Form, Tag::Fieldset], &[Tag::Table], &[Tag::Ul], &[Tag::Div]];
+        let passes: [&[Tag]; 4] = [
+            &[Tag::Form, Tag::Fieldset],
+            &[Tag::Table],
+            &[Tag::Ul],
+            &[Tag::Div],
+        ];
         for pass in passes {
             let mut agg = own.clone();
             for i in (1..n).rev() {
@@ -571,7 +607,11 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
                     && !ctx.in_data_table.get(i).copied().unwrap_or(false)
                     && x.flags & flag::IN_CODE == 0
                 {
-                    let weight = if flags & WEIGHT_CLASSES != 0 { i32::from(x.class_weight) } else { 0 };
+                    let weight = if flags & WEIGHT_CLASSES != 0 {
+                        i32::from(x.class_weight)
+                    } else {
+                        0
+                    };
                     if remove_conditionally(x.tag, x.flags, weight, &a) {
                         if let Some(r) = removed.get_mut(i) {
                             *r = true;
@@ -604,7 +644,6 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
         }
         mask.push(keep);
     }
-    let _ = &ctx.direct_chars;
     (mask, chars)
 }
 
@@ -638,12 +677,24 @@ fn remove_conditionally(tag: Tag, flags: u32, weight: i32, a: &Agg) -> bool {
     let li = a.li as f32 - 100.0;
     let input = a.input as f32;
     let len = a.text;
-    let heading_density = if len == 0 { 0.0 } else { a.heading as f32 / len as f32 };
-    let ld = if len == 0 { 0.0 } else { a.link as f32 / len as f32 };
+    let heading_density = if len == 0 {
+        0.0
+    } else {
+        a.heading as f32 / len as f32
+    };
+    let ld = if len == 0 {
+        0.0
+    } else {
+        a.link as f32 / len as f32
+    };
     (img > 1.0 && p / img < 0.5 && !in_figure)
         || (!is_list && li > p)
         || (input > (p / 3.0).floor())
-        || (!is_list && heading_density < 0.9 && len < 25 && (a.img == 0 || a.img > 2) && !in_figure)
+        || (!is_list
+            && heading_density < 0.9
+            && len < 25
+            && (a.img == 0 || a.img > 2)
+            && !in_figure)
         || (!is_list && weight < 25 && ld > 0.2)
         || (weight >= 25 && ld > 0.5)
         || (a.embed == 1 && len < 75)

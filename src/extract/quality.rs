@@ -79,7 +79,11 @@ pub fn score_tokens(got: &[String], want: &[String]) -> (f64, f64, f64) {
     }
     let p = overlap as f64 / got.len() as f64;
     let r = overlap as f64 / want.len() as f64;
-    let f = if p + r == 0.0 { 0.0 } else { 2.0 * p * r / (p + r) };
+    let f = if p + r == 0.0 {
+        0.0
+    } else {
+        2.0 * p * r / (p + r)
+    };
     (p, r, f)
 }
 
@@ -178,7 +182,10 @@ mod tests {
         let mut worst = report.pages.clone();
         worst.sort_by(|a, b| a.f1.total_cmp(&b.f1));
         for p in worst.iter().take(15) {
-            eprintln!("{:40} P={:.3} R={:.3} F1={:.3}", p.name, p.precision, p.recall, p.f1);
+            eprintln!(
+                "{:40} P={:.3} R={:.3} F1={:.3}",
+                p.name, p.precision, p.recall, p.f1
+            );
         }
         eprintln!(
             "macro over {} pages: P={:.4} R={:.4} F1={:.4}",
@@ -187,7 +194,11 @@ mod tests {
             report.recall,
             report.f1
         );
-        assert!(report.f1 >= 0.90, "macro F1 {:.4} below the 0.90 floor", report.f1);
+        assert!(
+            report.f1 >= 0.90,
+            "macro F1 {:.4} below the 0.90 floor",
+            report.f1
+        );
         // The classifier must beat keeping everything by a wide margin on
         // precision, or the main/full distinction means nothing.
         let full_precision = full_text_precision(&dir);
@@ -235,11 +246,14 @@ mod neardup_dev {
         let mut worst: Vec<(f64, String, String)> = Vec::new();
         for line in labels.lines().skip(1) {
             let f: Vec<&str> = line.split('\t').collect();
-            let (Some(id), Some(kind)) = (f.first(), f.get(4)) else { continue };
+            let (Some(id), Some(kind)) = (f.first(), f.get(4)) else {
+                continue;
+            };
             if *kind != "print" && *kind != "syndicated" {
                 continue;
             }
-            let Ok(html) = std::fs::read_to_string(dir.join("docs").join(format!("{id}.html"))) else {
+            let Ok(html) = std::fs::read_to_string(dir.join("docs").join(format!("{id}.html")))
+            else {
                 continue;
             };
             let e = extract(&html, None, &c);
@@ -251,9 +265,16 @@ mod neardup_dev {
         for (r, id, kind) in worst.iter().take(12) {
             eprintln!("{id} {kind} main/full tokens = {r:.3}");
         }
-        let print: Vec<f64> = worst.iter().filter(|w| w.2 == "print").map(|w| w.0).collect();
+        let print: Vec<f64> = worst
+            .iter()
+            .filter(|w| w.2 == "print")
+            .map(|w| w.0)
+            .collect();
         let min_print = print.iter().copied().fold(1.0, f64::min);
-        eprintln!("print pages: {} min main/full = {min_print:.3}", print.len());
+        eprintln!(
+            "print pages: {} min main/full = {min_print:.3}",
+            print.len()
+        );
         assert!(min_print >= 0.8, "a print page lost its text: {min_print}");
 
         // Every non-print page vs the print page of its cluster (the bare
@@ -265,7 +286,8 @@ mod neardup_dev {
             .map(|l| l.split('\t').map(str::to_string).collect())
             .collect();
         let main_of = |id: &str| -> Vec<String> {
-            let html = std::fs::read_to_string(dir.join("docs").join(format!("{id}.html"))).unwrap_or_default();
+            let html = std::fs::read_to_string(dir.join("docs").join(format!("{id}.html")))
+                .unwrap_or_default();
             tokens(&extract(&html, None, &c).text(ExtractMode::Main))
         };
         for r in &rows {
@@ -279,7 +301,9 @@ mod neardup_dev {
             if kind == "print" {
                 continue;
             }
-            let Some(print) = by_cluster.get(&r[1]) else { continue };
+            let Some(print) = by_cluster.get(&r[1]) else {
+                continue;
+            };
             let (p, rc, f) = score_tokens(&main_of(&r[0]), &main_of(print));
             scores.push((f, p, rc, r[0].clone(), kind));
         }

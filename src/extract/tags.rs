@@ -478,7 +478,10 @@ impl Tag {
 
     /// Headings.
     pub fn is_heading(self) -> bool {
-        matches!(self, Tag::H1 | Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6)
+        matches!(
+            self,
+            Tag::H1 | Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6
+        )
     }
 
     /// Elements allowed in `<head>` (anything else implies `</head>`).

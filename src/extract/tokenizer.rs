@@ -39,8 +39,16 @@ pub enum Token<'a> {
 /// Elements whose content is not markup; the tokenizer jumps to `</name`.
 fn raw_text_kind(name: &str) -> bool {
     const RAW: [&str; 10] = [
-        "script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes",
-        "noscript", "plaintext",
+        "script",
+        "style",
+        "title",
+        "textarea",
+        "xmp",
+        "iframe",
+        "noembed",
+        "noframes",
+        "noscript",
+        "plaintext",
     ];
     name.len() <= 9 && RAW.iter().any(|r| r.eq_ignore_ascii_case(name))
 }
@@ -201,7 +209,9 @@ impl<'a> Iterator for Tokenizer<'a> {
                                     .get(name_start..)
                                     .unwrap_or_default()
                                     .iter()
-                                    .position(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
+                                    .position(|&b| {
+                                        b.is_ascii_whitespace() || b == b'/' || b == b'>'
+                                    })
                                     .unwrap_or(bytes.len() - name_start);
                             let Some(gt) = self.scan_tag_end(name_end) else {
                                 // EOF in a tag: dropped.
@@ -336,7 +346,10 @@ impl<'a> Iterator for Attrs<'a> {
             Some(_) => {
                 let vs = j;
                 let mut ve = j;
-                while b.get(ve).is_some_and(|&c| !c.is_ascii_whitespace() && c != b'>') {
+                while b
+                    .get(ve)
+                    .is_some_and(|&c| !c.is_ascii_whitespace() && c != b'>')
+                {
                     ve += 1;
                 }
                 self.i = ve;
@@ -374,7 +387,10 @@ mod tests {
             panic!("{t:?}")
         };
         let a: Vec<_> = Attrs::new(attrs).collect();
-        assert_eq!(a, vec![(&b"title"[..], &b"a>b"[..]), (&b"href"[..], &b"x"[..])]);
+        assert_eq!(
+            a,
+            vec![(&b"title"[..], &b"a>b"[..]), (&b"href"[..], &b"x"[..])]
+        );
         assert_eq!(t[1], Token::Text("t"));
     }
 

@@ -273,7 +273,9 @@ fn as_str(b: &[u8]) -> &str {
 }
 
 fn decode_attr(b: &[u8]) -> String {
-    html_escape::decode_html_entities(as_str(b)).trim().to_string()
+    html_escape::decode_html_entities(as_str(b))
+        .trim()
+        .to_string()
 }
 
 /// The builder state for one page.
@@ -485,7 +487,7 @@ impl<'a> Builder<'a> {
     }
 
     fn raw(&mut self, t: &str) {
-        if self.raw_tag == Tag::Title && self.out.title.is_empty() && self.skip_depth == 0 {
+        if self.raw_tag == Tag::Title && self.out.title.is_empty() {
             let decoded = html_escape::decode_html_entities(t);
             self.out.title = decoded.split_whitespace().collect::<Vec<_>>().join(" ");
         }
@@ -496,7 +498,9 @@ impl<'a> Builder<'a> {
         if self.stack.len() <= 1 {
             return;
         }
-        let Some(&top) = self.stack.last() else { return };
+        let Some(&top) = self.stack.last() else {
+            return;
+        };
         if top.boundary {
             self.flush();
         }
@@ -560,7 +564,8 @@ impl<'a> Builder<'a> {
         {
             self.close_tag(Tag::Head);
         }
-        let foreign = self.open_count[Tag::Svg as usize] > 0 || self.open_count[Tag::Math as usize] > 0;
+        let foreign =
+            self.open_count[Tag::Svg as usize] > 0 || self.open_count[Tag::Math as usize] > 0;
 
         match tag {
             Tag::Html => {
@@ -576,18 +581,18 @@ impl<'a> Builder<'a> {
                 }
                 return;
             }
-            Tag::Body => {
-                if self.out.body != NONE {
-                    return;
-                }
-            }
-            Tag::Head => {
-                if self.out.body != NONE || self.open_count[Tag::Head as usize] > 0 {
-                    return;
-                }
-            }
-            Tag::Title | Tag::Script | Tag::Style | Tag::Textarea | Tag::Xmp | Tag::Iframe
-            | Tag::Noembed | Tag::Noframes | Tag::Noscript | Tag::Plaintext
+            Tag::Body if self.out.body != NONE => return,
+            Tag::Head if self.out.body != NONE || self.open_count[Tag::Head as usize] > 0 => return,
+            Tag::Title
+            | Tag::Script
+            | Tag::Style
+            | Tag::Textarea
+            | Tag::Xmp
+            | Tag::Iframe
+            | Tag::Noembed
+            | Tag::Noframes
+            | Tag::Noscript
+            | Tag::Plaintext
                 if !self_closing =>
             {
                 // Raw text: the tokenizer delivers content then the end
@@ -633,10 +638,8 @@ impl<'a> Builder<'a> {
         for (k, v) in Attrs::new(attrs) {
             match k.len() {
                 2 if k.eq_ignore_ascii_case(b"id") => id = v,
-                3 if k.eq_ignore_ascii_case(b"rel") => {
-                    if v.eq_ignore_ascii_case(b"author") {
-                        byline = true;
-                    }
+                3 if k.eq_ignore_ascii_case(b"rel") && v.eq_ignore_ascii_case(b"author") => {
+                    byline = true;
                 }
                 4 if k.eq_ignore_ascii_case(b"href") => href = Some(v),
                 4 if k.eq_ignore_ascii_case(b"role") => {
@@ -659,18 +662,16 @@ impl<'a> Builder<'a> {
                     class = v;
                     fallback_image = memmem::find(v, b"fallback-image").is_some();
                 }
-                5 if k.eq_ignore_ascii_case(b"style") => {
-                    if memchr(b':', v).is_some() {
-                        let s: Vec<u8> = v
-                            .iter()
-                            .filter(|b| !b.is_ascii_whitespace())
-                            .map(u8::to_ascii_lowercase)
-                            .collect();
-                        if memmem::find(&s, b"display:none").is_some()
-                            || memmem::find(&s, b"visibility:hidden").is_some()
-                        {
-                            hidden = true;
-                        }
+                5 if k.eq_ignore_ascii_case(b"style") && memchr(b':', v).is_some() => {
+                    let s: Vec<u8> = v
+                        .iter()
+                        .filter(|b| !b.is_ascii_whitespace())
+                        .map(u8::to_ascii_lowercase)
+                        .collect();
+                    if memmem::find(&s, b"display:none").is_some()
+                        || memmem::find(&s, b"visibility:hidden").is_some()
+                    {
+                        hidden = true;
                     }
                 }
                 6 if k.eq_ignore_ascii_case(b"hidden") => hidden = true,
@@ -698,7 +699,8 @@ impl<'a> Builder<'a> {
         if self.skip_depth == 0 {
             if !class.is_empty() {
                 self.scratch.clear();
-                self.scratch.extend(class.iter().map(u8::to_ascii_lowercase));
+                self.scratch
+                    .extend(class.iter().map(u8::to_ascii_lowercase));
                 bits_class = pattern_bits(&self.scratch);
             }
             if !id.is_empty() {
@@ -803,7 +805,11 @@ impl<'a> Builder<'a> {
             tag,
             node,
             owner,
-            name_hash: if tag == Tag::Other { name_hash(name) } else { 0 },
+            name_hash: if tag == Tag::Other {
+                name_hash(name)
+            } else {
+                0
+            },
             skip,
             boundary,
         });
@@ -830,7 +836,11 @@ impl<'a> Builder<'a> {
     /// Appends `child` to `parent`'s child list in O(1) via `last_child`.
     fn link_child(&mut self, parent: u32, child: u32) {
         self.last_child.push(NONE);
-        let last = self.last_child.get(parent as usize).copied().unwrap_or(NONE);
+        let last = self
+            .last_child
+            .get(parent as usize)
+            .copied()
+            .unwrap_or(NONE);
         if last == NONE {
             if let Some(p) = self.nodes.get_mut(parent as usize) {
                 p.first_child = child;
@@ -845,7 +855,9 @@ impl<'a> Builder<'a> {
 
     fn table_marker(&mut self, tag: Tag) {
         let Some(&t) = self.tables.last() else { return };
-        let Some(table) = self.nodes.get_mut(t as usize) else { return };
+        let Some(table) = self.nodes.get_mut(t as usize) else {
+            return;
+        };
         match tag {
             Tag::Th | Tag::Thead | Tag::Tfoot | Tag::Caption | Tag::Colgroup => {
                 table.flags |= flag::DATA_TABLE;
@@ -886,13 +898,11 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            Tag::Base => {
-                if self.out.base_href.is_none() {
-                    if let Some((_, v)) =
-                        Attrs::new(attrs).find(|(k, _)| k.eq_ignore_ascii_case(b"href"))
-                    {
-                        self.out.base_href = Some(decode_attr(v));
-                    }
+            Tag::Base if self.out.base_href.is_none() => {
+                if let Some((_, v)) =
+                    Attrs::new(attrs).find(|(k, _)| k.eq_ignore_ascii_case(b"href"))
+                {
+                    self.out.base_href = Some(decode_attr(v));
                 }
             }
             Tag::Link => {
@@ -947,15 +957,18 @@ impl<'a> Builder<'a> {
                 });
             }
             Tag::Dd | Tag::Dt => {
-                let stop = |t: Tag| t.is_special() && !matches!(t, Tag::Address | Tag::Div | Tag::P | Tag::Dd | Tag::Dt);
+                let stop = |t: Tag| {
+                    t.is_special()
+                        && !matches!(t, Tag::Address | Tag::Div | Tag::P | Tag::Dd | Tag::Dt)
+                };
                 if !self.close_until(Tag::Dd, 0, stop) {
                     self.close_until(Tag::Dt, 0, stop);
                 }
             }
-            Tag::H1 | Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6 => {
-                if self.top().tag.is_heading() {
-                    self.pop();
-                }
+            Tag::H1 | Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6
+                if self.top().tag.is_heading() =>
+            {
+                self.pop();
             }
             Tag::Tr | Tag::Thead | Tag::Tbody | Tag::Tfoot => {
                 let stop = |t: Tag| matches!(t, Tag::Table | Tag::Root);
@@ -974,11 +987,7 @@ impl<'a> Builder<'a> {
                     self.close_until(Tag::Th, 0, stop);
                 }
             }
-            Tag::Option => {
-                if self.top().tag == Tag::Option {
-                    self.pop();
-                }
-            }
+            Tag::Option if self.top().tag == Tag::Option => self.pop(),
             Tag::A => {
                 self.close_until(Tag::A, 0, |t| t.is_scope_boundary());
             }
@@ -999,8 +1008,13 @@ impl<'a> Builder<'a> {
         if self.open_count[tag as usize] == 0 {
             return;
         }
-        let hash = if tag == Tag::Other { name_hash(name) } else { 0 };
-        let foreign = self.open_count[Tag::Svg as usize] > 0 || self.open_count[Tag::Math as usize] > 0;
+        let hash = if tag == Tag::Other {
+            name_hash(name)
+        } else {
+            0
+        };
+        let foreign =
+            self.open_count[Tag::Svg as usize] > 0 || self.open_count[Tag::Math as usize] > 0;
         if foreign {
             // Inside SVG/MathML every element is generic: match by name.
             self.close_until(tag, hash, |t| t == Tag::Root);
@@ -1008,7 +1022,9 @@ impl<'a> Builder<'a> {
         }
         match tag {
             Tag::Table | Tag::Tbody | Tag::Thead | Tag::Tfoot | Tag::Tr => {
-                self.close_until(tag, hash, |t| matches!(t, Tag::Root | Tag::Table | Tag::Template));
+                self.close_until(tag, hash, |t| {
+                    matches!(t, Tag::Root | Tag::Table | Tag::Template)
+                });
             }
             Tag::Td | Tag::Th => {
                 self.close_until(tag, hash, |t| matches!(t, Tag::Root | Tag::Table));
