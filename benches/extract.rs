@@ -26,9 +26,11 @@ fn pages() -> Vec<String> {
     if files.is_empty() {
         eprintln!("note: ../shared absent; benchmarking testdata/extract fixtures");
         if let Ok(rd) = std::fs::read_dir(root.join("testdata/extract")) {
-            files.extend(rd.flatten().map(|e| e.path()).filter(|p| {
-                p.extension().is_some_and(|x| x == "html")
-            }));
+            files.extend(
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "html")),
+            );
         }
     }
     files.sort();

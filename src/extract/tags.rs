@@ -339,7 +339,6 @@ impl Tag {
                 | Noscript
                 | Template
                 | Svg
-                | Math
                 | Iframe
                 | Object
                 | Textarea
