@@ -1,8 +1,16 @@
 //! Bytes to UTF-8 text.
 //!
 //! Order of evidence: byte-order mark, the HTTP `Content-Type` charset, a
-//! `<meta charset>` / `http-equiv` declaration in the first 1024 bytes, then
-//! statistical detection. Invalid bytes become U+FFFD; this never panics.
+//! `<meta charset>` / `http-equiv` declaration in the first 1024 bytes
+//! (a WHATWG-like prescan), then statistical detection (chardetng).
+//! A declaration the bytes contradict (declared UTF-8 but invalid UTF-8, or
+//! declared legacy but the bytes are valid non-ASCII UTF-8) is overruled by
+//! the bytes, with a warning naming both. Invalid bytes become U+FFFD; this
+//! never panics.
+
+use encoding_rs::{Encoding, UTF_8, WINDOWS_1252};
+
+use crate::extract::tokenizer::Attrs;
 
 /// A decoded body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,12 +24,366 @@ pub struct Decoded {
     pub warnings: Vec<String>,
 }
 
+/// How many bytes the `<meta>` prescan looks at (WHATWG says 1024).
+const PRESCAN_BYTES: usize = 1024;
+
+/// How many bytes chardetng sees. Detection only runs on pages that are not
+/// valid UTF-8 or contradict their declaration; 256 KiB is far more than it
+/// needs to be confident and bounds the cost on huge pages.
+const DETECT_BYTES: usize = 256 * 1024;
+
+/// Where a charset declaration came from (for warnings).
+#[derive(Clone, Copy)]
+enum Source {
+    Http,
+    Meta,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Source::Http => "HTTP Content-Type",
+            Source::Meta => "<meta> charset",
+        }
+    }
+}
+
 /// Decodes `bytes` to text. `content_type` is the HTTP header value, if any.
 pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
-    let _ = content_type;
+    let mut warnings = Vec::new();
+
+    // 1. A BOM wins over everything (WHATWG "decode").
+    if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
+        let body = bytes.get(bom_len..).unwrap_or_default();
+        return finish(enc, body, warnings);
+    }
+
+    // 2./3. Declarations.
+    let declared = content_type
+        .and_then(charset_from_content_type)
+        .and_then(|l| Encoding::for_label(l.as_bytes()))
+        .map(|e| (e, Source::Http))
+        .or_else(|| {
+            let head = bytes.get(..PRESCAN_BYTES.min(bytes.len())).unwrap_or(bytes);
+            prescan_meta(head).map(|e| (e, Source::Meta))
+        });
+
+    // Fast path: UTF-8 (declared or not) that validates: one copy, no
+    // detection.
+    let utf8_ok = std::str::from_utf8(bytes).is_ok();
+    match declared {
+        None if utf8_ok => return utf8_owned(bytes, warnings),
+        Some((enc, _)) if enc == UTF_8 && utf8_ok => return utf8_owned(bytes, warnings),
+        _ => {}
+    }
+
+    match declared {
+        Some((enc, source)) => {
+            if enc == UTF_8 {
+                // Declared UTF-8 but it is not: trust the bytes.
+                let detected = detect(bytes);
+                if detected != UTF_8 {
+                    warnings.push(format!(
+                        "declared charset {} ({}) does not match the bytes (invalid {}); decoded as detected {}",
+                        enc.name(),
+                        source.name(),
+                        enc.name(),
+                        detected.name()
+                    ));
+                    return finish(detected, bytes, warnings);
+                }
+                return finish(enc, bytes, warnings);
+            }
+            if utf8_ok && !bytes.is_ascii() {
+                // Valid non-ASCII UTF-8 is practically never legacy text
+                // that happens to validate: the declaration is stale.
+                warnings.push(format!(
+                    "declared charset {} ({}) does not match the bytes; decoded as detected UTF-8",
+                    enc.name(),
+                    source.name()
+                ));
+                return utf8_owned(bytes, warnings);
+            }
+            let (text, had_errors) = enc.decode_without_bom_handling(bytes);
+            if had_errors {
+                let detected = detect(bytes);
+                if detected != enc {
+                    let (alt, alt_errors) = detected.decode_without_bom_handling(bytes);
+                    if !alt_errors {
+                        warnings.push(format!(
+                            "declared charset {} ({}) does not match the bytes (malformed {}); decoded as detected {}",
+                            enc.name(),
+                            source.name(),
+                            enc.name(),
+                            detected.name()
+                        ));
+                        return Decoded {
+                            text: alt.into_owned(),
+                            encoding: detected.name(),
+                            warnings,
+                        };
+                    }
+                }
+                warnings.push(format!(
+                    "malformed {} bytes replaced with U+FFFD",
+                    enc.name()
+                ));
+            }
+            Decoded {
+                text: text.into_owned(),
+                encoding: enc.name(),
+                warnings,
+            }
+        }
+        None => {
+            let detected = detect(bytes);
+            finish(detected, bytes, warnings)
+        }
+    }
+}
+
+/// Validated UTF-8: the only copy is into the owned `String`.
+fn utf8_owned(bytes: &[u8], warnings: Vec<String>) -> Decoded {
+    finish(UTF_8, bytes, warnings)
+}
+
+fn finish(enc: &'static Encoding, bytes: &[u8], mut warnings: Vec<String>) -> Decoded {
+    let (text, had_errors) = enc.decode_without_bom_handling(bytes);
+    if had_errors {
+        warnings.push(format!(
+            "malformed {} bytes replaced with U+FFFD",
+            enc.name()
+        ));
+    }
     Decoded {
-        text: String::from_utf8_lossy(bytes).into_owned(),
-        encoding: "UTF-8",
-        warnings: Vec::new(),
+        // For valid UTF-8 the Cow borrows `bytes`, so this is the one copy.
+        text: text.into_owned(),
+        encoding: enc.name(),
+        warnings,
+    }
+}
+
+fn detect(bytes: &[u8]) -> &'static Encoding {
+    let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    let sample = bytes.get(..DETECT_BYTES.min(bytes.len())).unwrap_or(bytes);
+    det.feed(sample, sample.len() == bytes.len());
+    det.guess(None, chardetng::Utf8Detection::Allow)
+}
+
+/// The `charset` parameter of a `Content-Type` value.
+fn charset_from_content_type(ct: &str) -> Option<&str> {
+    let lower = ct.to_ascii_lowercase();
+    let at = lower.find("charset")?;
+    let rest = ct.get(at + "charset".len()..)?.trim_start();
+    let rest = rest.strip_prefix('=')?.trim_start();
+    let rest = rest.trim_start_matches(['"', '\'']);
+    let end = rest
+        .find(|c: char| c == ';' || c == '"' || c == '\'' || c.is_ascii_whitespace())
+        .unwrap_or(rest.len());
+    let label = rest.get(..end)?;
+    (!label.is_empty()).then_some(label)
+}
+
+/// WHATWG-like prescan of the first bytes for `<meta charset>` or
+/// `<meta http-equiv=content-type content="...charset=...">`. Comments are
+/// skipped. UTF-16 declared in a meta means UTF-8 and `x-user-defined`
+/// means windows-1252, as the spec says.
+fn prescan_meta(head: &[u8]) -> Option<&'static Encoding> {
+    let mut i = 0;
+    while i < head.len() {
+        let lt = memchr::memchr(b'<', head.get(i..)?)? + i;
+        let rest = head.get(lt..)?;
+        if rest.starts_with(b"<!--") {
+            let close = memchr::memmem::find(rest.get(4..)?, b"-->")?;
+            i = lt + 4 + close + 3;
+            continue;
+        }
+        let is_meta = rest.len() > 5
+            && rest
+                .get(1..5)
+                .is_some_and(|n| n.eq_ignore_ascii_case(b"meta"))
+            && rest
+                .get(5)
+                .is_some_and(|&b| b.is_ascii_whitespace() || b == b'/');
+        if !is_meta {
+            i = lt + 1;
+            continue;
+        }
+        let attrs_start = lt + 5;
+        let attrs = head.get(attrs_start..)?;
+        let mut charset = None;
+        let mut http_equiv_ct = false;
+        let mut content = None;
+        let mut it = Attrs::new(attrs);
+        for (name, value) in it.by_ref() {
+            if name.eq_ignore_ascii_case(b"charset") && charset.is_none() {
+                charset = Some(value);
+            } else if name.eq_ignore_ascii_case(b"http-equiv") {
+                http_equiv_ct = trim(value).eq_ignore_ascii_case(b"content-type");
+            } else if name.eq_ignore_ascii_case(b"content") && content.is_none() {
+                content = Some(value);
+            }
+        }
+        let label = match (charset, http_equiv_ct, content) {
+            (Some(c), _, _) => Some(c),
+            (None, true, Some(c)) => std::str::from_utf8(c)
+                .ok()
+                .and_then(charset_from_content_type)
+                .map(str::as_bytes),
+            _ => None,
+        };
+        if let Some(enc) = label.and_then(|l| Encoding::for_label(trim(l))) {
+            if enc == encoding_rs::UTF_16BE || enc == encoding_rs::UTF_16LE {
+                return Some(UTF_8);
+            }
+            if enc == encoding_rs::X_USER_DEFINED {
+                return Some(WINDOWS_1252);
+            }
+            return Some(enc);
+        }
+        i = attrs_start + it.consumed().max(1);
+    }
+    None
+}
+
+fn trim(b: &[u8]) -> &[u8] {
+    b.trim_ascii()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_utf8_fast_path() {
+        let d = decode("héllo wörld".as_bytes(), None);
+        assert_eq!(d.text, "héllo wörld");
+        assert_eq!(d.encoding, "UTF-8");
+        assert!(d.warnings.is_empty());
+    }
+
+    #[test]
+    fn utf16_bom() {
+        // "hé" in UTF-16LE with BOM.
+        let bytes = [0xFF, 0xFE, b'h', 0, 0xE9, 0];
+        let d = decode(&bytes, Some("text/html; charset=iso-8859-1"));
+        assert_eq!(d.text, "hé");
+        assert_eq!(d.encoding, "UTF-16LE");
+        let be = [0xFE, 0xFF, 0, b'h', 0, 0xE9];
+        assert_eq!(decode(&be, None).text, "hé");
+    }
+
+    #[test]
+    fn utf8_bom_is_stripped() {
+        let d = decode(b"\xEF\xBB\xBFabc", None);
+        assert_eq!(d.text, "abc");
+    }
+
+    #[test]
+    fn meta_windows_1252() {
+        let mut page = b"<html><head><meta charset=\"windows-1252\"></head><body>caf".to_vec();
+        page.push(0xE9); // é in windows-1252
+        page.extend_from_slice(b" \x93quoted\x94</body></html>");
+        let d = decode(&page, None);
+        assert_eq!(d.encoding, "windows-1252");
+        assert!(d.text.contains("café \u{201C}quoted\u{201D}"), "{}", d.text);
+    }
+
+    #[test]
+    fn meta_http_equiv() {
+        let mut page =
+            b"<!-- <meta charset=utf-8> --><meta http-equiv=\"Content-Type\" content=\"text/html; charset=ISO-8859-1\"><p>"
+                .to_vec();
+        page.push(0xFC); // ü
+        let d = decode(&page, None);
+        // ISO-8859-1 is windows-1252 in WHATWG.
+        assert_eq!(d.encoding, "windows-1252");
+        assert!(d.text.ends_with('ü'), "{}", d.text);
+    }
+
+    #[test]
+    fn http_charset_beats_meta() {
+        let mut page = b"<meta charset=utf-8><p>".to_vec();
+        page.push(0xE9);
+        let d = decode(&page, Some("text/html; charset=\"iso-8859-15\""));
+        assert_eq!(d.encoding, "ISO-8859-15");
+        assert!(d.text.ends_with('é'));
+    }
+
+    #[test]
+    fn wrong_declared_utf8_uses_detection_and_warns() {
+        // Shift_JIS text declared as UTF-8.
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS
+            .encode("日本語のテキストです。これはテストの文章で、文字コードの判定を確かめます。");
+        let mut page = b"<meta charset=utf-8><p>".to_vec();
+        page.extend_from_slice(&sjis);
+        let d = decode(&page, None);
+        assert_eq!(d.encoding, "Shift_JIS");
+        assert!(d.text.contains("日本語のテキスト"), "{}", d.text);
+        let w = d.warnings.join("|");
+        assert!(w.contains("UTF-8") && w.contains("Shift_JIS"), "{w}");
+    }
+
+    #[test]
+    fn stale_legacy_declaration_on_utf8_bytes() {
+        let d = decode("<meta charset=iso-8859-1><p>naïve café".as_bytes(), None);
+        assert_eq!(d.encoding, "UTF-8");
+        assert!(d.text.contains("naïve café"));
+        assert!(d.warnings.iter().any(|w| w.contains("windows-1252")));
+    }
+
+    #[test]
+    fn invalid_utf8_without_declaration_is_detected() {
+        let mut page =
+            b"<p>Les \xE9l\xE8ves de l'\xE9cole ont r\xE9ussi leurs examens d'\xE9t\xE9".to_vec();
+        page.extend_from_slice(b" tr\xE8s bien.");
+        let d = decode(&page, None);
+        assert_eq!(d.encoding, "windows-1252");
+        assert!(d.text.contains("élèves de l'école"), "{}", d.text);
+    }
+
+    #[test]
+    fn invalid_utf8_declared_utf8_replaced_when_detection_agrees() {
+        // A lone invalid byte in otherwise ASCII text: detection cannot
+        // name a better encoding than UTF-8 for mostly-ASCII... it may say
+        // windows-1252; either way no panic and the text survives.
+        let d = decode(b"<meta charset=utf-8>abc\xFFdef", None);
+        assert!(d.text.contains("abc") && d.text.contains("def"));
+        assert!(!d.warnings.is_empty());
+    }
+
+    #[test]
+    fn gbk_detection() {
+        let (gbk, _, _) = encoding_rs::GBK.encode(
+            "中华人民共和国是世界上人口最多的国家之一，这段文字用于测试字符编码的自动检测功能是否正常。",
+        );
+        let d = decode(&gbk, None);
+        assert_eq!(d.encoding, "GBK");
+        assert!(d.text.contains("中华人民共和国"), "{}", d.text);
+    }
+
+    #[test]
+    fn content_type_parsing() {
+        assert_eq!(
+            charset_from_content_type("text/html; Charset = \"UTF-8\" ; x=y"),
+            Some("UTF-8")
+        );
+        assert_eq!(charset_from_content_type("text/html"), None);
+        assert_eq!(charset_from_content_type("text/html; charset="), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decode_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..2048),
+                               ct in proptest::option::of(".{0,40}")) {
+            let d = decode(&bytes, ct.as_deref());
+            // Without any declaration, ASCII is UTF-8 and comes back as is.
+            if ct.is_none() && bytes.is_ascii() {
+                let lower = bytes.to_ascii_lowercase();
+                if memchr::memmem::find(&lower, b"<meta").is_none() {
+                    proptest::prop_assert_eq!(d.text.as_bytes(), &bytes[..]);
+                }
+            }
+        }
     }
 }

@@ -105,8 +105,15 @@ pub enum ModeArg {
 #[derive(Debug, ClapArgs)]
 pub struct ExtractArgs {
     /// HTML files.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "eval", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// Measure main-content quality instead: DIR holds one folder per page
+    /// with `source.html` and the hand-checked `expected.html` (readability's
+    /// test-pages layout). Prints token precision/recall/F1 per page and the
+    /// macro averages.
+    #[arg(long, value_name = "DIR", conflicts_with = "files")]
+    pub eval: Option<PathBuf>,
 
     /// One JSON object per file: title, language, canonical, robots, link
     /// count, warnings and every block with its tag, link density and

@@ -18,6 +18,9 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
             ModeArg::Full => ExtractMode::Full,
         };
     }
+    if let Some(dir) = &a.eval {
+        return eval(dir, &config.extract);
+    }
     // The deduper's own analysis: the same decoding, binary check, size
     // limit, extraction and normalization that dedup uses.
     let deduper = Deduper::new(config)?;
@@ -79,4 +82,26 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `neardup extract --eval DIR`: token P/R/F1 of the main text against the
+/// expected articles, worst pages first, then the macro averages.
+fn eval(dir: &std::path::Path, config: &neardup::config::ExtractConfig) -> anyhow::Result<ExitCode> {
+    let report = neardup::extract::quality::evaluate_dir(dir, config)?;
+    let mut pages: Vec<_> = report.pages.iter().collect();
+    pages.sort_by(|a, b| a.f1.total_cmp(&b.f1).then_with(|| a.name.cmp(&b.name)));
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{:<48} {:>6} {:>6} {:>6}", "page", "P", "R", "F1")?;
+    for p in &pages {
+        writeln!(out, "{:<48} {:>6.3} {:>6.3} {:>6.3}", p.name, p.precision, p.recall, p.f1)?;
+    }
+    writeln!(
+        out,
+        "pages={} macroP={:.4} macroR={:.4} macroF1={:.4}",
+        report.pages.len(),
+        report.precision,
+        report.recall,
+        report.f1
+    )?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,15 @@
 //! HTML to text blocks, metadata and links; main content vs boilerplate.
 
+pub mod classify;
+pub mod quality;
+pub mod tags;
+pub mod tokenizer;
+pub mod tree;
+
 use url::Url;
 
 use crate::config::{ExtractConfig, ExtractMode};
+use tags::Tag;
 
 /// One block of text (a paragraph, heading, list item, table cell...).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,22 +63,355 @@ impl Extracted {
 
 /// Extracts text blocks, metadata and links from `html`. `page_url` resolves
 /// relative links (after any `<base href>`).
+///
+/// One streaming pass ([`tokenizer`] + a stack of open elements) builds the
+/// blocks and a light element tree; [`classify`] then marks main-content
+/// blocks. Never panics; cost is linear in the input.
 pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Extracted {
-    let _ = (page_url, config);
-    let doc = scraper::Html::parse_document(html);
-    let text: Vec<&str> = doc.root_element().text().collect();
-    let text = text
-        .join(" ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let parsed = tree::parse(html);
+    let mask = classify::classify(&parsed);
+    let mut warnings = Vec::new();
+
+    // Base URL: <base href> resolved against the page URL (or absolute on
+    // its own); a base that does not parse is ignored with a warning.
+    let base = match (&parsed.base_href, page_url) {
+        (Some(b), Some(page)) => match page.join(b) {
+            Ok(u) => Some(u),
+            Err(_) => {
+                warnings.push(format!("ignored unparseable <base href> {b:?}"));
+                Some(page.clone())
+            }
+        },
+        (Some(b), None) => Url::parse(b).ok(),
+        (None, Some(page)) => Some(page.clone()),
+        (None, None) => None,
+    };
+    let resolve = |raw: &str| -> Option<Url> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return None;
+        }
+        let joined = match &base {
+            Some(b) => b.join(raw).ok()?,
+            None => Url::parse(raw).ok()?,
+        };
+        matches!(joined.scheme(), "http" | "https").then_some(joined)
+    };
+
+    let mut links = Vec::new();
+    if config.max_links > 0 {
+        for raw in &parsed.hrefs {
+            let decoded = html_escape::decode_html_entities(raw);
+            if let Some(mut u) = resolve(&decoded) {
+                u.set_fragment(None);
+                links.push(String::from(u));
+                if links.len() >= config.max_links {
+                    break;
+                }
+            }
+        }
+    }
+    let canonical = parsed
+        .canonical
+        .as_deref()
+        .and_then(resolve)
+        .map(String::from);
+
+    let blocks = parsed
+        .blocks
+        .iter()
+        .zip(mask.iter().copied().chain(std::iter::repeat(false)))
+        .map(|(b, is_main)| Block {
+            text: b.text.clone(),
+            tag: parsed
+                .nodes
+                .get(b.owner as usize)
+                .map_or("body", |n| match n.tag {
+                    Tag::Root | Tag::Html => "body",
+                    t => t.name(),
+                })
+                .to_string(),
+            link_density: if b.chars == 0 {
+                0.0
+            } else {
+                b.link_chars as f32 / b.chars as f32
+            },
+            is_main,
+        })
+        .collect();
+
     Extracted {
-        blocks: vec![Block {
-            text,
-            tag: "body".into(),
-            link_density: 0.0,
-            is_main: true,
-        }],
-        ..Extracted::default()
+        title: parsed.title,
+        canonical,
+        robots: parsed.robots,
+        base_href: parsed.base_href,
+        lang: parsed.lang,
+        links,
+        blocks,
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ex(html: &str) -> Extracted {
+        extract(html, None, &ExtractConfig::default())
+    }
+
+    fn ex_url(html: &str, url: &str) -> Extracted {
+        let u = Url::parse(url).unwrap();
+        extract(html, Some(&u), &ExtractConfig::default())
+    }
+
+    fn fixture(name: &str) -> String {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/extract")
+            .join(name);
+        std::fs::read_to_string(p).unwrap()
+    }
+
+    #[test]
+    fn article_vs_boilerplate_on_fixture() {
+        let e = ex_url(
+            &fixture("news-article.html"),
+            "https://example.com/news/x?id=1",
+        );
+        let main = e.text(ExtractMode::Main);
+        assert!(main.contains("voted on Tuesday to approve"), "{main}");
+        assert!(main.contains("Funding and timeline"), "{main}");
+        assert!(main.contains("private donations"), "{main}");
+        for junk in [
+            "Sport",
+            "cookies",
+            "Most read",
+            "Storm closes",
+            "Great news",
+            "All rights",
+            "Tweet",
+            "Accept",
+        ] {
+            assert!(
+                !main.contains(junk),
+                "{junk:?} leaked into main text: {main}"
+            );
+        }
+        let full = e.text(ExtractMode::Full);
+        for t in [
+            "Sport",
+            "Most read",
+            "All rights reserved",
+            "voted on Tuesday",
+        ] {
+            assert!(full.contains(t), "{t:?} missing from full text");
+        }
+        // Per block: the nav list is boilerplate with high link density.
+        let nav = e.blocks.iter().find(|b| b.text == "Sport").unwrap();
+        assert!(!nav.is_main);
+        assert!(nav.link_density > 0.99);
+        let para = e
+            .blocks
+            .iter()
+            .find(|b| b.text.starts_with("The city council voted"))
+            .unwrap();
+        assert!(para.is_main);
+        assert_eq!(para.tag, "p");
+        assert_eq!(para.link_density, 0.0);
+    }
+
+    #[test]
+    fn metadata() {
+        let e = ex_url(
+            &fixture("news-article.html"),
+            "https://example.com/news/x?id=1",
+        );
+        assert_eq!(e.title, "City council approves new library | Example Times");
+        assert_eq!(
+            e.canonical.as_deref(),
+            Some("https://example.com/news/2024/library.html")
+        );
+        assert_eq!(e.robots.as_deref(), Some("noindex, follow"));
+        assert_eq!(e.lang.as_deref(), Some("en"));
+        assert!(e.links.contains(&"https://example.com/sport".to_string()));
+        assert!(e.links.contains(&"https://twitter.com/share".to_string()));
+    }
+
+    #[test]
+    fn links_resolve_against_base_href_and_skip_non_http() {
+        let html = r#"<html><head><base href="/docs/v2/"></head><body>
+            <a href="page.html">rel</a>
+            <a href="../up.html#frag">up</a>
+            <a href="//cdn.example.org/x">proto-rel</a>
+            <a href="javascript:void(0)">js</a>
+            <a href="mailto:a@b.c">mail</a>
+            <a href="data:text/html,hi">data</a>
+            <a href="http://[bad">bad</a>
+            <a href="ftp://example.com/f">ftp</a>
+            <a href="?q=1&amp;r=2">query</a>
+            <a>no href</a>
+        </body></html>"#;
+        let e = ex_url(html, "https://example.com/start/index.html");
+        assert_eq!(e.base_href.as_deref(), Some("/docs/v2/"));
+        assert_eq!(
+            e.links,
+            vec![
+                "https://example.com/docs/v2/page.html",
+                "https://example.com/docs/up.html",
+                "https://cdn.example.org/x",
+                "https://example.com/docs/v2/?q=1&r=2",
+            ]
+        );
+    }
+
+    #[test]
+    fn links_are_capped_and_need_a_base_when_relative() {
+        let mut html = String::new();
+        for i in 0..50 {
+            html.push_str(&format!(
+                "<a href=\"https://e.com/{i}\">l</a><a href=\"/rel{i}\">r</a>"
+            ));
+        }
+        let config = ExtractConfig {
+            max_links: 10,
+            ..ExtractConfig::default()
+        };
+        let e = extract(&html, None, &config);
+        // Without a page URL, relative links cannot be resolved.
+        assert_eq!(e.links.len(), 10);
+        assert!(e.links.iter().all(|l| l.starts_with("https://e.com/")));
+        let none = extract(
+            &html,
+            None,
+            &ExtractConfig {
+                max_links: 0,
+                ..config
+            },
+        );
+        assert!(none.links.is_empty());
+    }
+
+    #[test]
+    fn script_style_and_friends_dropped() {
+        let e = ex("<html><head><title>T</title><style>.a{}</style></head><body>\
+            <script>document.write('<p>evil</p>')</script><noscript>enable js</noscript>\
+            <template><p>tmpl</p></template><svg><text>svgtext</text></svg>\
+            <p>visible text</p><div hidden>hidden one</div><div style=\"display: none\">hidden two</div>\
+            <span aria-hidden=\"true\">hidden three</span></body></html>");
+        let full = e.text(ExtractMode::Full);
+        assert_eq!(full, "visible text");
+        assert_eq!(e.title, "T");
+    }
+
+    #[test]
+    fn entities_decoded_and_whitespace_collapsed() {
+        let e = ex("<p>Fish &amp; chips &lt;3 &eacute;t&#233; &#x4E2D;\n\n   caf&eacute;&nbsp;x</p><p>  a\tb  </p>");
+        let full = e.text(ExtractMode::Full);
+        assert_eq!(full, "Fish & chips <3 été 中 café\u{a0}x\na b");
+    }
+
+    #[test]
+    fn cjk_text_kept() {
+        let para = "北京是中华人民共和国的首都，也是全国的政治、文化和国际交往中心。这座城市有着三千多年的建城史。";
+        let html = format!(
+            "<html><body><nav><a href=/>首页</a> <a href=/n>新闻</a></nav><article><p>{para}</p><p>{para}</p></article></body></html>"
+        );
+        let e = ex(&html);
+        let main = e.text(ExtractMode::Main);
+        assert!(main.contains("北京是中华人民共和国的首都"), "{main}");
+        assert!(!main.contains("首页"), "{main}");
+    }
+
+    #[test]
+    fn deeply_nested_divs_do_not_overflow() {
+        let depth = 100_000;
+        let mut html = String::with_capacity(depth * 12);
+        for _ in 0..depth {
+            html.push_str("<div>");
+        }
+        html.push_str("deep text at the bottom of the well");
+        for _ in 0..depth {
+            html.push_str("</div>");
+        }
+        html.push_str("<p>after</p>");
+        let e = ex(&html);
+        let full = e.text(ExtractMode::Full);
+        assert!(full.contains("deep text at the bottom of the well"));
+        assert!(full.contains("after"));
+        // Unclosed variant, with stray end tags.
+        let unclosed = format!(
+            "{}text{}",
+            "<div><span>".repeat(50_000),
+            "</p></b>".repeat(50_000)
+        );
+        let e = ex(&unclosed);
+        assert_eq!(e.text(ExtractMode::Full), "text");
+    }
+
+    #[test]
+    fn all_boilerplate_page_has_little_main_text() {
+        let html = "<html><body><header class=header><a href=/>Home</a><a href=/a>About</a></header>\
+            <nav><ul><li><a href=/1>One</a></li><li><a href=/2>Two</a></li><li><a href=/3>Three</a></li></ul></nav>\
+            <footer><a href=/p>Privacy</a> <a href=/t>Terms</a> Copyright 2024</footer></body></html>";
+        let e = ex(html);
+        let main = e.text(ExtractMode::Main);
+        assert!(
+            !main.contains("Privacy") && !main.contains("One"),
+            "{main:?}"
+        );
+        assert!(e.text(ExtractMode::Full).contains("Privacy"));
+    }
+
+    #[test]
+    fn short_page_that_is_all_content_keeps_it() {
+        let html = "<html><head><title>Note</title></head><body><h1>Note</h1>\
+            <p>The meeting moved to Thursday.</p><p>Bring the quarterly numbers, please.</p></body></html>";
+        let main = ex(html).text(ExtractMode::Main);
+        assert!(main.contains("The meeting moved to Thursday."), "{main:?}");
+        assert!(main.contains("Bring the quarterly numbers"), "{main:?}");
+    }
+
+    #[test]
+    fn malformed_markup() {
+        let e = ex("<p>one<p>two<li>three<table><tr><td>cell<td>cell2</table><b><i>x</b></i><div class=\"a>b\">quoted</div><a href='x");
+        let full = e.text(ExtractMode::Full);
+        assert!(
+            full.contains("one")
+                && full.contains("two")
+                && full.contains("cell2")
+                && full.contains("quoted"),
+            "{full}"
+        );
+        assert_eq!(e.blocks.iter().filter(|b| b.text == "one").count(), 1);
+    }
+
+    #[test]
+    fn big_page() {
+        // ~50 MB of paragraphs: linear time, no panic.
+        let para = "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.</p>\n";
+        let html = para.repeat(50 * 1024 * 1024 / para.len());
+        let e = ex(&html);
+        assert_eq!(e.blocks.len(), 50 * 1024 * 1024 / para.len());
+        assert!(e.blocks.iter().all(|b| b.is_main));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn extract_never_panics(s in "\\PC{0,400}") {
+            let e = ex(&s);
+            let _ = e.text(ExtractMode::Main);
+        }
+
+        #[test]
+        fn extract_never_panics_on_tag_soup(s in "(<|>|/|=|\"|'|&|;|!|-|p|div|a|href|script|title| |x|#|:|\\.){0,300}") {
+            let u = Url::parse("https://example.com/").unwrap();
+            let e = extract(&s, Some(&u), &ExtractConfig::default());
+            // Every block is collapsed text: no leading/trailing spaces.
+            for b in &e.blocks {
+                proptest::prop_assert!(!b.text.is_empty());
+                proptest::prop_assert_eq!(b.text.trim(), b.text.as_str());
+                proptest::prop_assert!((0.0..=1.0).contains(&b.link_density));
+            }
+        }
     }
 }

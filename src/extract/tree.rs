@@ -1,0 +1,1040 @@
+//! The streaming pass: tokens to a light element tree (no text nodes) plus
+//! text blocks in document order, and the page metadata.
+//!
+//! The tree is an arena of [`Node`]s linked by index, built with an explicit
+//! stack of open elements (never recursion, so 100,000 nested elements are
+//! fine). Tree repair is a handful of WHATWG implied-end-tag rules (`<p>`
+//! closed by a block start, `<li>` by `<li>`, table cells, headings) plus
+//! bounded stack searches, so malformed pages cost linear time. Each node
+//! carries what the classifier needs, computed once here: class/id pattern
+//! bits and weight, visibility, role, and element counts.
+
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use memchr::{memchr, memmem};
+
+use super::tags::{Tag, TAG_COUNT};
+use super::tokenizer::{Attrs, Token, Tokenizer};
+
+/// "No node" in links.
+pub const NONE: u32 = u32::MAX;
+
+/// Searches down the open-element stack stop after this many entries, so
+/// a page of 100,000 unclosed elements and stray end tags stays linear.
+const MAX_STACK_SCAN: usize = 512;
+
+/// Node flags.
+pub mod flag {
+    /// class/id look like boilerplate (readability "unlikely candidates").
+    pub const UNLIKELY: u32 = 1;
+    /// `role` is navigation/menu/complementary/banner/contentinfo/dialog...
+    pub const ROLE_UNLIKELY: u32 = 1 << 1;
+    /// Not displayed (`hidden`, `aria-hidden=true`, `display:none`).
+    pub const HIDDEN: u32 = 1 << 2;
+    /// class/id contains "share".
+    pub const SHARE: u32 = 1 << 3;
+    /// class/id/rel/itemprop says byline/author.
+    pub const BYLINE: u32 = 1 << 4;
+    /// Has a `<figure>` ancestor.
+    pub const IN_FIGURE: u32 = 1 << 5;
+    /// Has a `<code>`/`<pre>` ancestor.
+    pub const IN_CODE: u32 = 1 << 6;
+    /// Has a descendant that readability counts as block content (a,
+    /// blockquote, dl, div, img, ol, p, pre, table, ul, select); a `div`
+    /// without one is a paragraph.
+    pub const HAS_BLOCK_DESC: u32 = 1 << 7;
+    /// A table with data-table markers (th, thead, tfoot, caption,
+    /// colgroup): kept whole by the cleaner.
+    pub const DATA_TABLE: u32 = 1 << 8;
+    /// class/id matches a positive pattern (article, content, post...).
+    pub const POSITIVE: u32 = 1 << 9;
+    /// `itemprop=articleBody` or similar explicit article markup.
+    pub const ARTICLE_BODY: u32 = 1 << 10;
+}
+
+/// One element (text is in blocks, not nodes).
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The element.
+    pub tag: Tag,
+    /// Parent index (`NONE` for the root).
+    pub parent: u32,
+    /// First child element.
+    pub first_child: u32,
+    /// Next sibling element.
+    pub next_sibling: u32,
+    /// Readability class weight: +-25 for class and for id.
+    pub class_weight: i8,
+    /// [`flag`] bits.
+    pub flags: u32,
+    /// Hash of the class attribute (0 if none): siblings with the same
+    /// class as the chosen container get a bonus.
+    pub class_hash: u64,
+    /// Direct `<img>` children.
+    pub img: u16,
+    /// Direct `<input>` children.
+    pub input: u16,
+    /// Direct `<embed>`/`<object>`/`<iframe>` children.
+    pub embed: u16,
+    /// Rows (for tables).
+    pub rows: u16,
+}
+
+/// A text block before classification.
+#[derive(Clone, Debug)]
+pub struct RawBlock {
+    /// Whitespace-collapsed, entity-decoded text.
+    pub text: String,
+    /// The innermost block-level (or flagged) element holding it.
+    pub owner: u32,
+    /// Characters.
+    pub chars: u32,
+    /// Characters inside `<a>`.
+    pub link_chars: u32,
+    /// Commas (ASCII and CJK).
+    pub commas: u32,
+    /// Contains ". " or ends with "." (readability's sentence test).
+    pub sentence_end: bool,
+}
+
+/// Result of the streaming pass.
+#[derive(Debug, Default)]
+pub struct Parsed<'a> {
+    /// Element arena; index 0 is the document root.
+    pub nodes: Vec<Node>,
+    /// Blocks in document order.
+    pub blocks: Vec<RawBlock>,
+    /// `<title>` text.
+    pub title: String,
+    /// Raw canonical href.
+    pub canonical: Option<String>,
+    /// `<meta name=robots>` content, lowercased.
+    pub robots: Option<String>,
+    /// `<base href>`.
+    pub base_href: Option<String>,
+    /// `<html lang>`.
+    pub lang: Option<String>,
+    /// Raw `<a href>` values in page order (entities not decoded).
+    pub hrefs: Vec<&'a str>,
+    /// The `<body>` node, if any.
+    pub body: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Open {
+    tag: Tag,
+    node: u32,
+    /// Owner of text written while this is the innermost open element.
+    owner: u32,
+    /// Lowercased-name hash for `Tag::Other` (matching end tags).
+    name_hash: u32,
+    /// Starts a skipped (invisible) region.
+    skip: bool,
+    /// Text-block boundary on open and close.
+    boundary: bool,
+}
+
+// Pattern bits for class/id matching.
+const P_UNLIKELY: u8 = 1;
+const P_OKMAYBE: u8 = 1 << 1;
+const P_POSITIVE: u8 = 1 << 2;
+const P_NEGATIVE: u8 = 1 << 3;
+const P_SHARE: u8 = 1 << 4;
+const P_BYLINE: u8 = 1 << 5;
+const P_HID: u8 = 1 << 6;
+
+/// Readability's class/id patterns (Readability.js `REGEXPS`), plus a few
+/// modern boilerplate names (cookie/consent banners, newsletter boxes).
+const PATTERNS: &[(&str, u8)] = &[
+    ("-ad-", P_UNLIKELY | P_NEGATIVE),
+    ("ai2html", P_UNLIKELY),
+    ("banner", P_UNLIKELY | P_NEGATIVE),
+    ("breadcrumbs", P_UNLIKELY),
+    ("combx", P_UNLIKELY | P_NEGATIVE),
+    ("comment", P_UNLIKELY | P_NEGATIVE),
+    ("community", P_UNLIKELY),
+    ("cover-wrap", P_UNLIKELY),
+    ("disqus", P_UNLIKELY),
+    ("extra", P_UNLIKELY),
+    ("footer", P_UNLIKELY | P_NEGATIVE),
+    ("gdpr", P_UNLIKELY | P_NEGATIVE),
+    ("header", P_UNLIKELY),
+    ("legends", P_UNLIKELY),
+    ("menu", P_UNLIKELY),
+    ("related", P_UNLIKELY | P_NEGATIVE),
+    ("remark", P_UNLIKELY),
+    ("replies", P_UNLIKELY),
+    ("rss", P_UNLIKELY),
+    ("shoutbox", P_UNLIKELY | P_NEGATIVE),
+    ("sidebar", P_UNLIKELY | P_NEGATIVE),
+    ("skyscraper", P_UNLIKELY | P_NEGATIVE),
+    ("social", P_UNLIKELY),
+    ("sponsor", P_UNLIKELY | P_NEGATIVE),
+    ("supplemental", P_UNLIKELY),
+    ("ad-break", P_UNLIKELY),
+    ("agegate", P_UNLIKELY),
+    ("pagination", P_UNLIKELY | P_POSITIVE),
+    ("pager", P_UNLIKELY),
+    ("popup", P_UNLIKELY),
+    ("yom-remote", P_UNLIKELY),
+    ("cookie", P_UNLIKELY | P_NEGATIVE),
+    ("consent", P_UNLIKELY | P_NEGATIVE),
+    ("newsletter", P_UNLIKELY | P_NEGATIVE),
+    ("subscribe", P_UNLIKELY | P_NEGATIVE),
+    ("and", P_OKMAYBE),
+    ("article", P_OKMAYBE | P_POSITIVE),
+    ("body", P_OKMAYBE | P_POSITIVE),
+    ("column", P_OKMAYBE),
+    ("content", P_OKMAYBE | P_POSITIVE),
+    ("main", P_OKMAYBE | P_POSITIVE),
+    ("mathjax", P_OKMAYBE),
+    ("shadow", P_OKMAYBE),
+    ("entry", P_POSITIVE),
+    ("hentry", P_POSITIVE),
+    ("h-entry", P_POSITIVE),
+    ("page", P_POSITIVE),
+    ("post", P_POSITIVE),
+    ("text", P_POSITIVE),
+    ("blog", P_POSITIVE),
+    ("story", P_POSITIVE),
+    ("hidden", P_NEGATIVE),
+    ("hid", P_HID),
+    ("com-", P_NEGATIVE),
+    ("contact", P_NEGATIVE),
+    ("masthead", P_NEGATIVE),
+    ("media", P_NEGATIVE),
+    ("meta", P_NEGATIVE),
+    ("outbrain", P_NEGATIVE),
+    ("promo", P_NEGATIVE),
+    ("scroll", P_NEGATIVE),
+    ("share", P_NEGATIVE | P_SHARE),
+    ("shopping", P_NEGATIVE),
+    ("tags", P_NEGATIVE),
+    ("widget", P_NEGATIVE),
+    ("byline", P_BYLINE),
+    ("author", P_BYLINE),
+    ("dateline", P_BYLINE),
+    ("writtenby", P_BYLINE),
+];
+
+fn matcher() -> Option<&'static AhoCorasick> {
+    static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    AC.get_or_init(|| AhoCorasick::new(PATTERNS.iter().map(|p| p.0)).ok())
+        .as_ref()
+}
+
+/// Pattern bits of a lowercased class or id value.
+fn pattern_bits(lower: &[u8]) -> u8 {
+    if lower.is_empty() {
+        return 0;
+    }
+    let Some(ac) = matcher() else { return 0 };
+    let mut bits = 0u8;
+    for m in ac.find_overlapping_iter(lower) {
+        bits |= PATTERNS.get(m.pattern().as_usize()).map_or(0, |p| p.1);
+    }
+    if bits & P_HID != 0 {
+        // "hid" only as a whole class token.
+        let tok = lower
+            .split(|b| b.is_ascii_whitespace())
+            .any(|t| t == b"hid");
+        bits &= !P_HID;
+        if tok {
+            bits |= P_NEGATIVE;
+        }
+    }
+    bits
+}
+
+fn weight_of(bits: u8) -> i8 {
+    let mut w = 0i8;
+    if bits & P_NEGATIVE != 0 {
+        w -= 25;
+    }
+    if bits & P_POSITIVE != 0 {
+        w += 25;
+    }
+    w
+}
+
+fn name_hash(name: &str) -> u32 {
+    // FNV-1a over the lowercased name; only compared within one page.
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h ^= u32::from(b.to_ascii_lowercase());
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+fn as_str(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or("")
+}
+
+fn decode_attr(b: &[u8]) -> String {
+    html_escape::decode_html_entities(as_str(b))
+        .trim()
+        .to_string()
+}
+
+/// The builder state for one page.
+struct Builder<'a> {
+    nodes: Vec<Node>,
+    /// Last child of each node (parallel to `nodes`), for O(1) appends.
+    last_child: Vec<u32>,
+    stack: Vec<Open>,
+    open_count: [u32; TAG_COUNT],
+    skip_depth: u32,
+    link_depth: u32,
+    /// Open `<table>` nodes (for row and data-table markers).
+    tables: Vec<u32>,
+    figure_depth: u32,
+    code_depth: u32,
+    cur: String,
+    cur_chars: u32,
+    cur_links: u32,
+    cur_commas: u32,
+    pending_space: bool,
+    last_was_br: bool,
+    raw_tag: Tag,
+    scratch: Vec<u8>,
+    decoded: String,
+    out: Parsed<'a>,
+}
+
+/// Runs the streaming pass over `html`.
+pub fn parse(html: &str) -> Parsed<'_> {
+    let root = Node {
+        tag: Tag::Root,
+        parent: NONE,
+        first_child: NONE,
+        next_sibling: NONE,
+        class_weight: 0,
+        flags: 0,
+        class_hash: 0,
+        img: 0,
+        input: 0,
+        embed: 0,
+        rows: 0,
+    };
+    let mut b = Builder {
+        nodes: Vec::with_capacity(html.len() / 200 + 16),
+        last_child: vec![NONE],
+        stack: Vec::with_capacity(64),
+        open_count: [0; TAG_COUNT],
+        skip_depth: 0,
+        link_depth: 0,
+        tables: Vec::new(),
+        figure_depth: 0,
+        code_depth: 0,
+        cur: String::new(),
+        cur_chars: 0,
+        cur_links: 0,
+        cur_commas: 0,
+        pending_space: false,
+        last_was_br: false,
+        raw_tag: Tag::Other,
+        scratch: Vec::new(),
+        decoded: String::new(),
+        out: Parsed {
+            body: NONE,
+            ..Parsed::default()
+        },
+    };
+    b.nodes.push(root);
+    b.stack.push(Open {
+        tag: Tag::Root,
+        node: 0,
+        owner: 0,
+        name_hash: 0,
+        skip: false,
+        boundary: true,
+    });
+    for tok in Tokenizer::new(html) {
+        match tok {
+            Token::Text(t) => b.text(t),
+            Token::Raw(t) => b.raw(t),
+            Token::Start {
+                name,
+                attrs,
+                self_closing,
+            } => b.start(name, attrs, self_closing),
+            Token::End { name } => b.end(name),
+        }
+    }
+    b.flush();
+    b.out.nodes = b.nodes;
+    b.out
+}
+
+impl<'a> Builder<'a> {
+    fn top(&self) -> Open {
+        // The root entry is never popped.
+        self.stack.last().copied().unwrap_or(Open {
+            tag: Tag::Root,
+            node: 0,
+            owner: 0,
+            name_hash: 0,
+            skip: false,
+            boundary: true,
+        })
+    }
+
+    fn text(&mut self, t: &str) {
+        if self.skip_depth > 0 {
+            return;
+        }
+        let blank = t.bytes().all(|b| b.is_ascii_whitespace());
+        if blank {
+            self.pending_space = true;
+            return;
+        }
+        if self.open_count[Tag::Head as usize] > 0 {
+            self.close_tag(Tag::Head);
+            if self.skip_depth > 0 {
+                return;
+            }
+        }
+        self.last_was_br = false;
+        if memchr(b'&', t.as_bytes()).is_some() {
+            let mut d = std::mem::take(&mut self.decoded);
+            d.clear();
+            d.push_str(&html_escape::decode_html_entities(t));
+            self.append(&d);
+            self.decoded = d;
+        } else {
+            self.append(t);
+        }
+    }
+
+    /// Appends text, collapsing whitespace runs to one space.
+    fn append(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let in_link = self.link_depth > 0;
+        let mut run_start = 0;
+        let mut i = 0;
+        let mut chars = 0u32;
+        let mut commas = 0u32;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii_whitespace() {
+                if i > run_start {
+                    self.push_run(s.get(run_start..i).unwrap_or(""), &mut chars);
+                }
+                self.pending_space = true;
+                run_start = i + 1;
+            } else {
+                if b == b',' {
+                    commas += 1;
+                } else if b == 0xEF
+                    && bytes.get(i + 1) == Some(&0xBC)
+                    && bytes.get(i + 2) == Some(&0x8C)
+                {
+                    // U+FF0C FULLWIDTH COMMA
+                    commas += 1;
+                } else if b == 0xE3
+                    && bytes.get(i + 1) == Some(&0x80)
+                    && bytes.get(i + 2) == Some(&0x81)
+                {
+                    // U+3001 IDEOGRAPHIC COMMA
+                    commas += 1;
+                }
+                if b & 0xC0 != 0x80 {
+                    chars += 1;
+                }
+            }
+            i += 1;
+        }
+        if run_start < bytes.len() {
+            self.push_run(s.get(run_start..).unwrap_or(""), &mut chars);
+        }
+        self.cur_chars += chars;
+        if in_link {
+            self.cur_links += chars;
+        }
+        self.cur_commas += commas;
+    }
+
+    fn push_run(&mut self, run: &str, chars: &mut u32) {
+        if self.pending_space && !self.cur.is_empty() {
+            self.cur.push(' ');
+            *chars += 1;
+        }
+        self.pending_space = false;
+        self.cur.push_str(run);
+    }
+
+    fn flush(&mut self) {
+        self.pending_space = false;
+        if self.cur.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.cur);
+        let sentence_end = text.ends_with('.') || memmem::find(text.as_bytes(), b". ").is_some();
+        let owner = self.top().owner;
+        self.out.blocks.push(RawBlock {
+            text,
+            owner,
+            chars: self.cur_chars,
+            link_chars: self.cur_links.min(self.cur_chars),
+            commas: self.cur_commas,
+            sentence_end,
+        });
+        self.cur_chars = 0;
+        self.cur_links = 0;
+        self.cur_commas = 0;
+    }
+
+    fn raw(&mut self, t: &str) {
+        if self.raw_tag == Tag::Title && self.out.title.is_empty() {
+            let decoded = html_escape::decode_html_entities(t);
+            self.out.title = decoded.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
+        self.raw_tag = Tag::Other;
+    }
+
+    fn pop(&mut self) {
+        if self.stack.len() <= 1 {
+            return;
+        }
+        let Some(&top) = self.stack.last() else {
+            return;
+        };
+        if top.boundary {
+            self.flush();
+        }
+        self.stack.pop();
+        let c = &mut self.open_count[top.tag as usize];
+        *c = c.saturating_sub(1);
+        if top.skip {
+            self.skip_depth = self.skip_depth.saturating_sub(1);
+        }
+        match top.tag {
+            Tag::A => self.link_depth = self.link_depth.saturating_sub(1),
+            Tag::Table => {
+                self.tables.pop();
+            }
+            Tag::Figure => self.figure_depth = self.figure_depth.saturating_sub(1),
+            Tag::Code | Tag::Pre => self.code_depth = self.code_depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    /// Pops through the nearest open `tag`, searching at most
+    /// `MAX_STACK_SCAN` entries and stopping at `stop` elements.
+    fn close_until(&mut self, tag: Tag, hash: u32, stop: impl Fn(Tag) -> bool) -> bool {
+        if self.open_count[tag as usize] == 0 {
+            return false;
+        }
+        let n = self.stack.len();
+        let mut found = None;
+        for (k, e) in self.stack.iter().rev().enumerate().take(MAX_STACK_SCAN) {
+            if e.tag == tag && (tag != Tag::Other || e.name_hash == hash) {
+                found = Some(n - 1 - k);
+                break;
+            }
+            if stop(e.tag) {
+                break;
+            }
+        }
+        let Some(idx) = found else { return false };
+        if idx == 0 {
+            return false;
+        }
+        while self.stack.len() > idx {
+            self.pop();
+        }
+        true
+    }
+
+    fn close_tag(&mut self, tag: Tag) {
+        self.close_until(tag, 0, |t| t == Tag::Root);
+    }
+
+    fn start(&mut self, name: &'a str, attrs: &'a [u8], self_closing: bool) {
+        let tag = Tag::from_name(name);
+        if tag != Tag::Br {
+            self.last_was_br = false;
+        }
+        // Anything but head content ends an open <head>.
+        if self.open_count[Tag::Head as usize] > 0
+            && !tag.is_head_content()
+            && !matches!(tag, Tag::Head | Tag::Html)
+        {
+            self.close_tag(Tag::Head);
+        }
+        let foreign =
+            self.open_count[Tag::Svg as usize] > 0 || self.open_count[Tag::Math as usize] > 0;
+
+        match tag {
+            Tag::Html => {
+                if self.out.lang.is_none() {
+                    for (k, v) in Attrs::new(attrs) {
+                        if k.eq_ignore_ascii_case(b"lang") || k.eq_ignore_ascii_case(b"xml:lang") {
+                            let v = decode_attr(v);
+                            if !v.is_empty() {
+                                self.out.lang = Some(v);
+                            }
+                        }
+                    }
+                }
+                return;
+            }
+            Tag::Body if self.out.body != NONE => return,
+            Tag::Head if self.out.body != NONE || self.open_count[Tag::Head as usize] > 0 => return,
+            Tag::Title
+            | Tag::Script
+            | Tag::Style
+            | Tag::Textarea
+            | Tag::Xmp
+            | Tag::Iframe
+            | Tag::Noembed
+            | Tag::Noframes
+            | Tag::Noscript
+            | Tag::Plaintext
+                if !self_closing =>
+            {
+                // Raw text: the tokenizer delivers content then the end
+                // tag; nothing is pushed. An iframe counts as an embed.
+                if tag == Tag::Iframe && self.skip_depth == 0 {
+                    let n = self.top().node as usize;
+                    if let Some(node) = self.nodes.get_mut(n) {
+                        node.embed = node.embed.saturating_add(1);
+                    }
+                }
+                if tag == Tag::Title && foreign {
+                    self.raw_tag = Tag::Other;
+                } else {
+                    self.raw_tag = tag;
+                }
+                if matches!(tag, Tag::Textarea | Tag::Xmp | Tag::Plaintext | Tag::Iframe) {
+                    self.flush();
+                }
+                return;
+            }
+            _ => {}
+        }
+
+        if !foreign {
+            self.implied_ends(tag);
+        }
+
+        if tag.is_void() || (foreign && self_closing) {
+            self.void(tag, attrs);
+            return;
+        }
+
+        // Attributes the classifier and metadata need.
+        let mut class: &[u8] = b"";
+        let mut id: &[u8] = b"";
+        let mut hidden = false;
+        let mut role_unlikely = false;
+        let mut byline = false;
+        let mut article_body = false;
+        let mut href: Option<&'a [u8]> = None;
+        let mut fallback_image = false;
+        let mut aria_hidden = false;
+        for (k, v) in Attrs::new(attrs) {
+            match k.len() {
+                2 if k.eq_ignore_ascii_case(b"id") => id = v,
+                3 if k.eq_ignore_ascii_case(b"rel") && v.eq_ignore_ascii_case(b"author") => {
+                    byline = true;
+                }
+                4 if k.eq_ignore_ascii_case(b"href") => href = Some(v),
+                4 if k.eq_ignore_ascii_case(b"role") => {
+                    let r = v.trim_ascii();
+                    role_unlikely = [
+                        &b"menu"[..],
+                        b"menubar",
+                        b"complementary",
+                        b"navigation",
+                        b"alert",
+                        b"alertdialog",
+                        b"dialog",
+                        b"banner",
+                        b"contentinfo",
+                    ]
+                    .iter()
+                    .any(|x| r.eq_ignore_ascii_case(x));
+                }
+                5 if k.eq_ignore_ascii_case(b"class") => {
+                    class = v;
+                    fallback_image = memmem::find(v, b"fallback-image").is_some();
+                }
+                5 if k.eq_ignore_ascii_case(b"style") && memchr(b':', v).is_some() => {
+                    let s: Vec<u8> = v
+                        .iter()
+                        .filter(|b| !b.is_ascii_whitespace())
+                        .map(u8::to_ascii_lowercase)
+                        .collect();
+                    if memmem::find(&s, b"display:none").is_some()
+                        || memmem::find(&s, b"visibility:hidden").is_some()
+                    {
+                        hidden = true;
+                    }
+                }
+                6 if k.eq_ignore_ascii_case(b"hidden") => hidden = true,
+                8 if k.eq_ignore_ascii_case(b"itemprop") => {
+                    let lower = v.to_ascii_lowercase();
+                    if memmem::find(&lower, b"articlebody").is_some() {
+                        article_body = true;
+                    }
+                    if memmem::find(&lower, b"author").is_some() {
+                        byline = true;
+                    }
+                }
+                11 if k.eq_ignore_ascii_case(b"aria-hidden") => {
+                    aria_hidden = v.trim_ascii().eq_ignore_ascii_case(b"true");
+                }
+                _ => {}
+            }
+        }
+        if aria_hidden && !fallback_image {
+            hidden = true;
+        }
+
+        let mut bits_class = 0u8;
+        let mut bits_id = 0u8;
+        if self.skip_depth == 0 {
+            if !class.is_empty() {
+                self.scratch.clear();
+                self.scratch
+                    .extend(class.iter().map(u8::to_ascii_lowercase));
+                bits_class = pattern_bits(&self.scratch);
+            }
+            if !id.is_empty() {
+                self.scratch.clear();
+                self.scratch.extend(id.iter().map(u8::to_ascii_lowercase));
+                bits_id = pattern_bits(&self.scratch);
+            }
+        }
+        let bits = bits_class | bits_id;
+        let mut flags = 0u32;
+        if bits & P_UNLIKELY != 0 && bits & P_OKMAYBE == 0 && !matches!(tag, Tag::Body | Tag::A) {
+            flags |= flag::UNLIKELY;
+        }
+        if role_unlikely {
+            flags |= flag::ROLE_UNLIKELY;
+        }
+        if hidden {
+            flags |= flag::HIDDEN;
+        }
+        if bits & P_SHARE != 0 {
+            flags |= flag::SHARE;
+        }
+        if bits & P_BYLINE != 0 || byline {
+            flags |= flag::BYLINE;
+        }
+        if bits & P_POSITIVE != 0 {
+            flags |= flag::POSITIVE;
+        }
+        if article_body {
+            flags |= flag::ARTICLE_BODY;
+        }
+        if self.figure_depth > 0 {
+            flags |= flag::IN_FIGURE;
+        }
+        if self.code_depth > 0 {
+            flags |= flag::IN_CODE;
+        }
+
+        let flagged = flags
+            & (flag::UNLIKELY | flag::ROLE_UNLIKELY | flag::HIDDEN | flag::SHARE | flag::BYLINE)
+            != 0;
+        let boundary = tag.is_block() || flagged;
+        let skip = tag.is_skip() || hidden;
+        if boundary || skip {
+            self.flush();
+        }
+
+        let parent = self.top();
+        let node = if self.skip_depth == 0 {
+            let idx = self.nodes.len() as u32;
+            let class_hash = if class.is_empty() {
+                0
+            } else {
+                crate::signature::hash64(class)
+            };
+            self.nodes.push(Node {
+                tag,
+                parent: parent.node,
+                first_child: NONE,
+                next_sibling: NONE,
+                class_weight: weight_of(bits_class) + weight_of(bits_id),
+                flags,
+                class_hash,
+                img: 0,
+                input: 0,
+                embed: 0,
+                rows: 0,
+            });
+            self.link_child(parent.node, idx);
+            if matches!(
+                tag,
+                Tag::A
+                    | Tag::Blockquote
+                    | Tag::Dl
+                    | Tag::Div
+                    | Tag::Ol
+                    | Tag::P
+                    | Tag::Pre
+                    | Tag::Table
+                    | Tag::Ul
+                    | Tag::Select
+            ) {
+                if let Some(p) = self.nodes.get_mut(parent.node as usize) {
+                    p.flags |= flag::HAS_BLOCK_DESC;
+                }
+            }
+            self.table_marker(tag);
+            idx
+        } else {
+            parent.node
+        };
+        if tag == Tag::Body {
+            self.out.body = node;
+        }
+
+        let owner = if boundary && self.skip_depth == 0 {
+            node
+        } else {
+            parent.owner
+        };
+        self.stack.push(Open {
+            tag,
+            node,
+            owner,
+            name_hash: if tag == Tag::Other {
+                name_hash(name)
+            } else {
+                0
+            },
+            skip,
+            boundary,
+        });
+        self.open_count[tag as usize] += 1;
+        if skip {
+            self.skip_depth += 1;
+        }
+        match tag {
+            Tag::A => {
+                self.link_depth += 1;
+                if let Some(h) = href {
+                    if self.skip_depth == 0 {
+                        self.out.hrefs.push(as_str(h));
+                    }
+                }
+            }
+            Tag::Table => self.tables.push(node),
+            Tag::Figure => self.figure_depth += 1,
+            Tag::Code | Tag::Pre => self.code_depth += 1,
+            _ => {}
+        }
+    }
+
+    /// Appends `child` to `parent`'s child list in O(1) via `last_child`.
+    fn link_child(&mut self, parent: u32, child: u32) {
+        self.last_child.push(NONE);
+        let last = self
+            .last_child
+            .get(parent as usize)
+            .copied()
+            .unwrap_or(NONE);
+        if last == NONE {
+            if let Some(p) = self.nodes.get_mut(parent as usize) {
+                p.first_child = child;
+            }
+        } else if let Some(l) = self.nodes.get_mut(last as usize) {
+            l.next_sibling = child;
+        }
+        if let Some(s) = self.last_child.get_mut(parent as usize) {
+            *s = child;
+        }
+    }
+
+    fn table_marker(&mut self, tag: Tag) {
+        let Some(&t) = self.tables.last() else { return };
+        let Some(table) = self.nodes.get_mut(t as usize) else {
+            return;
+        };
+        match tag {
+            Tag::Th | Tag::Thead | Tag::Tfoot | Tag::Caption | Tag::Colgroup => {
+                table.flags |= flag::DATA_TABLE;
+            }
+            Tag::Tr => table.rows = table.rows.saturating_add(1),
+            _ => {}
+        }
+    }
+
+    fn void(&mut self, tag: Tag, attrs: &'a [u8]) {
+        match tag {
+            Tag::Br => {
+                if self.skip_depth > 0 {
+                    return;
+                }
+                if self.last_was_br {
+                    // <br><br>: a paragraph break (readability's replaceBrs).
+                    self.flush();
+                } else {
+                    self.pending_space = true;
+                }
+                self.last_was_br = true;
+            }
+            Tag::Hr => self.flush(),
+            Tag::Img | Tag::Input | Tag::Embed => {
+                if self.skip_depth > 0 {
+                    return;
+                }
+                let n = self.top().node as usize;
+                if let Some(node) = self.nodes.get_mut(n) {
+                    match tag {
+                        Tag::Img => node.img = node.img.saturating_add(1),
+                        Tag::Input => node.input = node.input.saturating_add(1),
+                        _ => node.embed = node.embed.saturating_add(1),
+                    }
+                    if tag == Tag::Img {
+                        node.flags |= flag::HAS_BLOCK_DESC;
+                    }
+                }
+            }
+            Tag::Base if self.out.base_href.is_none() => {
+                if let Some((_, v)) =
+                    Attrs::new(attrs).find(|(k, _)| k.eq_ignore_ascii_case(b"href"))
+                {
+                    self.out.base_href = Some(decode_attr(v));
+                }
+            }
+            Tag::Link => {
+                if self.out.canonical.is_some() {
+                    return;
+                }
+                let mut canonical = false;
+                let mut href = None;
+                for (k, v) in Attrs::new(attrs) {
+                    if k.eq_ignore_ascii_case(b"rel") {
+                        canonical = v
+                            .split(|b| b.is_ascii_whitespace())
+                            .any(|t| t.eq_ignore_ascii_case(b"canonical"));
+                    } else if k.eq_ignore_ascii_case(b"href") {
+                        href = Some(v);
+                    }
+                }
+                if let (true, Some(h)) = (canonical, href) {
+                    self.out.canonical = Some(decode_attr(h));
+                }
+            }
+            Tag::Meta => {
+                if self.out.robots.is_some() {
+                    return;
+                }
+                let mut robots = false;
+                let mut content = None;
+                for (k, v) in Attrs::new(attrs) {
+                    if k.eq_ignore_ascii_case(b"name") {
+                        robots = v.trim_ascii().eq_ignore_ascii_case(b"robots");
+                    } else if k.eq_ignore_ascii_case(b"content") {
+                        content = Some(v);
+                    }
+                }
+                if let (true, Some(c)) = (robots, content) {
+                    self.out.robots = Some(decode_attr(c).to_ascii_lowercase());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// WHATWG implied end tags, simplified.
+    fn implied_ends(&mut self, tag: Tag) {
+        if tag.closes_p() && self.open_count[Tag::P as usize] > 0 {
+            self.close_until(Tag::P, 0, |t| t.is_scope_boundary() || t == Tag::Button);
+        }
+        match tag {
+            Tag::Li => {
+                self.close_until(Tag::Li, 0, |t| {
+                    t.is_special() && !matches!(t, Tag::Address | Tag::Div | Tag::P)
+                });
+            }
+            Tag::Dd | Tag::Dt => {
+                let stop = |t: Tag| {
+                    t.is_special()
+                        && !matches!(t, Tag::Address | Tag::Div | Tag::P | Tag::Dd | Tag::Dt)
+                };
+                if !self.close_until(Tag::Dd, 0, stop) {
+                    self.close_until(Tag::Dt, 0, stop);
+                }
+            }
+            Tag::H1 | Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6
+                if self.top().tag.is_heading() =>
+            {
+                self.pop();
+            }
+            Tag::Tr | Tag::Thead | Tag::Tbody | Tag::Tfoot => {
+                let stop = |t: Tag| matches!(t, Tag::Table | Tag::Root);
+                for t in [Tag::Td, Tag::Th, Tag::Tr] {
+                    self.close_until(t, 0, stop);
+                }
+                if tag != Tag::Tr {
+                    for t in [Tag::Thead, Tag::Tbody, Tag::Tfoot] {
+                        self.close_until(t, 0, stop);
+                    }
+                }
+            }
+            Tag::Td | Tag::Th => {
+                let stop = |t: Tag| matches!(t, Tag::Table | Tag::Tr | Tag::Root);
+                if !self.close_until(Tag::Td, 0, stop) {
+                    self.close_until(Tag::Th, 0, stop);
+                }
+            }
+            Tag::Option if self.top().tag == Tag::Option => self.pop(),
+            Tag::A => {
+                self.close_until(Tag::A, 0, |t| t.is_scope_boundary());
+            }
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, name: &str) {
+        let tag = Tag::from_name(name);
+        match tag {
+            Tag::Html | Tag::Body => return,
+            Tag::Br => {
+                self.void(Tag::Br, b"");
+                return;
+            }
+            _ => {}
+        }
+        if self.open_count[tag as usize] == 0 {
+            return;
+        }
+        let hash = if tag == Tag::Other {
+            name_hash(name)
+        } else {
+            0
+        };
+        let foreign =
+            self.open_count[Tag::Svg as usize] > 0 || self.open_count[Tag::Math as usize] > 0;
+        if foreign {
+            // Inside SVG/MathML every element is generic: match by name.
+            self.close_until(tag, hash, |t| t == Tag::Root);
+            return;
+        }
+        match tag {
+            Tag::Table | Tag::Tbody | Tag::Thead | Tag::Tfoot | Tag::Tr => {
+                self.close_until(tag, hash, |t| {
+                    matches!(t, Tag::Root | Tag::Table | Tag::Template)
+                });
+            }
+            Tag::Td | Tag::Th => {
+                self.close_until(tag, hash, |t| matches!(t, Tag::Root | Tag::Table));
+            }
+            _ if !tag.is_special() => {
+                self.close_until(tag, hash, |t| t.is_special());
+            }
+            _ => {
+                self.close_until(tag, hash, |t| t.is_scope_boundary() && t != tag);
+            }
+        }
+    }
+}
