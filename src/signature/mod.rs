@@ -12,6 +12,7 @@
 
 pub mod chunk;
 pub mod exact;
+pub mod gear;
 pub mod simhash;
 
 pub use chunk::ChunkDetector;

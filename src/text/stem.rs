@@ -1,0 +1,198 @@
+//! Snowball stemming that survives a stemmer panic, with a per-thread cache.
+//!
+//! rust-stemmers 1.2 is unmaintained and some of its generated stemmers panic
+//! on some inputs (the Greek one slices out of bounds on words such as
+//! "ισα", snowballstem/snowball#204, fixed upstream but not in the crate).
+//! Every stemmer call runs under `catch_unwind`; a word whose stemming
+//! panicked is kept unstemmed. The outcome depends on the word alone, so
+//! terms stay deterministic whatever order pages arrive in.
+//!
+//! The panic hook is global and not ours to change, so each panic prints
+//! one message on stderr. To keep that to about one message per distinct bad
+//! word per process (not one per occurrence), bad words are remembered in the
+//! per-thread cache and in a process-wide set shared by all threads.
+//!
+//! Requires `panic = "unwind"` (the default); under `panic = "abort"` a
+//! stemmer panic ends the process.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
+
+/// Entries per language in one thread's cache before it is emptied. A web
+/// crawl's vocabulary is Zipfian: the most frequent few ten thousand words
+/// are most occurrences, and clearing (rather than LRU) is cheap and simple.
+const CACHE_CAP: usize = 1 << 16;
+
+/// Words longer than this (bytes) are not cached: rare, and they would only
+/// push out frequent entries.
+const MAX_CACHED_LEN: usize = 48;
+
+/// A stemmer for one language, safe to call on any input.
+pub(crate) struct SafeStemmer {
+    /// Index of the language in the cache (`0..32`), also its bit in
+    /// [`PANICKED_LANGS`].
+    slot: usize,
+    /// The language, for warnings.
+    algorithm: Algorithm,
+    /// The Snowball stemmer (a function pointer: `Send + Sync`).
+    stemmer: Stemmer,
+}
+
+impl std::fmt::Debug for SafeStemmer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SafeStemmer")
+            .field("algorithm", &self.algorithm)
+            .finish()
+    }
+}
+
+/// Bit `slot` is set once a language's stemmer has panicked in this
+/// process; only then is [`BAD_WORDS`] consulted.
+static PANICKED_LANGS: AtomicU32 = AtomicU32::new(0);
+
+/// Words whose stemming panicked, by language slot, shared by all threads.
+static BAD_WORDS: Mutex<BTreeSet<(usize, Box<str>)>> = Mutex::new(BTreeSet::new());
+
+/// One thread's stems: per language slot, word -> stem (`None`: the
+/// stemmer panicked on the word).
+#[derive(Default)]
+pub(crate) struct StemCache {
+    maps: Vec<FxHashMap<Box<str>, Option<Box<str>>>>,
+}
+
+thread_local! {
+    static CACHE: RefCell<StemCache> = RefCell::new(StemCache::default());
+}
+
+/// Runs `f` with this thread's stem cache (a fresh empty one if the cache is
+/// already borrowed, which only re-entrant use could cause).
+pub(crate) fn with_cache<R>(f: impl FnOnce(&mut StemCache) -> R) -> R {
+    CACHE.with(|c| match c.try_borrow_mut() {
+        Ok(mut cache) => f(&mut cache),
+        Err(_) => f(&mut StemCache::default()),
+    })
+}
+
+/// Result of stemming one word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Stemmed {
+    /// The stem.
+    Stem(String),
+    /// The stemmer panicked on this word (now or earlier); keep the word.
+    Failed,
+}
+
+impl SafeStemmer {
+    /// The stemmer for `algorithm`; `slot` must be unique per language and
+    /// below 32.
+    pub(crate) fn new(slot: usize, algorithm: Algorithm) -> SafeStemmer {
+        SafeStemmer {
+            slot: slot % 32,
+            algorithm,
+            stemmer: Stemmer::create(algorithm),
+        }
+    }
+
+    /// The language's name, for warnings.
+    pub(crate) fn language(&self) -> String {
+        format!("{:?}", self.algorithm)
+    }
+
+    /// Stems a lowercase word, through `cache`.
+    pub(crate) fn stem(&self, word: &str, cache: &mut StemCache) -> Stemmed {
+        let cacheable = word.len() <= MAX_CACHED_LEN;
+        if cacheable {
+            if let Some(hit) = cache.maps.get(self.slot).and_then(|m| m.get(word)) {
+                return match hit {
+                    Some(stem) => Stemmed::Stem(stem.to_string()),
+                    None => Stemmed::Failed,
+                };
+            }
+        }
+        let outcome = self.stem_uncached(word);
+        if cacheable {
+            if cache.maps.len() <= self.slot {
+                cache.maps.resize_with(self.slot + 1, FxHashMap::default);
+            }
+            if let Some(map) = cache.maps.get_mut(self.slot) {
+                if map.len() >= CACHE_CAP {
+                    map.clear();
+                }
+                let value = match &outcome {
+                    Stemmed::Stem(s) => Some(s.as_str().into()),
+                    Stemmed::Failed => None,
+                };
+                map.insert(word.into(), value);
+            }
+        }
+        outcome
+    }
+
+    fn stem_uncached(&self, word: &str) -> Stemmed {
+        let bit = 1u32 << self.slot;
+        if PANICKED_LANGS.load(Ordering::Relaxed) & bit != 0 && is_known_bad(self.slot, word) {
+            return Stemmed::Failed;
+        }
+        let stemmer = &self.stemmer;
+        match catch_unwind(AssertUnwindSafe(|| stemmer.stem(word).into_owned())) {
+            Ok(stem) => Stemmed::Stem(stem),
+            Err(_) => {
+                BAD_WORDS
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert((self.slot, word.into()));
+                PANICKED_LANGS.fetch_or(bit, Ordering::Relaxed);
+                Stemmed::Failed
+            }
+        }
+    }
+}
+
+fn is_known_bad(slot: usize, word: &str) -> bool {
+    BAD_WORDS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .contains(&(slot, Box::<str>::from(word)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_stems_and_caches() {
+        let s = SafeStemmer::new(0, Algorithm::English);
+        let mut cache = StemCache::default();
+        assert_eq!(s.stem("running", &mut cache), Stemmed::Stem("run".into()));
+        // Second call is served by the cache and gives the same answer.
+        assert_eq!(s.stem("running", &mut cache), Stemmed::Stem("run".into()));
+        assert_eq!(cache.maps.first().map(|m| m.len()), Some(1));
+        assert_eq!(
+            s.stem("systems", &mut cache),
+            Stemmed::Stem("system".into())
+        );
+    }
+
+    #[test]
+    fn greek_panic_is_caught_and_remembered() {
+        // "ισαισα" makes the Greek Snowball stemmer slice out of bounds
+        // (snowballstem/snowball#204; rust-stemmers 1.2 has the old code).
+        let s = SafeStemmer::new(7, Algorithm::Greek);
+        let mut cache = StemCache::default();
+        let first = s.stem("ισαισα", &mut cache);
+        let again = s.stem("ισαισα", &mut StemCache::default());
+        assert_eq!(first, again);
+        if first == Stemmed::Failed {
+            assert!(PANICKED_LANGS.load(Ordering::Relaxed) & (1 << 7) != 0);
+            assert!(is_known_bad(7, "ισαισα"));
+        }
+        // Ordinary Greek words still stem.
+        assert!(matches!(s.stem("ανθρωποι", &mut cache), Stemmed::Stem(_)));
+    }
+}
