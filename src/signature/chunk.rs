@@ -193,3 +193,133 @@ impl Detector for ChunkDetector {
         Box::new(ChunkIndex::new(self.config.max_postings))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signature::conformance::{check_detector, doc, edit, vocab_word, words, Lcg};
+
+    fn gear() -> ChunkDetector {
+        ChunkDetector::new(&ChunkConfig::default())
+    }
+
+    fn fastcdc() -> ChunkDetector {
+        ChunkDetector::new(&ChunkConfig {
+            chunker: Chunker::Fastcdc,
+            min_size: 64,
+            avg_size: 256,
+            max_size: 1024,
+            ..ChunkConfig::default()
+        })
+    }
+
+    fn set(d: &ChunkDetector, terms: Vec<String>) -> Vec<u32> {
+        match d.sign(&doc(terms)) {
+            Signature::Set(s) => s,
+            other => panic!("expected a set, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn conformance() {
+        check_detector(&gear(), 0.05);
+        check_detector(&fastcdc(), 0.05);
+    }
+
+    #[test]
+    fn signature_is_sorted_and_deduplicated() {
+        let mut terms = words(3, 100);
+        terms.extend(words(3, 100)); // the same text twice
+        let s = set(&gear(), terms);
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn two_percent_word_edits_keep_resemblance_high() {
+        let d = gear();
+        for seed in 0..10 {
+            let base = words(200 + seed, 500);
+            let a = set(&d, base.clone());
+            let b = set(&d, edit(&base, 10, seed));
+            let r = set_similarity(&a, &b).resemblance;
+            assert!(r > 0.5, "seed {seed}: resemblance {r}");
+        }
+    }
+
+    #[test]
+    fn excerpt_is_contained() {
+        let d = gear();
+        let full = words(7, 800);
+        let excerpt = full[300..450].to_vec();
+        let (a, b) = (set(&d, full), set(&d, excerpt));
+        let sim = set_similarity(&b, &a);
+        assert!(sim.containment > 0.8, "{sim:?}");
+        assert!(sim.resemblance < 0.5, "{sim:?}");
+        let (qa, qb) = (Signature::Set(a), Signature::Set(b));
+        let j = d.classify(&qb, &qa, sim).unwrap();
+        assert_eq!(j.level, Level::NearDuplicate);
+        assert!(j.reason.starts_with("chunk containment "), "{}", j.reason);
+        assert!(j.reason.ends_with(" chunks"), "{}", j.reason);
+    }
+
+    #[test]
+    fn classify_thresholds_and_reasons() {
+        let d = gear();
+        let a = Signature::Set((0..100).collect());
+        let sim = |r: f64, c: f64| Similarity {
+            resemblance: r,
+            containment: c,
+        };
+        let j = d.classify(&a, &a, sim(0.82, 0.9)).unwrap();
+        assert_eq!(j.level, Level::Duplicate);
+        assert_eq!(j.reason, "chunk resemblance 0.82 >= 0.80");
+        let j = d.classify(&a, &a, sim(0.31, 0.5)).unwrap();
+        assert_eq!(j.level, Level::NearDuplicate);
+        assert_eq!(j.reason, "chunk resemblance 0.31 >= 0.30");
+        let j = d.classify(&a, &a, sim(0.2, 0.91)).unwrap();
+        assert_eq!(j.reason, "chunk containment 0.91 >= 0.80 of 100 chunks");
+        assert!(d.classify(&a, &a, sim(0.2, 0.79)).is_none());
+        // Too few chunks for containment to count.
+        let small = Signature::Set((0..9).collect());
+        assert!(d.classify(&small, &a, sim(0.09, 1.0)).is_none());
+    }
+
+    #[test]
+    fn fastcdc_config_out_of_range_is_clamped_not_panicking() {
+        let d = ChunkDetector::new(&ChunkConfig {
+            chunker: Chunker::Fastcdc,
+            ..ChunkConfig::default() // 8 / 32 / 128: below fastcdc's minimums
+        });
+        let s = set(&d, words(9, 2000));
+        assert!(!s.is_empty());
+    }
+
+    #[test]
+    fn fastcdc_chunks_are_coarser_than_gear() {
+        let terms = words(12, 2000);
+        let g = set(&gear(), terms.clone()).len();
+        let f = set(&fastcdc(), terms).len();
+        assert!(g > 4 * f, "gear {g} chunks, fastcdc {f}");
+    }
+
+    proptest::proptest! {
+        /// Words inserted at the start change only the chunks near them:
+        /// the gear hash resynchronizes (a cut depends on 16 bytes only).
+        #[test]
+        fn insertion_at_start_resynchronizes(
+            seed in 0u64..1_000_000,
+            inserted in 1usize..20,
+        ) {
+            let d = gear();
+            let base = words(seed, 400);
+            let mut rng = Lcg(seed ^ 0xabc);
+            let mut changed: Vec<String> =
+                (0..inserted).map(|_| vocab_word(rng.below(3000))).collect();
+            changed.extend(base.iter().cloned());
+            let a = set(&d, base);
+            let b = set(&d, changed);
+            let lost = a.iter().filter(|h| b.binary_search(h).is_err()).count();
+            proptest::prop_assert!(lost <= 3, "{} of {} chunks lost", lost, a.len());
+        }
+    }
+}

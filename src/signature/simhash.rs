@@ -174,3 +174,116 @@ impl Detector for SimhashDetector {
         Box::new(SimhashIndex::new(self.config.max_distance))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signature::conformance::{check_detector, doc, edit, words};
+
+    fn detector(weights: SimhashWeights) -> SimhashDetector {
+        SimhashDetector::new(&SimhashConfig {
+            weights,
+            ..SimhashConfig::default()
+        })
+    }
+
+    fn distance(a: &Signature, b: &Signature) -> u32 {
+        match (a, b) {
+            (Signature::Fingerprint(x), Signature::Fingerprint(y)) => (x ^ y).count_ones(),
+            _ => 64,
+        }
+    }
+
+    #[test]
+    fn conformance() {
+        // Unrelated: Hamming > 20 means resemblance < 1 - 20/64.
+        check_detector(&detector(SimhashWeights::Binary), 1.0 - 20.0 / 64.0);
+        check_detector(&detector(SimhashWeights::Log), 1.0 - 20.0 / 64.0);
+    }
+
+    #[test]
+    fn near_identical_close_unrelated_far() {
+        let d = detector(SimhashWeights::Binary);
+        let mut near = Vec::new();
+        for seed in 0..20 {
+            let base = words(100 + seed, 500);
+            let sa = d.sign(&doc(base.clone()));
+            // One word replaced: 3 of ~500 shingles change.
+            let sb = d.sign(&doc(edit(&base, 1, seed)));
+            near.push(distance(&sa, &sb));
+            let other = d.sign(&doc(words(900 + seed, 500)));
+            let far = distance(&sa, &other);
+            assert!(far > 20, "unrelated pages at distance {far}");
+        }
+        let mean = near.iter().sum::<u32>() as f64 / near.len() as f64;
+        assert!(mean <= 6.0, "one-word edits: distances {near:?}");
+        assert!(near.iter().all(|&x| x <= 12), "{near:?}");
+    }
+
+    #[test]
+    fn binary_weights_ignore_repeats_log_weights_do_not() {
+        let base = words(5, 300);
+        let mut repeated = base.clone();
+        // Repeat one 3-term run (one shingle) many times.
+        let run = base[..3].to_vec();
+        for _ in 0..200 {
+            repeated.extend(run.iter().cloned());
+        }
+        let b = detector(SimhashWeights::Binary);
+        let l = detector(SimhashWeights::Log);
+        let (b1, b2) = (b.sign(&doc(base.clone())), b.sign(&doc(repeated.clone())));
+        let (l1, l2) = (l.sign(&doc(base)), l.sign(&doc(repeated)));
+        // Binary: the repeats add only the few new shingles at the joins.
+        assert!(distance(&b1, &b2) <= 8, "{}", distance(&b1, &b2));
+        // Log: the repeated shingle weighs 1 + ln(200) ~ 6.3 and pulls bits.
+        assert!(distance(&l1, &l2) > distance(&b1, &b2));
+    }
+
+    #[test]
+    fn shingles_do_not_depend_on_word_boundaries_inside_strings() {
+        // "a b" + "c" and "a" + "b c" are different shingles: the hash is
+        // over the terms' own hashes, not a joined string.
+        let x = shingle_hashes(&["a b".into(), "c".into()], 2);
+        let y = shingle_hashes(&["a".into(), "b c".into()], 2);
+        assert_ne!(x, y);
+    }
+
+    #[test]
+    fn short_pages_shingle_what_there_is() {
+        let d = detector(SimhashWeights::Binary);
+        let one = d.sign(&doc(vec!["alpha".into()]));
+        let two = d.sign(&doc(vec!["alpha".into(), "beta".into()]));
+        assert!(matches!(one, Signature::Fingerprint(_)));
+        assert!(matches!(two, Signature::Fingerprint(_)));
+        assert_ne!(one, two);
+        assert_eq!(shingle_hashes(&["alpha".into(), "beta".into()], 3).len(), 1);
+        assert_eq!(d.sign(&doc(Vec::new())), Signature::Empty);
+    }
+
+    #[test]
+    fn order_of_features_does_not_matter() {
+        // The fingerprint is a function of the shingle multiset: the same
+        // shingles in another order (here, the hashes reversed) give the
+        // same fingerprint.
+        let terms = words(11, 200);
+        let mut hashes = shingle_hashes(&terms, 3);
+        hashes.sort_unstable();
+        hashes.dedup();
+        let forward = binary_fingerprint(&hashes);
+        hashes.reverse();
+        assert_eq!(binary_fingerprint(&hashes), forward);
+        assert_eq!(simhash(&terms, 3, SimhashWeights::Binary), Some(forward));
+    }
+
+    #[test]
+    fn classify_reasons_name_the_distance() {
+        let d = detector(SimhashWeights::Binary);
+        let a = Signature::Fingerprint(0);
+        let b = Signature::Fingerprint(0b101);
+        let j = d.classify(&a, &b, d.similarity(&a, &b)).unwrap();
+        assert_eq!(j.level, Level::NearDuplicate);
+        assert_eq!(j.reason, "SimHash Hamming distance 2 <= 3");
+        let c = Signature::Fingerprint(0b1111);
+        assert!(d.classify(&a, &c, d.similarity(&a, &c)).is_none());
+    }
+}
