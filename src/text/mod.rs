@@ -24,7 +24,7 @@ use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::config::TextConfig;
 use lang::LANGS;
-use stem::{SafeStemmer, Stemmed};
+use stem::SafeStemmer;
 
 /// Words and terms of a text, plus its language.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -92,40 +92,51 @@ impl Normalizer {
     pub fn normalize(&self, text: &str, lang_hint: Option<&str>) -> Normalized {
         let nfkc = nfkc(text);
         let lang = self.language(&nfkc, lang_hint);
-        let lower = lowercase(nfkc);
+        let lower = lowercase(&nfkc);
         let res = self.langs.iter().find(|r| r.code == lang);
-        let stop = res
-            .filter(|_| self.config.stop_words)
-            .map(|r| &r.stop_words)
-            .filter(|s| !s.is_empty());
-        let stemmer = res
-            .filter(|_| self.config.stem)
-            .and_then(|r| r.stemmer.as_ref());
+        let stemmer = res.and_then(|r| r.stemmer.as_ref());
 
         // About one word per 6 bytes of Latin text.
         let mut words = Vec::with_capacity(lower.len() / 6 + 1);
         let mut terms = Vec::with_capacity(lower.len() / 8 + 1);
         let mut failed: Vec<String> = Vec::new();
+        let (use_stop, use_stem) = (self.config.stop_words, self.config.stem);
+        let stop_set = res.map(|r| &r.stop_words);
+        let is_stop = |w: &str| stop_set.is_some_and(|s| s.contains(w));
         stem::with_cache(|cache| {
+            let mut scratch = None;
             words::for_each_word(&lower, |w| {
                 words.push(w.to_owned());
-                if stop.is_some_and(|s| s.contains(w)) {
-                    return;
-                }
-                let term = match stemmer {
-                    // Numbers and other letterless words are not stemmed.
-                    Some(st) if w.chars().any(char::is_alphabetic) => match st.stem(w, cache) {
-                        Stemmed::Stem(s) => s,
-                        Stemmed::Failed => {
-                            if failed.len() < 3 && !failed.iter().any(|f| f == w) {
-                                failed.push(w.to_owned());
-                            }
-                            w.to_owned()
-                        }
-                    },
-                    _ => w.to_owned(),
+                // Numbers and other letterless words are neither stop words
+                // nor stemmed, and would only crowd the cache.
+                let has_letter = if w.is_ascii() {
+                    w.bytes().any(|b| b.is_ascii_alphabetic())
+                } else {
+                    w.chars().any(char::is_alphabetic)
                 };
-                terms.push(term);
+                match stemmer {
+                    Some(st) if has_letter && (use_stop || use_stem) => {
+                        let t = st.lookup(w, is_stop, cache, &mut scratch);
+                        if use_stop && t.stop {
+                            return;
+                        }
+                        terms.push(match (&t.stem, use_stem) {
+                            (Some(stem), true) => stem.to_string(),
+                            (None, true) => {
+                                if failed.len() < 3 && !failed.iter().any(|f| f == w) {
+                                    failed.push(w.to_owned());
+                                }
+                                w.to_owned()
+                            }
+                            (_, false) => w.to_owned(),
+                        });
+                    }
+                    _ => {
+                        if !(use_stop && has_letter && is_stop(w)) {
+                            terms.push(w.to_owned());
+                        }
+                    }
+                }
             });
         });
 
@@ -160,29 +171,110 @@ impl Normalizer {
 }
 
 /// NFKC of `text`; borrowed when it already is (all ASCII text is).
+///
+/// Web text in Latin script is mostly ASCII with a few curly quotes, dashes
+/// and no-break spaces, so only the non-ASCII runs are normalized, each with
+/// the ASCII character before it (a base that a combining mark may compose
+/// with). Cutting there is exact: an ASCII character is a starter that is
+/// never the second half of a composition, so NFKC never reaches across it.
 fn nfkc(text: &str) -> Cow<'_, str> {
     if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(text.nfkc().collect())
+        return Cow::Borrowed(text);
     }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let Some(off) = bytes
+            .get(i..)
+            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
+        else {
+            out.push_str(text.get(i..).unwrap_or(""));
+            break;
+        };
+        let first = i + off;
+        let start = if first > i { first - 1 } else { first };
+        out.push_str(text.get(i..start).unwrap_or(""));
+        let end = bytes
+            .get(first..)
+            .and_then(|b| b.iter().position(u8::is_ascii))
+            .map_or(text.len(), |p| first + p);
+        let run = text.get(start..end).unwrap_or("");
+        if is_nfkc_quick(run.chars()) == IsNormalized::Yes {
+            out.push_str(run);
+        } else {
+            out.extend(run.nfkc());
+        }
+        i = end;
+    }
+    Cow::Owned(out)
 }
 
-/// Lowercase (full Unicode mapping, so final sigma and the like are right);
-/// borrowed when nothing changes.
-fn lowercase(text: Cow<'_, str>) -> Cow<'_, str> {
+/// Lowercase, full Unicode mapping; borrowed when nothing changes. ASCII
+/// stretches are lowercased bytewise and only the non-ASCII runs between
+/// them go through `str::to_lowercase` (whose one context rule, Greek final
+/// sigma, looks at letters inside the run, i.e. inside the word).
+fn lowercase(text: &str) -> Cow<'_, str> {
     if text.is_ascii() {
-        if text.bytes().any(|b| b.is_ascii_uppercase()) {
-            let mut s = text.into_owned();
-            s.make_ascii_lowercase();
-            Cow::Owned(s)
+        return if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(text.to_ascii_lowercase())
         } else {
-            text
-        }
-    } else {
-        Cow::Owned(text.to_lowercase())
+            Cow::Borrowed(text)
+        };
     }
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let first = bytes
+            .get(i..)
+            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
+            .map_or(text.len(), |p| i + p);
+        let ascii_start = out.len();
+        out.push_str(text.get(i..first).unwrap_or(""));
+        if let Some(pushed) = out.get_mut(ascii_start..) {
+            pushed.make_ascii_lowercase();
+        }
+        let end = bytes
+            .get(first..)
+            .and_then(|b| b.iter().position(u8::is_ascii))
+            .map_or(text.len(), |p| first + p);
+        let run = text.get(first..end).unwrap_or("");
+        if run.contains('Σ') {
+            out.push_str(&run.to_lowercase());
+        } else {
+            out.extend(run.chars().flat_map(char::to_lowercase));
+        }
+        i = end;
+    }
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod nfkc_tests {
+    use unicode_normalization::UnicodeNormalization;
+
+    proptest::proptest! {
+        /// Run-wise NFKC equals NFKC of the whole text.
+        #[test]
+        fn runwise_nfkc_is_exact(text in "[a-eA-E .\u{300}\u{301}\u{308}\u{327}éﬁ１Ａ\u{a0}\u{2019}ｶﬂ\u{3099}か]{0,30}") {
+            let whole: String = text.nfkc().collect();
+            proptest::prop_assert_eq!(super::nfkc(&text).into_owned(), whole);
+        }
+
+        /// Run-wise lowercase equals `str::to_lowercase` (Σ handled per run;
+        /// it is tested separately).
+        #[test]
+        fn runwise_lowercase_is_exact(text in "[a-dA-D .ÉéÄİẞΩω\u{301}ЖЯǅ]{0,30}") {
+            proptest::prop_assert_eq!(super::lowercase(&text).into_owned(), text.to_lowercase());
+        }
+    }
+
+    #[test]
+    fn final_sigma() {
+        assert_eq!(super::lowercase("ΟΔΟΣ ΟΔΟΣ. ΣΑΣ"), "οδος οδος. σας");
+    }
+}

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use rust_stemmers::{Algorithm, Stemmer};
-use rustc_hash::FxHashMap;
+use rustc_hash::FxBuildHasher;
 
 /// Entries per language in one thread's cache before it is emptied. A web
 /// crawl's vocabulary is Zipfian: the most frequent few ten thousand words
@@ -59,11 +59,21 @@ static PANICKED_LANGS: AtomicU32 = AtomicU32::new(0);
 /// Words whose stemming panicked, by language slot, shared by all threads.
 static BAD_WORDS: Mutex<BTreeSet<(usize, Box<str>)>> = Mutex::new(BTreeSet::new());
 
-/// One thread's stems: per language slot, word -> stem (`None`: the
-/// stemmer panicked on the word).
+/// What is known about one word of one language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CachedTerm {
+    /// The word is on the language's stop list.
+    pub stop: bool,
+    /// The stem; `None` when the stemmer panicked on the word.
+    pub stem: Option<Box<str>>,
+}
+
+/// One thread's word -> (stop?, stem) maps, one per language slot. Stop
+/// words are looked up through the same map, so a frequent word costs one
+/// hash lookup.
 #[derive(Default)]
 pub(crate) struct StemCache {
-    maps: Vec<FxHashMap<Box<str>, Option<Box<str>>>>,
+    maps: Vec<hashbrown::HashMap<String, CachedTerm, FxBuildHasher>>,
 }
 
 thread_local! {
@@ -104,34 +114,38 @@ impl SafeStemmer {
         format!("{:?}", self.algorithm)
     }
 
-    /// Stems a lowercase word, through `cache`.
-    pub(crate) fn stem(&self, word: &str, cache: &mut StemCache) -> Stemmed {
-        let cacheable = word.len() <= MAX_CACHED_LEN;
-        if cacheable {
-            if let Some(hit) = cache.maps.get(self.slot).and_then(|m| m.get(word)) {
-                return match hit {
-                    Some(stem) => Stemmed::Stem(stem.to_string()),
-                    None => Stemmed::Failed,
-                };
-            }
+    /// Looks up a lowercase word in `cache`, stemming it on a miss;
+    /// `is_stop` says whether it is a stop word (asked on a miss only).
+    /// Words longer than `MAX_CACHED_LEN` bytes are computed every time, in
+    /// `scratch`.
+    pub(crate) fn lookup<'c>(
+        &self,
+        word: &str,
+        is_stop: impl Fn(&str) -> bool,
+        cache: &'c mut StemCache,
+        scratch: &'c mut Option<CachedTerm>,
+    ) -> &'c CachedTerm {
+        let compute = |w: &str| CachedTerm {
+            stop: is_stop(w),
+            stem: match self.stem_uncached(w) {
+                Stemmed::Stem(s) => Some(s.into_boxed_str()),
+                Stemmed::Failed => None,
+            },
+        };
+        if word.len() > MAX_CACHED_LEN {
+            return scratch.insert(compute(word));
         }
-        let outcome = self.stem_uncached(word);
-        if cacheable {
-            if cache.maps.len() <= self.slot {
-                cache.maps.resize_with(self.slot + 1, FxHashMap::default);
-            }
-            if let Some(map) = cache.maps.get_mut(self.slot) {
-                if map.len() >= CACHE_CAP {
-                    map.clear();
-                }
-                let value = match &outcome {
-                    Stemmed::Stem(s) => Some(s.as_str().into()),
-                    Stemmed::Failed => None,
-                };
-                map.insert(word.into(), value);
-            }
+        if cache.maps.len() <= self.slot {
+            cache.maps.resize_with(self.slot + 1, Default::default);
         }
-        outcome
+        let Some(map) = cache.maps.get_mut(self.slot) else {
+            return scratch.insert(compute(word));
+        };
+        if map.len() >= CACHE_CAP {
+            map.clear();
+        }
+        // One hash lookup on a hit; the key is allocated only on a miss.
+        map.entry_ref(word).or_insert_with(|| compute(word))
     }
 
     fn stem_uncached(&self, word: &str) -> Stemmed {
@@ -165,18 +179,25 @@ fn is_known_bad(slot: usize, word: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn stem(s: &SafeStemmer, word: &str, cache: &mut StemCache) -> Option<String> {
+        let mut scratch = None;
+        let t = s.lookup(word, |_| false, cache, &mut scratch);
+        t.stem.as_deref().map(str::to_owned)
+    }
+
     #[test]
     fn english_stems_and_caches() {
         let s = SafeStemmer::new(0, Algorithm::English);
         let mut cache = StemCache::default();
-        assert_eq!(s.stem("running", &mut cache), Stemmed::Stem("run".into()));
+        assert_eq!(stem(&s, "running", &mut cache).as_deref(), Some("run"));
         // Second call is served by the cache and gives the same answer.
-        assert_eq!(s.stem("running", &mut cache), Stemmed::Stem("run".into()));
+        assert_eq!(stem(&s, "running", &mut cache).as_deref(), Some("run"));
         assert_eq!(cache.maps.first().map(|m| m.len()), Some(1));
-        assert_eq!(
-            s.stem("systems", &mut cache),
-            Stemmed::Stem("system".into())
-        );
+        assert_eq!(stem(&s, "systems", &mut cache).as_deref(), Some("system"));
+        // Long words bypass the cache but are still stemmed.
+        let long = "internationalization".repeat(3);
+        assert!(stem(&s, &long, &mut cache).is_some());
+        assert_eq!(cache.maps.first().map(|m| m.len()), Some(2));
     }
 
     #[test]
@@ -185,14 +206,12 @@ mod tests {
         // (snowballstem/snowball#204; rust-stemmers 1.2 has the old code).
         let s = SafeStemmer::new(7, Algorithm::Greek);
         let mut cache = StemCache::default();
-        let first = s.stem("ισαισα", &mut cache);
-        let again = s.stem("ισαισα", &mut StemCache::default());
-        assert_eq!(first, again);
-        if first == Stemmed::Failed {
-            assert!(PANICKED_LANGS.load(Ordering::Relaxed) & (1 << 7) != 0);
-            assert!(is_known_bad(7, "ισαισα"));
-        }
+        assert_eq!(stem(&s, "ισαισα", &mut cache), None);
+        assert!(PANICKED_LANGS.load(Ordering::Relaxed) & (1 << 7) != 0);
+        assert!(is_known_bad(7, "ισαισα"));
+        // A fresh cache (another thread) does not call the stemmer again.
+        assert_eq!(stem(&s, "ισαισα", &mut StemCache::default()), None);
         // Ordinary Greek words still stem.
-        assert!(matches!(s.stem("ανθρωποι", &mut cache), Stemmed::Stem(_)));
+        assert!(stem(&s, "ανθρωποι", &mut cache).is_some());
     }
 }

@@ -32,9 +32,25 @@ pub(crate) fn is_cjk(c: char) -> bool {
 /// Calls `f` with each word of `text` (already NFKC and lowercased), in
 /// order. Typographic apostrophes inside words become ASCII ones so that
 /// "don’t" and "don't" are the same word (NFKC keeps U+2019).
+///
+/// Speed: UAX #29 never joins across ASCII whitespace, so the text is cut
+/// there first; pure-ASCII pieces (most of Latin-script text) go through
+/// [`ascii_words`], a table-free equivalent of the UAX #29 rules for ASCII,
+/// and only pieces with other characters through `unicode_words`.
 pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut scratch = String::new();
-    for word in text.unicode_words() {
+    for piece in text.split(|c: char| c.is_ascii_whitespace()) {
+        if piece.is_ascii() {
+            ascii_words(piece, &mut f);
+        } else {
+            unicode_piece(piece, &mut scratch, &mut f);
+        }
+    }
+}
+
+/// UAX #29 words of a piece that has non-ASCII characters.
+fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
+    for word in piece.unicode_words() {
         if word.is_ascii() {
             f(word);
             continue;
@@ -55,16 +71,68 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
         for (i, c) in word.char_indices() {
             if is_cjk(c) {
                 if let Some(s) = run_start.take() {
-                    emit(word, s, i, &mut f);
+                    emit(word, s, i, f);
                 }
-                emit(word, i, i + c.len_utf8(), &mut f);
+                emit(word, i, i + c.len_utf8(), f);
             } else if run_start.is_none() {
                 run_start = Some(i);
             }
         }
         if let Some(s) = run_start {
-            emit(word, s, word.len(), &mut f);
+            emit(word, s, word.len(), f);
         }
+    }
+}
+
+/// Letters, digits and `_` (UAX #29 ALetter, Numeric, ExtendNumLet): any two
+/// adjacent ones are in the same word (WB5, WB8-WB10, WB13a/b).
+#[inline]
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The UAX #29 words of an ASCII piece without whitespace, as
+/// `unicode_words` gives them (a proptest checks the equivalence). Besides
+/// runs of letters, digits and `_`, a letter-`:`/`.`/`'`-letter sequence
+/// joins (WB6/7: "e.g", "it's") and so does digit-`,`/`;`/`.`/`'`-digit
+/// (WB11/12: "3.14", "1,000"). Segments without a letter or digit are not
+/// words.
+pub(crate) fn ascii_words(piece: &str, f: &mut impl FnMut(&str)) {
+    let b = piece.as_bytes();
+    let n = b.len();
+    let mut i = 0;
+    while i < n {
+        if !b.get(i).copied().is_some_and(is_word_byte) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut j = i + 1;
+        while j < n {
+            let (prev, mid) = (b[j - 1], b[j]);
+            if is_word_byte(mid) {
+                j += 1;
+                continue;
+            }
+            let Some(&next) = b.get(j + 1) else { break };
+            let joins = (prev.is_ascii_alphabetic()
+                && next.is_ascii_alphabetic()
+                && matches!(mid, b':' | b'.' | b'\''))
+                || (prev.is_ascii_digit()
+                    && next.is_ascii_digit()
+                    && matches!(mid, b',' | b';' | b'.' | b'\''));
+            if joins {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        if let Some(word) = piece.get(start..j) {
+            if word.bytes().any(|c| c.is_ascii_alphanumeric()) {
+                f(word);
+            }
+        }
+        i = j;
     }
 }
 
@@ -110,6 +178,24 @@ mod tests {
     #[test]
     fn korean_keeps_words() {
         assert_eq!(words("한국어 텍스트"), ["한국어", "텍스트"]);
+    }
+
+    #[test]
+    fn ascii_rules() {
+        assert_eq!(
+            words("e.g. a:b 1,000.5 x_1 __ _a 3.a a.3 can't 'quoted' ..a"),
+            ["e.g", "a:b", "1,000.5", "x_1", "_a", "3", "a", "a", "3", "can't", "quoted", "a"]
+        );
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path segments exactly like `unicode_words`.
+        #[test]
+        fn ascii_fast_path_equals_uax29(text in "[a-c0-2_.,;:' \t\n!?()-]{0,40}") {
+            let fast = words(&text);
+            let slow: Vec<String> = text.unicode_words().map(str::to_owned).collect();
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 
     #[test]
