@@ -42,6 +42,32 @@ fn normalize(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // The machine is shared: wall-clock throughput above depends on load.
+    // Also report words per second of this thread's CPU time.
+    for (name, set) in [("english", &english), ("all_languages", &all)] {
+        let (Some(t0), mut words) = (thread_cpu_ns(), 0usize) else {
+            return;
+        };
+        for _ in 0..20 {
+            for p in set.iter() {
+                words += n.normalize(black_box(p), None).words.len();
+            }
+        }
+        if let Some(t1) = thread_cpu_ns() {
+            let secs = (t1 - t0) as f64 / 1e9;
+            eprintln!(
+                "{source}/{name}: {:.2} M words per CPU-second ({words} words in {secs:.2} s CPU)",
+                words as f64 / secs / 1e6
+            );
+        }
+    }
+}
+
+/// This thread's CPU time in nanoseconds (Linux `/proc/thread-self/schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
 }
 
 criterion_group!(benches, normalize);

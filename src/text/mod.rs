@@ -120,7 +120,7 @@ impl Normalizer {
                         if use_stop && t.stop {
                             return;
                         }
-                        terms.push(match (&t.stem, use_stem) {
+                        terms.push(match (t.stem(), use_stem) {
                             (Some(stem), true) => stem.to_string(),
                             (None, true) => {
                                 if failed.len() < 3 && !failed.iter().any(|f| f == w) {

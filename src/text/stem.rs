@@ -64,8 +64,74 @@ static BAD_WORDS: Mutex<BTreeSet<(usize, Box<str>)>> = Mutex::new(BTreeSet::new(
 pub(crate) struct CachedTerm {
     /// The word is on the language's stop list.
     pub stop: bool,
-    /// The stem; `None` when the stemmer panicked on the word.
-    pub stem: Option<Box<str>>,
+    /// The stem, inline when short.
+    stem: StemText,
+}
+
+/// A stem stored without a pointer to chase when it is short (most are),
+/// so a cache hit touches only the table's own memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum StemText {
+    /// `bytes[..len]` is the stem.
+    Inline { len: u8, bytes: [u8; INLINE] },
+    /// A longer stem.
+    Heap(Box<str>),
+    /// The stemmer panicked on the word.
+    Failed,
+}
+
+/// Bytes of a stem stored inline (the enum stays 24 bytes).
+const INLINE: usize = 22;
+
+impl CachedTerm {
+    fn new(stop: bool, stem: Option<String>) -> CachedTerm {
+        let stem = match stem {
+            None => StemText::Failed,
+            Some(s) if s.len() <= INLINE => {
+                let mut bytes = [0u8; INLINE];
+                if let Some(dst) = bytes.get_mut(..s.len()) {
+                    dst.copy_from_slice(s.as_bytes());
+                }
+                StemText::Inline {
+                    len: s.len() as u8,
+                    bytes,
+                }
+            }
+            Some(s) => StemText::Heap(s.into_boxed_str()),
+        };
+        CachedTerm { stop, stem }
+    }
+
+    /// The stem, or `None` when the stemmer failed on the word.
+    pub(crate) fn stem(&self) -> Option<&str> {
+        match &self.stem {
+            StemText::Inline { len, bytes } => bytes
+                .get(..usize::from(*len))
+                .and_then(|b| std::str::from_utf8(b).ok()),
+            StemText::Heap(s) => Some(s),
+            StemText::Failed => None,
+        }
+    }
+}
+
+/// Cache key of a word of at most 16 bytes: its bytes, zero padded, as one
+/// integer (words never contain NUL). Hashing and comparing it costs no
+/// pointer chase and no `memcmp`, the main cost of a `String`-keyed map.
+fn short_key(word: &str) -> Option<u128> {
+    let b = word.as_bytes();
+    if b.len() > 16 {
+        return None;
+    }
+    let mut buf = [0u8; 16];
+    buf.get_mut(..b.len())?.copy_from_slice(b);
+    Some(u128::from_le_bytes(buf))
+}
+
+/// One language's cache: short words by packed key, longer ones by string.
+#[derive(Default)]
+struct LangCache {
+    short: hashbrown::HashMap<u128, CachedTerm, FxBuildHasher>,
+    long: hashbrown::HashMap<String, CachedTerm, FxBuildHasher>,
 }
 
 /// One thread's word -> (stop?, stem) maps, one per language slot. Stop
@@ -73,7 +139,7 @@ pub(crate) struct CachedTerm {
 /// hash lookup.
 #[derive(Default)]
 pub(crate) struct StemCache {
-    maps: Vec<hashbrown::HashMap<String, CachedTerm, FxBuildHasher>>,
+    maps: Vec<LangCache>,
 }
 
 thread_local! {
@@ -125,12 +191,12 @@ impl SafeStemmer {
         cache: &'c mut StemCache,
         scratch: &'c mut Option<CachedTerm>,
     ) -> &'c CachedTerm {
-        let compute = |w: &str| CachedTerm {
-            stop: is_stop(w),
-            stem: match self.stem_uncached(w) {
-                Stemmed::Stem(s) => Some(s.into_boxed_str()),
+        let compute = |w: &str| {
+            let stem = match self.stem_uncached(w) {
+                Stemmed::Stem(s) => Some(s),
                 Stemmed::Failed => None,
-            },
+            };
+            CachedTerm::new(is_stop(w), stem)
         };
         if word.len() > MAX_CACHED_LEN {
             return scratch.insert(compute(word));
@@ -138,14 +204,18 @@ impl SafeStemmer {
         if cache.maps.len() <= self.slot {
             cache.maps.resize_with(self.slot + 1, Default::default);
         }
-        let Some(map) = cache.maps.get_mut(self.slot) else {
+        let Some(lang) = cache.maps.get_mut(self.slot) else {
             return scratch.insert(compute(word));
         };
-        if map.len() >= CACHE_CAP {
-            map.clear();
+        if lang.short.len() + lang.long.len() >= CACHE_CAP {
+            lang.short.clear();
+            lang.long.clear();
         }
-        // One hash lookup on a hit; the key is allocated only on a miss.
-        map.entry_ref(word).or_insert_with(|| compute(word))
+        // One hash lookup on a hit; nothing allocated.
+        match short_key(word) {
+            Some(key) => lang.short.entry(key).or_insert_with(|| compute(word)),
+            None => lang.long.entry_ref(word).or_insert_with(|| compute(word)),
+        }
     }
 
     fn stem_uncached(&self, word: &str) -> Stemmed {
@@ -182,7 +252,7 @@ mod tests {
     fn stem(s: &SafeStemmer, word: &str, cache: &mut StemCache) -> Option<String> {
         let mut scratch = None;
         let t = s.lookup(word, |_| false, cache, &mut scratch);
-        t.stem.as_deref().map(str::to_owned)
+        t.stem().map(str::to_owned)
     }
 
     #[test]
@@ -192,12 +262,18 @@ mod tests {
         assert_eq!(stem(&s, "running", &mut cache).as_deref(), Some("run"));
         // Second call is served by the cache and gives the same answer.
         assert_eq!(stem(&s, "running", &mut cache).as_deref(), Some("run"));
-        assert_eq!(cache.maps.first().map(|m| m.len()), Some(1));
+        assert_eq!(cache.maps.first().map(|m| m.short.len()), Some(1));
         assert_eq!(stem(&s, "systems", &mut cache).as_deref(), Some("system"));
         // Long words bypass the cache but are still stemmed.
         let long = "internationalization".repeat(3);
         assert!(stem(&s, &long, &mut cache).is_some());
-        assert_eq!(cache.maps.first().map(|m| m.len()), Some(2));
+        assert_eq!(cache.maps.first().map(|m| m.short.len()), Some(2));
+        // A 17..=48-byte word goes to the string-keyed map, same answer.
+        assert_eq!(
+            stem(&s, "internationalizations", &mut cache).as_deref(),
+            Some("internation")
+        );
+        assert_eq!(cache.maps.first().map(|m| m.long.len()), Some(1));
     }
 
     #[test]
