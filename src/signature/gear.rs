@@ -20,7 +20,7 @@
 const GEAR_SEED: u64 = 0x6765_6172_6e64_7570; // "gearndup"
 
 /// One pseudo-random 64-bit value per byte value, fixed at compile time
-/// (splitmix64 from [`GEAR_SEED`]) so boundaries are identical on every run,
+/// (splitmix64 from a fixed seed) so boundaries are identical on every run,
 /// platform and version.
 pub static GEAR: [u64; 256] = gear_table(GEAR_SEED);
 

@@ -10,7 +10,7 @@
 //!   declared language when detection is unreliable, or `"und"`.
 //!
 //! Pure and total: any input gives a result, and a stemmer panic costs one
-//! word its stem and adds a warning (see [`stem`]). Pure-ASCII text skips
+//! word its stem and adds a warning (see `stem.rs`). Pure-ASCII text skips
 //! the NFKC pass (ASCII is already NFKC).
 
 mod lang;
