@@ -69,6 +69,10 @@ pub struct TextConfig {
     pub stop_words: bool,
     /// Stem words with the Snowball stemmer of the detected language.
     pub stem: bool,
+    /// Bytes from the start of the text that language detection looks at.
+    /// Detection is the costliest step per page; a bounded sample keeps it
+    /// constant, and a page's first kilobytes are enough to tell its language.
+    pub detect_bytes: usize,
 }
 
 impl Default for TextConfig {
@@ -76,6 +80,7 @@ impl Default for TextConfig {
         TextConfig {
             stop_words: true,
             stem: true,
+            detect_bytes: 1024,
         }
     }
 }
@@ -116,12 +121,28 @@ impl Default for SimhashConfig {
     }
 }
 
+/// Which content-defined chunker cuts the normalized text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chunker {
+    /// A gear hash rolled over the whole text: a cut depends only on the last
+    /// `window` bytes, so chunk boundaries resynchronize right after an edit.
+    /// Suits the small chunks (average 32 bytes) that work best for pages.
+    Gear,
+    /// The `fastcdc` crate (FastCDC 2020): block-level chunking with its own
+    /// size limits (average at least 256 bytes). Kept as an alternative for
+    /// comparison and for very long texts.
+    Fastcdc,
+}
+
 /// Content-defined chunk detector settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ChunkConfig {
     /// Run the chunk detector.
     pub enabled: bool,
+    /// The chunking algorithm.
+    pub chunker: Chunker,
     /// Target average chunk size in bytes of normalized text.
     pub avg_size: usize,
     /// Smallest chunk in bytes.
@@ -149,6 +170,7 @@ impl Default for ChunkConfig {
     fn default() -> Self {
         ChunkConfig {
             enabled: true,
+            chunker: Chunker::Gear,
             avg_size: 32,
             min_size: 8,
             max_size: 128,
@@ -226,6 +248,8 @@ impl Config {
         range("extract.max_body_bytes", e.max_body_bytes, 1024, 1 << 30)?;
         range("extract.max_links", e.max_links, 0, 1_000_000)?;
 
+        range("text.detect_bytes", self.text.detect_bytes, 64, 1 << 20)?;
+
         let s = &self.simhash;
         range("simhash.shingle", s.shingle, 1, 8)?;
         range("simhash.max_distance", s.max_distance as usize, 0, 7)?;
@@ -244,6 +268,23 @@ impl Config {
                     c.min_size, c.max_size
                 ),
             });
+        }
+        match c.chunker {
+            Chunker::Gear => {
+                // The cut test looks at log2(avg_size) bits of the hash, and
+                // only the low `window` bits depend on the window alone.
+                let bits = crate::signature::gear::mask_bits(c.avg_size);
+                if bits as usize > c.window {
+                    return Err(Error::Config {
+                        key: "chunks.window".into(),
+                        value: c.window.to_string(),
+                        allowed: format!(
+                            "must be >= log2(chunks.avg_size) = {bits} with the gear chunker"
+                        ),
+                    });
+                }
+            }
+            Chunker::Fastcdc => validate_fastcdc(c)?,
         }
         unit("chunks.duplicate", c.duplicate)?;
         unit("chunks.near_duplicate", c.near_duplicate)?;
@@ -280,6 +321,37 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// fastcdc only debug-asserts its bounds (and indexes its mask table with
+/// log2(avg_size)), so check them here: a bad config is an error, not a panic.
+fn validate_fastcdc(c: &ChunkConfig) -> Result<()> {
+    use fastcdc::v2020::{
+        AVERAGE_MAX, AVERAGE_MIN, MAXIMUM_MAX, MAXIMUM_MIN, MINIMUM_MAX, MINIMUM_MIN,
+    };
+    let hint =
+        "with chunks.chunker = \"fastcdc\" (e.g. min_size = 64, avg_size = 256, max_size = 1024)";
+    for (key, value, lo, hi) in [
+        ("chunks.min_size", c.min_size, MINIMUM_MIN, MINIMUM_MAX),
+        ("chunks.avg_size", c.avg_size, AVERAGE_MIN, AVERAGE_MAX),
+        ("chunks.max_size", c.max_size, MAXIMUM_MIN, MAXIMUM_MAX),
+    ] {
+        if !(lo..=hi).contains(&value) {
+            return Err(Error::Config {
+                key: key.into(),
+                value: value.to_string(),
+                allowed: format!("must be in {lo}..={hi} {hint}"),
+            });
+        }
+        if value % 2 != 0 {
+            return Err(Error::Config {
+                key: key.into(),
+                value: value.to_string(),
+                allowed: format!("must be even {hint}"),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn range(key: &str, value: usize, lo: usize, hi: usize) -> Result<()> {
@@ -341,6 +413,47 @@ mod tests {
         let err =
             Config::from_toml("[chunks]\nduplicate = 0.5\nnear_duplicate = 0.6\n").unwrap_err();
         assert!(err.to_string().contains("chunks.near_duplicate"), "{err}");
+    }
+
+    #[test]
+    fn detect_bytes_is_range_checked() {
+        let err = Config::from_toml("[text]\ndetect_bytes = 10\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("text.detect_bytes"), "{msg}");
+        assert!(msg.contains("64..=1048576"), "{msg}");
+    }
+
+    #[test]
+    fn fastcdc_bounds_are_checked_not_panicking() {
+        // The gear defaults (avg 32) are far below fastcdc's minimum average.
+        let err = Config::from_toml("[chunks]\nchunker = \"fastcdc\"\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("chunks.min_size"), "{msg}");
+        assert!(msg.contains("64..=1048576"), "{msg}");
+        let err = Config::from_toml(
+            "[chunks]\nchunker = \"fastcdc\"\nmin_size = 64\navg_size = 257\nmax_size = 1024\n",
+        )
+        .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("chunks.avg_size") && msg.contains("even"),
+            "{msg}"
+        );
+        let ok = Config::from_toml(
+            "[chunks]\nchunker = \"fastcdc\"\nmin_size = 64\navg_size = 256\nmax_size = 1024\n",
+        )
+        .unwrap();
+        assert_eq!(ok.chunks.chunker, Chunker::Fastcdc);
+    }
+
+    #[test]
+    fn gear_window_must_cover_mask_bits() {
+        let err = Config::from_toml("[chunks]\nwindow = 4\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("chunks.window") && msg.contains("log2"),
+            "{msg}"
+        );
     }
 
     #[test]

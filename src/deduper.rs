@@ -204,6 +204,7 @@ impl Deduper {
     ) -> Analyzed {
         let text = extracted.text(self.config.extract.mode);
         let normalized = self.normalizer.normalize(&text, extracted.lang.as_deref());
+        warnings.extend(normalized.warnings);
         if normalized.words.is_empty() {
             warnings.push("no text extracted".into());
         }

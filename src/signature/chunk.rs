@@ -1,17 +1,93 @@
-//! Content-defined chunks of the normalized text (placeholder; see the
-//! helper's work).
+//! Content-defined chunks of the normalized text: the main near-duplicate
+//! test.
+//!
+//! # What is chunked
+//! The document's `terms` (stop words dropped, stemmed) joined by single
+//! spaces. Terms rather than raw text so that case, punctuation, markup,
+//! whitespace, stop-word and inflection edits do not move boundaries; joined
+//! by one space so that word boundaries still feed the hash (otherwise "ab c"
+//! and "a bc" would chunk alike).
+//!
+//! # Signature
+//! A stable 32-bit hash of each chunk's bytes (low half of the seeded xxh3
+//! [`super::hash64`]), sorted and deduplicated: [`Signature::Set`].
+//! Resemblance and containment of two sets decide (see
+//! [`ChunkDetector::classify`]).
+//!
+//! # Chunkers
+//! [`Chunker::Gear`] (default) uses [`super::gear`]: small chunks (average
+//! 32 bytes) whose boundaries depend only on the last `window` bytes.
+//! [`Chunker::Fastcdc`] uses the `fastcdc` crate's block-level chunker, whose
+//! smallest average is 256 bytes: coarser, kept for comparison.
 
 use neardup_api::{
     set_similarity, CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity,
 };
 
-use crate::config::ChunkConfig;
+use super::gear::GearChunker;
+use crate::config::{ChunkConfig, Chunker};
 use crate::index::ChunkIndex;
 
 /// Chunk-set detector: resemblance and containment of content-defined chunks.
 #[derive(Clone, Debug)]
 pub struct ChunkDetector {
+    /// Thresholds and sizes, as configured.
     config: ChunkConfig,
+    /// The chunking algorithm with its (clamped) parameters.
+    splitter: Splitter,
+}
+
+/// A chunker ready to run. Parameters are clamped at construction so that
+/// an unvalidated `ChunkConfig` built in code cannot panic later.
+#[derive(Clone, Copy, Debug)]
+enum Splitter {
+    Gear(GearChunker),
+    Fastcdc {
+        min_size: usize,
+        avg_size: usize,
+        max_size: usize,
+    },
+}
+
+impl Splitter {
+    fn new(c: &ChunkConfig) -> Splitter {
+        match c.chunker {
+            Chunker::Gear => Splitter::Gear(GearChunker::new(
+                c.min_size, c.avg_size, c.max_size, c.window,
+            )),
+            Chunker::Fastcdc => {
+                use fastcdc::v2020::{
+                    AVERAGE_MAX, AVERAGE_MIN, MAXIMUM_MAX, MAXIMUM_MIN, MINIMUM_MAX, MINIMUM_MIN,
+                };
+                // fastcdc only debug-asserts these, and indexes its mask
+                // table with log2(avg_size): keep them in range and even.
+                let even = |v: usize, lo: usize, hi: usize| v.clamp(lo, hi) & !1;
+                Splitter::Fastcdc {
+                    min_size: even(c.min_size, MINIMUM_MIN, MINIMUM_MAX),
+                    avg_size: even(c.avg_size, AVERAGE_MIN, AVERAGE_MAX),
+                    max_size: even(c.max_size, MAXIMUM_MIN, MAXIMUM_MAX),
+                }
+            }
+        }
+    }
+
+    /// Calls `f` with each chunk of `data`, in order.
+    fn for_each(&self, data: &[u8], mut f: impl FnMut(&[u8])) {
+        match *self {
+            Splitter::Gear(g) => g.for_each_chunk(data, f),
+            Splitter::Fastcdc {
+                min_size,
+                avg_size,
+                max_size,
+            } => {
+                for ch in fastcdc::v2020::FastCDC::new(data, min_size, avg_size, max_size) {
+                    if let Some(bytes) = data.get(ch.offset..ch.offset + ch.length) {
+                        f(bytes);
+                    }
+                }
+            }
+        }
+    }
 }
 
 impl ChunkDetector {
@@ -19,7 +95,34 @@ impl ChunkDetector {
     pub fn new(config: &ChunkConfig) -> ChunkDetector {
         ChunkDetector {
             config: config.clone(),
+            splitter: Splitter::new(config),
         }
+    }
+
+    /// The sorted, deduplicated chunk hashes of `terms` joined by single
+    /// spaces (empty when there are no terms).
+    pub fn chunk_hashes(&self, terms: &[String]) -> Vec<u32> {
+        let len = terms.iter().map(|t| t.len() + 1).sum::<usize>();
+        let mut text = Vec::with_capacity(len);
+        for (i, t) in terms.iter().enumerate() {
+            if i > 0 {
+                text.push(b' ');
+            }
+            text.extend_from_slice(t.as_bytes());
+        }
+        self.chunk_bytes(&text)
+    }
+
+    /// The sorted, deduplicated chunk hashes of `text` as given.
+    pub fn chunk_bytes(&self, text: &[u8]) -> Vec<u32> {
+        let mut set = Vec::with_capacity(text.len() / self.config.avg_size.max(1) + 1);
+        // Low 32 bits of the seeded xxh3: stable, and 32 bits keep postings
+        // small; a collision only adds a shared chunk by chance.
+        self.splitter
+            .for_each(text, |chunk| set.push(super::hash64(chunk) as u32));
+        set.sort_unstable();
+        set.dedup();
+        set
     }
 }
 
@@ -29,13 +132,7 @@ impl Detector for ChunkDetector {
     }
 
     fn sign(&self, doc: &Document) -> Signature {
-        let mut set: Vec<u32> = doc
-            .terms
-            .chunks(4)
-            .map(|c| super::hash64(c.join(" ").as_bytes()) as u32)
-            .collect();
-        set.sort_unstable();
-        set.dedup();
+        let set = self.chunk_hashes(&doc.terms);
         if set.is_empty() {
             Signature::Empty
         } else {
@@ -50,32 +147,179 @@ impl Detector for ChunkDetector {
         }
     }
 
-    fn classify(&self, _: &Signature, _: &Signature, sim: Similarity) -> Option<Judgement> {
+    /// Resemblance `>= duplicate` is a duplicate, `>= near_duplicate` a near
+    /// duplicate; otherwise containment of the smaller set `>= containment`
+    /// is a near duplicate ("contained") when the smaller set has at least
+    /// `containment_min_chunks` chunks (few chunks are contained by chance).
+    fn classify(&self, q: &Signature, e: &Signature, sim: Similarity) -> Option<Judgement> {
         let c = &self.config;
         if sim.resemblance >= c.duplicate {
-            Some(Judgement {
+            return Some(Judgement {
                 level: Level::Duplicate,
                 score: sim.resemblance,
                 reason: format!(
-                    "chunk resemblance {:.2} >= {}",
+                    "chunk resemblance {:.2} >= {:.2}",
                     sim.resemblance, c.duplicate
                 ),
-            })
-        } else if sim.resemblance >= c.near_duplicate {
-            Some(Judgement {
+            });
+        }
+        if sim.resemblance >= c.near_duplicate {
+            return Some(Judgement {
                 level: Level::NearDuplicate,
                 score: sim.resemblance,
                 reason: format!(
-                    "chunk resemblance {:.2} >= {}",
+                    "chunk resemblance {:.2} >= {:.2}",
                     sim.resemblance, c.near_duplicate
                 ),
-            })
-        } else {
-            None
+            });
         }
+        let smaller = match (q, e) {
+            (Signature::Set(a), Signature::Set(b)) => a.len().min(b.len()),
+            _ => 0,
+        };
+        (sim.containment >= c.containment && smaller >= c.containment_min_chunks).then(|| {
+            Judgement {
+                level: Level::NearDuplicate,
+                score: sim.containment,
+                reason: format!(
+                    "chunk containment {:.2} >= {:.2} of {smaller} chunks",
+                    sim.containment, c.containment
+                ),
+            }
+        })
     }
 
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(ChunkIndex::new(self.config.max_postings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signature::conformance::{check_detector, doc, edit, vocab_word, words, Lcg};
+
+    fn gear() -> ChunkDetector {
+        ChunkDetector::new(&ChunkConfig::default())
+    }
+
+    fn fastcdc() -> ChunkDetector {
+        ChunkDetector::new(&ChunkConfig {
+            chunker: Chunker::Fastcdc,
+            min_size: 64,
+            avg_size: 256,
+            max_size: 1024,
+            ..ChunkConfig::default()
+        })
+    }
+
+    fn set(d: &ChunkDetector, terms: Vec<String>) -> Vec<u32> {
+        match d.sign(&doc(terms)) {
+            Signature::Set(s) => s,
+            other => panic!("expected a set, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn conformance() {
+        check_detector(&gear(), 0.05);
+        check_detector(&fastcdc(), 0.05);
+    }
+
+    #[test]
+    fn signature_is_sorted_and_deduplicated() {
+        let mut terms = words(3, 100);
+        terms.extend(words(3, 100)); // the same text twice
+        let s = set(&gear(), terms);
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn two_percent_word_edits_keep_resemblance_high() {
+        let d = gear();
+        for seed in 0..10 {
+            let base = words(200 + seed, 500);
+            let a = set(&d, base.clone());
+            let b = set(&d, edit(&base, 10, seed));
+            let r = set_similarity(&a, &b).resemblance;
+            assert!(r > 0.5, "seed {seed}: resemblance {r}");
+        }
+    }
+
+    #[test]
+    fn excerpt_is_contained() {
+        let d = gear();
+        let full = words(7, 800);
+        let excerpt = full[300..450].to_vec();
+        let (a, b) = (set(&d, full), set(&d, excerpt));
+        let sim = set_similarity(&b, &a);
+        assert!(sim.containment > 0.8, "{sim:?}");
+        assert!(sim.resemblance < 0.5, "{sim:?}");
+        let (qa, qb) = (Signature::Set(a), Signature::Set(b));
+        let j = d.classify(&qb, &qa, sim).unwrap();
+        assert_eq!(j.level, Level::NearDuplicate);
+        assert!(j.reason.starts_with("chunk containment "), "{}", j.reason);
+        assert!(j.reason.ends_with(" chunks"), "{}", j.reason);
+    }
+
+    #[test]
+    fn classify_thresholds_and_reasons() {
+        let d = gear();
+        let a = Signature::Set((0..100).collect());
+        let sim = |r: f64, c: f64| Similarity {
+            resemblance: r,
+            containment: c,
+        };
+        let j = d.classify(&a, &a, sim(0.82, 0.9)).unwrap();
+        assert_eq!(j.level, Level::Duplicate);
+        assert_eq!(j.reason, "chunk resemblance 0.82 >= 0.80");
+        let j = d.classify(&a, &a, sim(0.31, 0.5)).unwrap();
+        assert_eq!(j.level, Level::NearDuplicate);
+        assert_eq!(j.reason, "chunk resemblance 0.31 >= 0.30");
+        let j = d.classify(&a, &a, sim(0.2, 0.91)).unwrap();
+        assert_eq!(j.reason, "chunk containment 0.91 >= 0.80 of 100 chunks");
+        assert!(d.classify(&a, &a, sim(0.2, 0.79)).is_none());
+        // Too few chunks for containment to count.
+        let small = Signature::Set((0..9).collect());
+        assert!(d.classify(&small, &a, sim(0.09, 1.0)).is_none());
+    }
+
+    #[test]
+    fn fastcdc_config_out_of_range_is_clamped_not_panicking() {
+        let d = ChunkDetector::new(&ChunkConfig {
+            chunker: Chunker::Fastcdc,
+            ..ChunkConfig::default() // 8 / 32 / 128: below fastcdc's minimums
+        });
+        let s = set(&d, words(9, 2000));
+        assert!(!s.is_empty());
+    }
+
+    #[test]
+    fn fastcdc_chunks_are_coarser_than_gear() {
+        let terms = words(12, 2000);
+        let g = set(&gear(), terms.clone()).len();
+        let f = set(&fastcdc(), terms).len();
+        assert!(g > 4 * f, "gear {g} chunks, fastcdc {f}");
+    }
+
+    proptest::proptest! {
+        /// Words inserted at the start change only the chunks near them:
+        /// the gear hash resynchronizes (a cut depends on 16 bytes only).
+        #[test]
+        fn insertion_at_start_resynchronizes(
+            seed in 0u64..1_000_000,
+            inserted in 1usize..20,
+        ) {
+            let d = gear();
+            let base = words(seed, 400);
+            let mut rng = Lcg(seed ^ 0xabc);
+            let mut changed: Vec<String> =
+                (0..inserted).map(|_| vocab_word(rng.below(3000))).collect();
+            changed.extend(base.iter().cloned());
+            let a = set(&d, base);
+            let b = set(&d, changed);
+            let lost = a.iter().filter(|h| b.binary_search(h).is_err()).count();
+            proptest::prop_assert!(lost <= 3, "{} of {} chunks lost", lost, a.len());
+        }
     }
 }

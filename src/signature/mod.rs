@@ -11,7 +11,10 @@
 //! verdict logic treats built-ins and plugins alike.
 
 pub mod chunk;
+#[cfg(test)]
+pub(crate) mod conformance;
 pub mod exact;
+pub mod gear;
 pub mod simhash;
 
 pub use chunk::ChunkDetector;

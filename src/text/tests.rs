@@ -1,0 +1,204 @@
+use super::*;
+
+fn norm(text: &str) -> Normalized {
+    Normalizer::new(&TextConfig::default()).normalize(text, None)
+}
+
+const ENGLISH: &str = "The computer research system was built by the team \
+    in the laboratory. Researchers ran the systems for many years and the \
+    computers were connected to the network of the university.";
+
+#[test]
+fn nfkc_folds_ligatures_and_fullwidth() {
+    let n = norm("ﬁnance ＡＢＣ１２３ ﬂow");
+    assert_eq!(n.words, ["finance", "abc123", "flow"]);
+}
+
+#[test]
+fn lowercases_including_non_ascii() {
+    let n = norm("HELLO Wörld ÉCOLE");
+    assert_eq!(n.words, ["hello", "wörld", "école"]);
+}
+
+#[test]
+fn numbers_are_words() {
+    let n = norm("In 2024 the price was 3.50 dollars");
+    assert!(n.words.iter().any(|w| w == "2024"), "{:?}", n.words);
+    assert!(n.words.iter().any(|w| w == "3.50"), "{:?}", n.words);
+    assert!(n.terms.iter().any(|w| w == "2024"), "{:?}", n.terms);
+}
+
+#[test]
+fn english_stop_words_removed_content_words_kept() {
+    let n = norm(ENGLISH);
+    assert_eq!(n.lang, "eng");
+    assert!(n.words.iter().any(|w| w == "the"));
+    assert!(!n
+        .terms
+        .iter()
+        .any(|w| w == "the" || w == "was" || w == "by"));
+    // Porter2: "computer(s)" -> "comput", "systems" -> "system".
+    for t in ["comput", "research", "system", "laboratori", "network"] {
+        assert!(
+            n.terms.iter().any(|w| w == t),
+            "{t} missing in {:?}",
+            n.terms
+        );
+    }
+}
+
+#[test]
+fn switches_respect_config() {
+    let plain = Normalizer::new(&TextConfig {
+        stop_words: false,
+        stem: false,
+        ..TextConfig::default()
+    })
+    .normalize(ENGLISH, None);
+    assert_eq!(plain.terms, plain.words);
+    let stop_only = Normalizer::new(&TextConfig {
+        stem: false,
+        ..TextConfig::default()
+    })
+    .normalize(ENGLISH, None);
+    assert!(stop_only.terms.iter().any(|w| w == "computer"));
+    assert!(stop_only.terms.iter().any(|w| w == "researchers"));
+    assert!(!stop_only.terms.iter().any(|w| w == "the"));
+}
+
+#[test]
+fn german_detected_and_stemmed_with_german_stemmer() {
+    let n = norm(
+        "Die Kinder spielen am Nachmittag im Garten mit ihren Hunden und \
+         Katzen, während die Eltern in der Küche das Abendessen kochen.",
+    );
+    assert_eq!(n.lang, "deu");
+    // German Snowball strips "-er" / "-en" in R1: kinder -> kind,
+    // hunden -> hund (the English stemmer keeps "kinder").
+    assert!(n.terms.iter().any(|w| w == "kind"), "{:?}", n.terms);
+    assert!(n.terms.iter().any(|w| w == "hund"), "{:?}", n.terms);
+    // German stop words.
+    for stop in ["die", "und", "mit", "der", "das"] {
+        assert!(
+            !n.terms.iter().any(|w| w == stop),
+            "{stop} in {:?}",
+            n.terms
+        );
+    }
+}
+
+#[test]
+fn french_detected_and_stemmed_with_french_stemmer() {
+    let n = norm(
+        "Nous parlerions volontiers avec les enfants dans le jardin de la \
+         maison pendant que leurs parents préparent le dîner du soir.",
+    );
+    assert_eq!(n.lang, "fra");
+    // French Snowball step 2b deletes "erions" in RV: parlerions -> parl
+    // (the English stemmer gives "parlerion").
+    assert!(n.terms.iter().any(|w| w == "parl"), "{:?}", n.terms);
+    for stop in ["les", "dans", "le", "avec", "que"] {
+        assert!(
+            !n.terms.iter().any(|w| w == stop),
+            "{stop} in {:?}",
+            n.terms
+        );
+    }
+}
+
+#[test]
+fn chinese_one_word_per_ideograph() {
+    let n = norm("中文文本处理很有意思，我们每天都在研究这个问题。");
+    assert_eq!(n.lang, "cmn");
+    assert_eq!(n.words.len(), 22, "{:?}", n.words);
+    assert!(n.words.iter().all(|w| w.chars().count() == 1));
+    assert_eq!(n.words.first().map(String::as_str), Some("中"));
+}
+
+#[test]
+fn japanese_one_word_per_character() {
+    let n = norm("私はコンピュータで日本語の文章を書いています。");
+    assert_eq!(n.lang, "jpn");
+    assert!(
+        n.words.iter().all(|w| w.chars().count() == 1),
+        "{:?}",
+        n.words
+    );
+    // 22 characters before the full stop, every one a word.
+    assert_eq!(n.words.len(), 22, "{:?}", n.words);
+}
+
+#[test]
+fn greek_does_not_panic_and_stems() {
+    let text = "Οι άνθρωποι ισαισα της πόλης συζητούν για τα προβλήματα \
+                της καθημερινής ζωής και τις αποφάσεις της κυβέρνησης. ισα";
+    let n = norm(text);
+    assert_eq!(n.lang, "ell");
+    assert!(n.words.iter().any(|w| w == "ισαισα"));
+    // The word that panics the Greek stemmer is kept unstemmed, and said so.
+    assert!(n.terms.iter().any(|w| w == "ισαισα"), "{:?}", n.terms);
+    assert!(
+        n.warnings
+            .iter()
+            .any(|w| w.contains("Greek") && w.contains("ισαισα")),
+        "{:?}",
+        n.warnings
+    );
+    // Again (now served from the caches): the same result.
+    assert_eq!(norm(text), n);
+}
+
+#[test]
+fn empty_and_symbol_only_text() {
+    let n = norm("");
+    assert_eq!(n.lang, "und");
+    assert!(n.words.is_empty() && n.terms.is_empty() && n.warnings.is_empty());
+    let n = norm(" \n\t ... --- !!! ");
+    assert!(n.words.is_empty());
+}
+
+#[test]
+fn hint_used_when_detection_is_unreliable() {
+    // Two words are too few for reliable detection; the hint decides.
+    let n = Normalizer::new(&TextConfig::default()).normalize("Kinder Hunden", Some("de-DE"));
+    assert_eq!(n.lang, "deu");
+    assert_eq!(n.terms, ["kind", "hund"]);
+    // A reliable detection wins over a wrong hint.
+    let n = Normalizer::new(&TextConfig::default()).normalize(ENGLISH, Some("fr"));
+    assert_eq!(n.lang, "eng");
+}
+
+#[test]
+fn normalizer_is_send_sync_and_deterministic_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Normalizer>();
+    let n = Normalizer::new(&TextConfig::default());
+    let expected = n.normalize(ENGLISH, None);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| n.normalize(ENGLISH, None)))
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().ok(), Some(expected.clone()));
+        }
+    });
+}
+
+proptest::proptest! {
+    #[test]
+    fn normalize_never_panics(text in "\\PC*", hint in proptest::option::of("[a-zA-Z_-]{0,8}")) {
+        let n = Normalizer::new(&TextConfig::default());
+        let out = n.normalize(&text, hint.as_deref());
+        proptest::prop_assert!(out.terms.len() <= out.words.len());
+        proptest::prop_assert!(out.words.iter().all(|w| !w.is_empty()));
+    }
+
+    #[test]
+    fn normalize_never_panics_on_mixed_scripts(
+        text in "[a-zA-Zäöüßéèàçñ ΑαΒβΓγισαωςЖжЯя中文日本語カタカナひらがな한국어ไทย0-9 .,'’-]{0,200}"
+    ) {
+        let n = Normalizer::new(&TextConfig::default());
+        let out = n.normalize(&text, None);
+        proptest::prop_assert!(out.terms.len() <= out.words.len());
+    }
+}
