@@ -495,7 +495,10 @@ mod tests {
     #[test]
     fn removed_page_no_longer_matches() {
         let mut d = Deduper::new(Config::default()).unwrap();
-        let id = d.check("https://a.example/1", &page(LONG), None).indexed_as.unwrap();
+        let id = d
+            .check("https://a.example/1", &page(LONG), None)
+            .indexed_as
+            .unwrap();
         assert!(d.remove(id));
         assert!(!d.remove(id), "second removal finds nothing");
         let again = d.check("https://a.example/1", &page(LONG), None);
@@ -507,7 +510,11 @@ mod tests {
         let mut d = Deduper::new(Config::default()).unwrap();
         let a = d.check("https://a.example/1", &page("contact us today"), None);
         assert_eq!(a.kind, VerdictKind::Unique);
-        assert!(a.warnings.iter().any(|w| w.contains("short page")), "{:?}", a.warnings);
+        assert!(
+            a.warnings.iter().any(|w| w.contains("short page")),
+            "{:?}",
+            a.warnings
+        );
         let b = d.check("https://a.example/2", &page("contact us tomorrow"), None);
         assert_eq!(b.kind, VerdictKind::Unique);
         let c = d.check("https://a.example/3", &page("Contact us today"), None);
@@ -520,10 +527,18 @@ mod tests {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10";
         let v = d.check("https://a.example/img", png, None);
         assert_eq!(v.kind, VerdictKind::Unique);
-        assert!(v.warnings.iter().any(|w| w.contains("binary")), "{:?}", v.warnings);
+        assert!(
+            v.warnings.iter().any(|w| w.contains("binary")),
+            "{:?}",
+            v.warnings
+        );
         assert_eq!(v.indexed_as, None);
         let e = d.check("https://a.example/empty", b"", None);
-        assert!(e.warnings.iter().any(|w| w.contains("no text")), "{:?}", e.warnings);
+        assert!(
+            e.warnings.iter().any(|w| w.contains("no text")),
+            "{:?}",
+            e.warnings
+        );
         assert_eq!(e.indexed_as, None);
         assert_eq!(d.stats().indexed, 0);
     }
@@ -535,7 +550,11 @@ mod tests {
         let mut d = Deduper::new(config).unwrap();
         let big = page(&LONG.repeat(100));
         let v = d.check("https://a.example/big", &big, None);
-        assert!(v.warnings.iter().any(|w| w.contains("truncated")), "{:?}", v.warnings);
+        assert!(
+            v.warnings.iter().any(|w| w.contains("truncated")),
+            "{:?}",
+            v.warnings
+        );
     }
 
     #[test]

@@ -296,7 +296,7 @@ fn missing_input_exits_2_before_writing() {
 }
 
 #[test]
-#[ignore = "needs real extraction/chunks; lead enables after merge"]
+
 fn near_copy_and_print_version_cluster_with_article() {
     // Expected after the merge: the copy with three words edited and the
     // printer-friendly version (same title and paragraphs, no navigation or
@@ -322,7 +322,7 @@ fn near_copy_and_print_version_cluster_with_article() {
 }
 
 #[test]
-#[ignore = "needs real extraction/chunks; lead enables after merge"]
+
 fn article_inside_other_site_chrome_is_near_duplicate() {
     // Expected after the merge: the article's body inside a different site's
     // heavy chrome (long menus, sidebar, footer) is a near duplicate of the

@@ -86,14 +86,21 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
 
 /// `neardup extract --eval DIR`: token P/R/F1 of the main text against the
 /// expected articles, worst pages first, then the macro averages.
-fn eval(dir: &std::path::Path, config: &neardup::config::ExtractConfig) -> anyhow::Result<ExitCode> {
+fn eval(
+    dir: &std::path::Path,
+    config: &neardup::config::ExtractConfig,
+) -> anyhow::Result<ExitCode> {
     let report = neardup::extract::quality::evaluate_dir(dir, config)?;
     let mut pages: Vec<_> = report.pages.iter().collect();
     pages.sort_by(|a, b| a.f1.total_cmp(&b.f1).then_with(|| a.name.cmp(&b.name)));
     let mut out = std::io::stdout().lock();
     writeln!(out, "{:<48} {:>6} {:>6} {:>6}", "page", "P", "R", "F1")?;
     for p in &pages {
-        writeln!(out, "{:<48} {:>6.3} {:>6.3} {:>6.3}", p.name, p.precision, p.recall, p.f1)?;
+        writeln!(
+            out,
+            "{:<48} {:>6.3} {:>6.3} {:>6.3}",
+            p.name, p.precision, p.recall, p.f1
+        )?;
     }
     writeln!(
         out,
