@@ -120,7 +120,8 @@ impl ExactIndex {
                 hole < h || h <= j
             };
             if !stays {
-                if let (Some(dst_id), Some(dst_fp)) = (self.ids.get_mut(hole), self.fps.get_mut(hole))
+                if let (Some(dst_id), Some(dst_fp)) =
+                    (self.ids.get_mut(hole), self.fps.get_mut(hole))
                 {
                     *dst_id = id;
                     *dst_fp = fp;
