@@ -9,7 +9,9 @@
 //! latency table (individually timed operations, p50/p90/p99) to stdout
 //! before criterion's own estimates. Peak memory is about 4 GB (the 10 M
 //! page chunk table while it grows) and the run takes a few minutes.
-//! `NEARDUP_BENCH_PAGES=1000000` scales the 10 M sizes down for a quick run.
+//! `NEARDUP_BENCH_PAGES=1000000` scales the 10 M sizes down for a quick run;
+//! `NEARDUP_BENCH_TIERS=simhash` (a comma list of exact, simhash, chunk)
+//! runs only some tiers.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -57,6 +59,11 @@ fn big_n() -> usize {
         .unwrap_or(10_000_000)
 }
 
+/// Returns true if and only if the tier was selected (all by default).
+fn selected(tier: &str) -> bool {
+    std::env::var("NEARDUP_BENCH_TIERS").map_or(true, |s| s.split(',').any(|t| t.trim() == tier))
+}
+
 fn row(table: &mut Vec<String>, tier: &str, idx: &dyn CandidateIndex, build: Duration) {
     table.push(format!(
         "{:<22} {:>11} {:>10.1} {:>12.1} {:>9.1}",
@@ -98,7 +105,7 @@ fn main() {
     let mut lat = Vec::new();
 
     // Exact tier.
-    {
+    if selected("exact") {
         let mut rng = Rng(1);
         let mut idx = ExactIndex::default();
         let t = Instant::now();
@@ -109,7 +116,7 @@ fn main() {
     }
 
     // SimHash tier, k = 3.
-    {
+    if selected("simhash") {
         let mut rng = Rng(2);
         let mut idx = SimhashIndex::new(3);
         let t = Instant::now();
@@ -123,14 +130,19 @@ fn main() {
         let mut next_id = n as DocId;
         let mut out = Vec::new();
         let mut ns = Vec::with_capacity(200_000);
+        let (mut q_ns, mut i_ns) = (Vec::with_capacity(200_000), Vec::with_capacity(200_000));
         let mut added = Vec::with_capacity(200_000);
         for _ in 0..200_000 {
             let sig = Signature::Fingerprint(rng.next());
             let t = Instant::now();
             out.clear();
             idx.candidates(&sig, &mut out);
+            let t_mid = Instant::now();
             idx.insert(next_id, &sig);
-            ns.push(t.elapsed().as_nanos() as u64);
+            let t_end = Instant::now();
+            ns.push((t_end - t).as_nanos() as u64);
+            q_ns.push((t_mid - t).as_nanos() as u64);
+            i_ns.push((t_end - t_mid).as_nanos() as u64);
             added.push((next_id, sig));
             next_id += 1;
         }
@@ -141,6 +153,8 @@ fn main() {
             "simhash k=3 query+insert @{n}: {}",
             percentiles(ns)
         ));
+        lat.push(format!("  of which query: {}", percentiles(q_ns)));
+        lat.push(format!("  of which insert: {}", percentiles(i_ns)));
 
         // A query 3 bits away from an indexed fingerprint must find it.
         let mut probe = Rng(2);
@@ -176,7 +190,7 @@ fn main() {
     }
 
     // Chunk tier: 1 M pages (memory, then candidates latency), then 10 M.
-    {
+    if selected("chunk") {
         let mut rng = Rng(3);
         let mut idx = ChunkIndex::new(1000);
         let mut sig = Signature::Set(Vec::with_capacity(SET_LEN + 1));
@@ -246,7 +260,7 @@ fn main() {
         }
     }
 
-    println!("\n== index memory (heap bytes / pages; build s = time to insert all) ==");
+    println!("\n== index memory (heap bytes / pages; build s = insert time since the tier's previous row) ==");
     for l in &mem {
         println!("{l}");
     }

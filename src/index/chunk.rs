@@ -63,6 +63,14 @@
 //! (an O(n) pause, amortized O(1) per insert; at 10 M pages the table is
 //! ~1.6 GB and briefly coexists with its successor).
 //!
+//! Measured with `cargo bench --bench index` (uniformly random sets of 150
+//! hashes, so no chrome): 180.5 bytes per page at 1 M pages (just after a
+//! growth), 160.9 at 10 M pages. `candidates()` at 1 M pages with a query
+//! of 150 hashes (a page with 40% of its chunks replaced): p50 ~12 µs,
+//! criterion 21-25 µs on the shared 2-core machine. That is about one
+//! cache and TLB miss per query hash, overlapped by touching all home slots
+//! first; a query probes all its hashes, so cost grows with query size.
+//!
 //! Doc ids `u32::MAX - 1` and `u32::MAX` mark empty and saturated slots and
 //! cannot be indexed (they are ignored: 4 billion documents do not fit in
 //! memory anyway).

@@ -9,55 +9,65 @@
 //! fingerprints within `k` bits differ in at most `k` blocks, so by the
 //! pigeonhole principle they agree exactly on at least one block. Table `i`
 //! stores every fingerprint rotated so that block `i` is on top, bucketed by
-//! the top [`ADDR_BITS`] = 16 bits of that rotation; a query visits, in each
-//! table, only the buckets whose address agrees with its own block `i`:
+//! the top `a` bits of that rotation (`a` = [`ADDR_BITS`] = 16 at first); a
+//! query visits, in each table, only the buckets that agree with its own
+//! block `i`:
 //!
-//! * block >= 16 bits (`k <= 3`): one bucket per table (the other bits of a
+//! * block >= `a` bits (`k <= 3`): one bucket per table (the other bits of a
 //!   wider block are checked while scanning);
-//! * block < 16 bits (`k >= 4`): the `2^(16 - block)` consecutive buckets
+//! * block < `a` bits (`k >= 4`): the `2^(a - block)` consecutive buckets
 //!   that share the block, i.e. all entries that agree on it.
 //!
-//! Each candidate in a visited bucket is verified with one XOR and popcount.
-//! A fingerprint that agrees with the query on several blocks sits in
-//! several visited buckets; it is reported only from the table of the
-//! *first* block it agrees on, so every match is reported exactly once
-//! without a hash set. Results are sorted by (distance, id).
+//! Each entry of a visited bucket is checked with a cheap "at most `k` set
+//! bits" filter on the XOR. A fingerprint that agrees with the query on
+//! several blocks sits in several visited buckets; it is reported only from
+//! the table of the *first* block it agrees on, so every match is reported
+//! exactly once without a hash set. Results are sorted by (distance, id).
+//!
+//! Tables whose block is wider than 16 bits (`k <= 2`) double their
+//! directory when buckets average more than [`SPLIT_AT`] = 64 entries, up to
+//! the smaller of the block width and [`MAX_ADDR_BITS`] = 20 bits. Address bits beyond the block
+//! would not help (a query must visit every bucket agreeing on the block),
+//! so for `k >= 3` the scan length is fixed by the block width: `(k + 1) *
+//! n / 2^block` entries.
 //!
 //! # Memory
 //!
 //! An entry is `[u16; 5]` = 10 bytes: the 48 rotated fingerprint bits below
-//! the bucket address (the address bits are implied by the bucket and not
-//! stored again) and the `u32` id. With `k + 1` tables that is
-//! `10 (k + 1)` bytes per page, 40 B for `k = 3`. Buckets grow by 1/8 of
-//! their length (at least 4 entries) instead of doubling, so the growth
-//! slack is about 6% on average instead of about 40%; removal shrinks a
-//! bucket that falls under half its capacity. The directory (`2^16` bucket
-//! headers of 24 B per table, 6.3 MB for `k = 3`) is allocated on the
-//! first insert: it is 0.6 B per page at 10 M pages but dominates small
-//! indexes (an index of one page holds 6.3 MB).
+//! the top 16 (those are implied by the bucket and not stored again) and
+//! the `u32` id. With `k + 1` tables that is `10 (k + 1)` bytes per page,
+//! 40 B for `k = 3`. Buckets grow by 1/8 of their length (at least 4
+//! entries) instead of doubling, so the growth slack is about 6% instead of
+//! about 40%; removal shrinks a bucket that falls under half its capacity.
+//! The directory (`2^16` bucket headers of 24 B per table, 6.3 MB for
+//! `k = 3`) is allocated on the first insert: 0.6 B per page at 10 M pages,
+//! but it dominates small indexes (an index of one page holds 6.3 MB).
+//! `heap_bytes` counts capacities, not the allocator's per-block headers
+//! (one per bucket: ~16 B x 262 144 = 4 MB for `k = 3`).
 //!
-//! Measured (`cargo bench --bench index`, 10 M uniformly random
-//! fingerprints, `k = 3`, see `benches/index.rs`): about 43 bytes per page
-//! and a median query + insert of about 1-2 µs (the report of the run is in
-//! the branch history and the bench prints its own table).
+//! Measured with `cargo bench --bench index` (10 M uniformly random
+//! fingerprints, `k = 3`, 2-core machine shared with other jobs):
+//! **42.9 bytes per page**; query + insert median 3.3 µs (criterion), p50
+//! 2.9 µs / p99 4.9 µs individually timed, of which the query is 2.8 µs
+//! (scanning 4 x ~150 entries, ~6 KB) and the insert 30 ns (p99 1.9 µs when
+//! a bucket reallocates).
 //!
 //! # Trade-offs (tables vs key bits vs bucket size)
 //!
 //! With `t` tables keyed by `b` bits, a query scans about `t * n / 2^b`
 //! entries and memory is `t` entries per page. Manku et al. buy more key
-//! bits with more tables (for `k = 3`: 5 blocks choose 2 = 10 tables keyed by
-//! about 25 bits, scanning 10 * 10M / 2^25 = 3 entries but costing 10 entries
-//! of memory per page). Here memory is the binding budget (<= 64 B per page),
-//! so `k + 1` tables with 16-bit keys: at 10 M pages and `k = 3` a query
-//! scans 4 buckets of about 150 entries (600 XOR + popcount, ~6 KB of
-//! sequential memory), which stays within a few microseconds. Scan cost
-//! grows linearly with `n`: at 100 M pages a query scans ~6 000 entries;
-//! raise [`ADDR_BITS`] (with a wider entry) before going there. For
-//! `k >= 4` blocks are narrower than 16 bits and a query scans
-//! `(k + 1) * n / 2^(64 / (k + 1))` entries: fine for `k = 4` (13-bit
-//! blocks, ~6 000 entries at 10 M), slow for `k = 7` (8-bit blocks, ~300 000
-//! entries at 10 M): large `k` needs more tables (choose 2 of `k + 2` blocks)
-//! which this module does not build.
+//! bits with more tables (for `k = 3`: 5 blocks choose 2 = 10 tables keyed
+//! by about 25 bits, scanning 10 * 10M / 2^25 = 3 entries but costing 10
+//! entries, ~100 B, of memory per page). Here memory is the binding budget
+//! (<= 64 B per page), so `k + 1` tables keyed by their block: at 10 M
+//! pages and `k = 3` a query scans 4 buckets of about 150 entries. Scan
+//! cost grows linearly with `n`: ~6 000 entries (~30 µs) at 100 M pages,
+//! where more tables would pay off. For `k >= 4` blocks are narrower than
+//! 16 bits: ~6 000 entries at 10 M for `k = 4` (13-bit blocks), ~300 000
+//! for `k = 7` (8-bit blocks); large `k` needs the "choose 2 of `k + 2`
+//! blocks" tables, which this module does not build. A directory of more
+//! address bits was tried for `k = 3` (18 bits): the same 600 entries spread
+//! over 16 buckets instead of 4 made queries 2.5x slower.
 
 use neardup_api::{CandidateIndex, DocId, Signature};
 
@@ -65,11 +75,16 @@ use neardup_api::{CandidateIndex, DocId, Signature};
 /// [`SimhashIndex::new`] are clamped to it.
 pub const MAX_DISTANCE: u32 = 7;
 
-/// Bits of the rotated fingerprint that address a bucket.
+/// Bits of the rotated fingerprint that address a bucket in a new table;
+/// an entry stores the other 48, so the directory never has fewer bits.
 pub const ADDR_BITS: u32 = 16;
 
-/// Buckets per table.
-const BUCKETS: usize = 1 << ADDR_BITS;
+/// Largest directory: 2^20 buckets per table (100 MB for `k = 3`, worth it
+/// from about 64 M pages on).
+pub const MAX_ADDR_BITS: u32 = 20;
+
+/// Average bucket length above which every table doubles its directory.
+pub const SPLIT_AT: usize = 64;
 
 /// Mask of the rotated fingerprint bits stored in an entry.
 const RESIDUAL_MASK: u64 = (1 << (64 - ADDR_BITS)) - 1;
@@ -103,8 +118,11 @@ struct Table {
     rot: u32,
     /// Width of this table's block.
     block_bits: u32,
-    /// `BUCKETS` buckets once anything was inserted, empty before (an empty
-    /// index costs nothing).
+    /// Top bits of the rotated fingerprint that address a bucket, in
+    /// `ADDR_BITS..=MAX_ADDR_BITS` (grows with the index).
+    addr_bits: u32,
+    /// `2^addr_bits` buckets once anything was inserted, empty before (an
+    /// empty index costs nothing).
     buckets: Vec<Vec<Entry>>,
 }
 
@@ -112,14 +130,47 @@ impl Table {
     /// Range of bucket addresses whose top `block_bits` agree with the
     /// (rotated) query.
     fn bucket_range(&self, rotated: u64) -> std::ops::Range<usize> {
-        let addr = (rotated >> (64 - ADDR_BITS)) as usize;
-        if self.block_bits >= ADDR_BITS {
+        let addr = self.addr(rotated);
+        if self.block_bits >= self.addr_bits {
             addr..addr + 1
         } else {
-            let free = ADDR_BITS - self.block_bits;
+            let free = self.addr_bits - self.block_bits;
             let lo = (addr >> free) << free;
             lo..lo + (1 << free)
         }
+    }
+
+    /// Bucket address of a rotated fingerprint.
+    fn addr(&self, rotated: u64) -> usize {
+        (rotated >> (64 - self.addr_bits)) as usize
+    }
+
+    /// Doubles the directory: each bucket splits on the next address bit,
+    /// which entries store (it is below the top 16 bits). O(n) once per
+    /// doubling of the index, amortized O(1) per insert; buckets come out
+    /// without slack.
+    fn split(&mut self) {
+        let bit = 63 - self.addr_bits;
+        let mut next = Vec::with_capacity(self.buckets.len() * 2);
+        for old in std::mem::take(&mut self.buckets) {
+            let ones = old
+                .iter()
+                .filter(|e| (entry_residual(e) >> bit) & 1 == 1)
+                .count();
+            let mut lo = Vec::with_capacity(old.len() - ones);
+            let mut hi = Vec::with_capacity(ones);
+            for e in old {
+                if (entry_residual(&e) >> bit) & 1 == 1 {
+                    hi.push(e);
+                } else {
+                    lo.push(e);
+                }
+            }
+            next.push(lo);
+            next.push(hi);
+        }
+        self.buckets = next;
+        self.addr_bits += 1;
     }
 }
 
@@ -138,6 +189,8 @@ pub struct SimhashIndex {
     block_masks: Vec<u64>,
     /// Number of entries per table (= documents).
     len: usize,
+    /// Average bucket length that triggers a directory split.
+    split_at: usize,
 }
 
 impl SimhashIndex {
@@ -159,6 +212,7 @@ impl SimhashIndex {
             tables.push(Table {
                 rot: start,
                 block_bits: bits,
+                addr_bits: ADDR_BITS,
                 buckets: Vec::new(),
             });
             start += bits;
@@ -168,6 +222,7 @@ impl SimhashIndex {
             tables,
             block_masks,
             len: 0,
+            split_at: SPLIT_AT,
         }
     }
 
@@ -201,6 +256,23 @@ impl SimhashIndex {
                 .map_or(0, |e| u64::from(e[0]));
         }
         std::hint::black_box(touch);
+        // One monomorphized scan per k: the filter loop unrolls.
+        match self.max_distance {
+            0 => self.scan::<0>(fp, found),
+            1 => self.scan::<1>(fp, found),
+            2 => self.scan::<2>(fp, found),
+            3 => self.scan::<3>(fp, found),
+            4 => self.scan::<4>(fp, found),
+            5 => self.scan::<5>(fp, found),
+            6 => self.scan::<6>(fp, found),
+            _ => self.scan::<7>(fp, found),
+        }
+        found.sort_unstable();
+    }
+
+    /// Scans the visited buckets of every table for entries within `K`
+    /// bits, reporting each from the first block it agrees on.
+    fn scan<const K: u32>(&self, fp: u64, found: &mut Vec<u64>) {
         for (i, table) in self.tables.iter().enumerate() {
             let rotated = fp.rotate_left(table.rot);
             for addr in table.bucket_range(rotated) {
@@ -208,20 +280,34 @@ impl SimhashIndex {
                     continue;
                 };
                 // XOR of the query with this bucket's implied address bits.
-                let base = ((addr as u64) << (64 - ADDR_BITS)) ^ rotated;
+                // (Its top 16 bits: the entry holds the rest.)
+                let prefix = (addr >> (table.addr_bits - ADDR_BITS)) as u64;
+                let base = (prefix << (64 - ADDR_BITS)) ^ rotated;
                 for e in bucket {
                     let diff = base ^ entry_residual(e);
-                    let d = diff.count_ones();
-                    if d <= self.max_distance
+                    if at_most::<K>(diff)
                         && self.first_agreeing_block(diff.rotate_right(table.rot)) == Some(i)
                     {
-                        found.push((u64::from(d) << 32) | u64::from(entry_id(e)));
+                        let d = u64::from(diff.count_ones());
+                        found.push((d << 32) | u64::from(entry_id(e)));
                     }
                 }
             }
         }
-        found.sort_unstable();
     }
+}
+
+/// Returns true if and only if `x` has at most `K` set bits, by clearing
+/// the lowest set bit `K` times (2 ops each). The baseline x86-64 target
+/// has no POPCNT instruction, so `count_ones` is a ~12-op bit trick; this
+/// filter is cheaper for `K <= 5` and the exact count is taken only for the
+/// rare survivors.
+#[inline(always)]
+fn at_most<const K: u32>(mut x: u64) -> bool {
+    for _ in 0..K {
+        x &= x.wrapping_sub(1);
+    }
+    x == 0
 }
 
 /// Appends with a small growth step (1/8, at least 4) so that buckets carry
@@ -251,15 +337,24 @@ impl CandidateIndex for SimhashIndex {
         };
         for table in &mut self.tables {
             if table.buckets.is_empty() {
-                table.buckets = (0..BUCKETS).map(|_| Vec::new()).collect();
+                table.buckets = (0..1usize << table.addr_bits).map(|_| Vec::new()).collect();
             }
             let rotated = fp.rotate_left(table.rot);
-            let addr = (rotated >> (64 - ADDR_BITS)) as usize;
+            let addr = table.addr(rotated);
             if let Some(bucket) = table.buckets.get_mut(addr) {
                 push_tight(bucket, pack(rotated & RESIDUAL_MASK, id));
             }
         }
         self.len += 1;
+        for table in &mut self.tables {
+            // Address bits beyond the block do not narrow the scan (a query
+            // visits every bucket that agrees on the block), so only tables
+            // with wide blocks (`k <= 2`) split.
+            let cap = MAX_ADDR_BITS.min(table.block_bits);
+            if table.addr_bits < cap && self.len > self.split_at << table.addr_bits {
+                table.split();
+            }
+        }
     }
 
     fn remove(&mut self, id: DocId, sig: &Signature) {
@@ -269,7 +364,7 @@ impl CandidateIndex for SimhashIndex {
         let mut removed = false;
         for table in &mut self.tables {
             let rotated = fp.rotate_left(table.rot);
-            let addr = (rotated >> (64 - ADDR_BITS)) as usize;
+            let addr = table.addr(rotated);
             let Some(bucket) = table.buckets.get_mut(addr) else {
                 continue;
             };
@@ -426,6 +521,42 @@ mod tests {
         let mut out = Vec::new();
         idx.candidates(&Signature::Empty, &mut out);
         assert!(out.is_empty());
+    }
+
+    /// Directory splits keep answers exact: a low split threshold forces
+    /// 16 -> 19 address bits with 300 000 entries for the wide-block k
+    /// (0, 1, 2); k = 3 (16-bit blocks) never splits.
+    #[test]
+    fn directory_splits_keep_answers_exact() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let fps: Vec<(DocId, u64)> = (0..300_000).map(|i| (i, next())).collect();
+        for k in [0, 2, 3] {
+            let mut idx = SimhashIndex::new(k);
+            idx.split_at = 1;
+            for (id, f) in &fps {
+                idx.insert(*id, &Signature::Fingerprint(*f));
+            }
+            let want_bits = if k <= 2 { 19 } else { ADDR_BITS };
+            assert!(idx.tables.iter().all(|t| t.addr_bits == want_bits), "k={k}");
+            for j in 0..40 {
+                let (_, base) = fps[(j * 7919) % fps.len()];
+                let q = flip(base, j as u32 % (k + 2), next());
+                assert_eq!(query(&idx, q), brute_force(&fps, q, k), "k={k} j={j}");
+            }
+            // Removal finds entries in split buckets.
+            for (id, f) in fps.iter().take(1000) {
+                idx.remove(*id, &Signature::Fingerprint(*f));
+            }
+            assert_eq!(idx.len(), fps.len() - 1000);
+            let (_, first) = fps[0];
+            assert_eq!(query(&idx, first), brute_force(&fps[1000..], first, k));
+        }
     }
 
     #[test]
