@@ -66,8 +66,8 @@
 //! Measured with `cargo bench --bench index` (uniformly random sets of 150
 //! hashes, so no chrome): 180.5 bytes per page at 1 M pages (just after a
 //! growth), 160.9 at 10 M pages. `candidates()` at 1 M pages with a query
-//! of 150 hashes (a page with 40% of its chunks replaced): p50 ~12 µs,
-//! criterion 21-25 µs on the shared 2-core machine. That is about one
+//! of 150 hashes (a page with 40% of its chunks replaced): criterion median
+//! 12.2 µs, p50 11.4 µs / p99 13.9 µs individually timed. That is about one
 //! cache and TLB miss per query hash, overlapped by touching all home slots
 //! first; a query probes all its hashes, so cost grows with query size.
 //!

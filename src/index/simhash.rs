@@ -47,9 +47,9 @@
 //!
 //! Measured with `cargo bench --bench index` (10 M uniformly random
 //! fingerprints, `k = 3`, 2-core machine shared with other jobs):
-//! **42.9 bytes per page**; query + insert median 3.3 µs (criterion), p50
-//! 2.9 µs / p99 4.9 µs individually timed, of which the query is 2.8 µs
-//! (scanning 4 x ~150 entries, ~6 KB) and the insert 30 ns (p99 1.9 µs when
+//! **42.9 bytes per page**; query + insert median 3.1 µs (criterion), p50
+//! 3.1 µs / p99 5.7 µs individually timed, of which the query is 3.0 µs
+//! (scanning 4 x ~150 entries, ~6 KB) and the insert 40 ns (p99 2.2 µs when
 //! a bucket reallocates).
 //!
 //! # Trade-offs (tables vs key bits vs bucket size)
