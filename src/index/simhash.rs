@@ -61,7 +61,7 @@
 //! entries, ~100 B, of memory per page). Here memory is the binding budget
 //! (<= 64 B per page), so `k + 1` tables keyed by their block: at 10 M
 //! pages and `k = 3` a query scans 4 buckets of about 150 entries. Scan
-//! cost grows linearly with `n`: ~6 000 entries (~30 µs) at 100 M pages,
+//! cost grows linearly with `n`: ~6 000 entries (~30 µs, extrapolated) at 100 M pages,
 //! where more tables would pay off. For `k >= 4` blocks are narrower than
 //! 16 bits: ~6 000 entries at 10 M for `k = 4` (13-bit blocks), ~300 000
 //! for `k = 7` (8-bit blocks); large `k` needs the "choose 2 of `k + 2`
