@@ -67,7 +67,9 @@ impl Default for ExtractConfig {
 pub struct TextConfig {
     /// Drop stop words (nltk lists, chosen by detected language).
     pub stop_words: bool,
-    /// Stem words with the Snowball stemmer of the detected language.
+    /// Stem words with the Snowball stemmer of the detected language. Off by
+    /// default: stems tie features to language detection, which flips on
+    /// pages with chrome in another language (see configs/default.toml).
     pub stem: bool,
     /// Bytes from the start of the text that language detection looks at.
     /// Detection is the costliest step per page; a bounded sample keeps it
@@ -79,7 +81,7 @@ impl Default for TextConfig {
     fn default() -> Self {
         TextConfig {
             stop_words: true,
-            stem: true,
+            stem: false,
             detect_bytes: 1024,
         }
     }

@@ -1,7 +1,20 @@
 use super::*;
 
+/// Normalizes with stemming on: most tests here are about the stemmers.
 fn norm(text: &str) -> Normalized {
-    Normalizer::new(&TextConfig::default()).normalize(text, None)
+    let config = TextConfig {
+        stem: true,
+        ..TextConfig::default()
+    };
+    Normalizer::new(&config).normalize(text, None)
+}
+
+#[test]
+fn default_drops_stop_words_but_does_not_stem() {
+    let n = Normalizer::new(&TextConfig::default()).normalize(ENGLISH, None);
+    assert!(n.terms.iter().any(|w| w == "computers"), "{:?}", n.terms);
+    assert!(n.terms.iter().any(|w| w == "systems"), "{:?}", n.terms);
+    assert!(!n.terms.iter().any(|w| w == "the"), "{:?}", n.terms);
 }
 
 const ENGLISH: &str = "The computer research system was built by the team \
@@ -160,12 +173,20 @@ fn empty_and_symbol_only_text() {
 #[test]
 fn hint_used_when_detection_is_unreliable() {
     // Two words are too few for reliable detection; the hint decides.
-    let n = Normalizer::new(&TextConfig::default()).normalize("Kinder Hunden", Some("de-DE"));
+    let n = norm_hint("Kinder Hunden", "de-DE");
     assert_eq!(n.lang, "deu");
     assert_eq!(n.terms, ["kind", "hund"]);
     // A reliable detection wins over a wrong hint.
-    let n = Normalizer::new(&TextConfig::default()).normalize(ENGLISH, Some("fr"));
+    let n = norm_hint(ENGLISH, "fr");
     assert_eq!(n.lang, "eng");
+}
+
+fn norm_hint(text: &str, hint: &str) -> Normalized {
+    let config = TextConfig {
+        stem: true,
+        ..TextConfig::default()
+    };
+    Normalizer::new(&config).normalize(text, Some(hint))
 }
 
 #[test]
