@@ -12,6 +12,11 @@
 
 mod cli;
 
+// Page analysis allocates many short-lived strings (words, blocks); mimalloc
+// cut allocation from ~12% of a profiled `eval` run (see README).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
