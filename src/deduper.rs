@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
 
-use crate::config::Config;
+use crate::config::{Config, ExtractMode};
 use crate::decode::decode;
 use crate::extract::{extract, Extracted};
 use crate::index::{DocRecord, DocStore, MemoryStore};
@@ -203,6 +203,21 @@ impl Deduper {
         mut warnings: Vec<String>,
     ) -> Analyzed {
         let text = extracted.text(self.config.extract.mode);
+        if self.config.extract.mode == ExtractMode::Main {
+            let main_words = text.split_whitespace().count();
+            let all_words: usize = extracted
+                .blocks
+                .iter()
+                .map(|b| b.text.split_whitespace().count())
+                .sum();
+            // A page whose visible text is nearly all navigation, footers and
+            // link lists: say so, since its verdict rests on very little text.
+            if main_words < 50 && all_words >= 4 * main_words.max(5) {
+                warnings.push(format!(
+                    "mostly boilerplate: main content has {main_words} of {all_words} visible words"
+                ));
+            }
+        }
         let normalized = self.normalizer.normalize(&text, extracted.lang.as_deref());
         warnings.extend(normalized.warnings);
         if normalized.words.is_empty() {

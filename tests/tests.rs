@@ -8,6 +8,7 @@
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `util`: temp dirs and running the binary.
 
+mod bad_input;
 mod dedup;
 mod eval;
 mod extract;
