@@ -370,6 +370,22 @@ impl Deduper {
         id
     }
 
+    /// Indexes an analyzed page without judging it (seeding the index with
+    /// pages known to be kept, e.g. from an earlier crawl). Returns its id,
+    /// or `None` when the page had no features to index.
+    pub fn insert(&mut self, analyzed: Analyzed) -> Option<DocId> {
+        let Analyzed {
+            key,
+            doc,
+            signatures,
+            ..
+        } = analyzed;
+        if signatures.iter().all(Signature::is_empty) {
+            return None;
+        }
+        Some(self.insert_record(key, doc, signatures))
+    }
+
     /// Removes an indexed document (a page that went away, or is about to be
     /// re-checked after a recrawl). Returns whether it was present.
     pub fn remove(&mut self, id: DocId) -> bool {
@@ -505,6 +521,20 @@ mod tests {
         assert_eq!(m.url, "https://a.example/1");
         assert_eq!(b.indexed_as, None, "exact duplicates are not indexed");
         assert_eq!(d.stats().duplicates, 1);
+    }
+
+    #[test]
+    fn inserted_page_is_matched_without_having_been_checked() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let analyzed = d.analyze("seed-1", "https://a.example/1", &page(LONG), None);
+        let id = d.insert(analyzed).unwrap();
+        assert_eq!(d.stats().checked, 0, "insert does not count as a check");
+        let v = d.check("https://b.example/2", &page(LONG), None);
+        assert_eq!(v.kind, VerdictKind::Duplicate);
+        let m = v.matched.unwrap();
+        assert_eq!((m.id, m.key.as_str()), (id, "seed-1"));
+        let empty = d.analyze("e", "https://a.example/e", b"", None);
+        assert_eq!(d.insert(empty), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use neardup::output::{OutputDir, Sink};
 use neardup::Deduper;
 
 use super::args::{Args, DedupArgs};
-use super::report::{summary_line, StderrReporter};
+use super::report::{memory_line, summary_line, StderrReporter};
 
 /// Runs the command.
 pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
@@ -20,6 +20,7 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)?;
     if !a.quiet {
         eprintln!("neardup: {}", summary_line(&summary));
+        eprintln!("neardup: {}", memory_line(&deduper));
         eprintln!(
             "neardup: wrote {}, {}, {} in {}",
             OutputDir::VERDICTS,

@@ -10,7 +10,7 @@ use neardup::output::{ClusterSink, OutputDir, Sink};
 use neardup::{batch, eval, Deduper};
 
 use super::args::{Args, EvalArgs};
-use super::report::{summary_line, StderrReporter};
+use super::report::{memory_line, summary_line, StderrReporter};
 
 /// Runs the command.
 pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
@@ -56,6 +56,7 @@ pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         score.report(&name, &labels_path.display().to_string(), &labels)
     )?;
     writeln!(out, "throughput: {}", summary_line(&summary))?;
+    writeln!(out, "{}", memory_line(&deduper))?;
     if let Some(dir) = &out_dir {
         writeln!(out, "output: {}", dir.dir().display())?;
     }

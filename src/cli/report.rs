@@ -119,3 +119,20 @@ pub fn summary_line(s: &Summary) -> String {
         s.threads
     )
 }
+
+/// One line of index memory: heap bytes per indexed page for each detector's
+/// candidate index and for the document store (signatures kept for
+/// verification, URLs, keys).
+pub fn memory_line(deduper: &neardup::Deduper) -> String {
+    let pages = deduper.stats().indexed.max(1) as f64;
+    let parts: Vec<String> = deduper
+        .memory()
+        .iter()
+        .map(|(tier, bytes)| format!("{tier} {:.0}", *bytes as f64 / pages))
+        .collect();
+    format!(
+        "index memory, bytes per indexed page ({} pages): {}",
+        deduper.stats().indexed,
+        parts.join(", ")
+    )
+}
