@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup::config::{ExtractConfig, ExtractMode};
 use url::Url;
 
-fn pages() -> Vec<String> {
+fn page_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let shared = root.join("../shared/datasets/readability-test-pages/test/test-pages");
     let mut files: Vec<PathBuf> = Vec::new();
@@ -35,10 +35,42 @@ fn pages() -> Vec<String> {
     }
     files.sort();
     files
+}
+
+fn pages() -> Vec<String> {
+    page_files()
         .iter()
         .filter_map(|f| std::fs::read(f).ok())
         .map(|b| neardup::decode::decode(&b, None).text)
         .collect()
+}
+
+/// Decoding: the raw page bytes (mostly UTF-8 with a declaration: the fast
+/// path), and the same text re-encoded as windows-1252 with no declaration
+/// (the detection path).
+fn decode(c: &mut Criterion) {
+    let raw: Vec<Vec<u8>> = page_files()
+        .iter()
+        .filter_map(|f| std::fs::read(f).ok())
+        .collect();
+    let latin: Vec<Vec<u8>> = pages()
+        .iter()
+        .map(|p| encoding_rs::WINDOWS_1252.encode(p).0.into_owned())
+        .collect();
+    let mut g = c.benchmark_group("decode");
+    g.sample_size(10);
+    for (name, set) in [("as_served", &raw), ("windows1252_detected", &latin)] {
+        let total: usize = set.iter().map(Vec::len).sum();
+        g.throughput(Throughput::Bytes(total as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                set.iter()
+                    .map(|p| neardup::decode::decode(p, Some("text/html")).text.len())
+                    .sum::<usize>()
+            })
+        });
+    }
+    g.finish();
 }
 
 fn bench(c: &mut Criterion) {
@@ -74,5 +106,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, decode);
 criterion_main!(benches);

