@@ -459,6 +459,19 @@ mod tests {
     }
 
     #[test]
+    fn shipped_experiment_configs_load() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/experiments");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let config = Config::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert_ne!(config, Config::default(), "{} changes nothing", path.display());
+            n += 1;
+        }
+        assert!(n >= 4, "{n} experiment configs");
+    }
+
+    #[test]
     fn shipped_default_toml_equals_code_default() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/default.toml");
         let shipped = Config::from_file(&path).unwrap();
