@@ -465,7 +465,12 @@ mod tests {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let config = Config::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
-            assert_ne!(config, Config::default(), "{} changes nothing", path.display());
+            assert_ne!(
+                config,
+                Config::default(),
+                "{} changes nothing",
+                path.display()
+            );
             n += 1;
         }
         assert!(n >= 4, "{n} experiment configs");

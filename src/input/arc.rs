@@ -23,10 +23,10 @@
 //! Recovery: a header line that does not parse yields one warning, then
 //! lines are skipped until one parses as a record header.
 
-use std::collections::VecDeque;
 use std::path::Path;
 
 use super::http::{self, Payload};
+use super::record::{next_item, RecordCursor, StepReader};
 use super::stream::{Line, Stream};
 use super::warc::preview;
 use super::{Item, Limits, Page};
@@ -76,12 +76,8 @@ fn parse_header(line: &[u8], version: u8) -> Option<Header> {
 
 /// Streams the pages of one ARC file.
 pub struct ArcReader {
-    path: String,
-    stream: Stream,
+    cur: RecordCursor,
     limits: Limits,
-    pending: VecDeque<Item>,
-    done: bool,
-    resync: bool,
     version: u8,
 }
 
@@ -90,53 +86,32 @@ impl ArcReader {
     /// `first` are warnings raised while sniffing the format.
     pub(crate) fn new(path: &Path, stream: Stream, limits: Limits, first: Vec<Item>) -> Self {
         ArcReader {
-            path: path.display().to_string(),
-            stream,
+            cur: RecordCursor::new(path, stream, first),
             limits,
-            pending: first.into(),
-            done: false,
-            resync: false,
             version: 1,
         }
     }
 
-    fn warn(&mut self, at: u64, message: impl Into<String>) {
-        let location = format!("{}: {}", self.path, self.stream.describe(at));
-        self.pending.push_back(Item::warning(location, message));
-    }
-
-    /// A read error: warn, then resynchronize on the next record header.
-    ///
-    /// While already resynchronizing, further errors (say, false gzip
-    /// headers inside a corrupt member) add no warning: one per lost
-    /// stretch is enough.
-    fn lost(&mut self, at: u64, e: &std::io::Error) {
-        if !self.resync {
-            self.warn(at, format!("record at offset {at} lost: {e}"));
-        }
-        self.resync = true;
-    }
-
     /// Reads one record or skips one line; always consumes input or ends.
-    fn step(&mut self) {
-        if let Err(e) = self.stream.skip_blank() {
-            let at = self.stream.pos();
-            return self.lost(at, &e);
+    fn advance(&mut self) {
+        if let Err(e) = self.cur.stream.skip_blank() {
+            let at = self.cur.stream.pos();
+            return self.cur.lost(at, &e);
         }
-        let start = self.stream.pos();
-        let line = match self.stream.read_line(MAX_LINE) {
-            Err(e) => return self.lost(start, &e),
+        let start = self.cur.stream.pos();
+        let line = match self.cur.stream.read_line(MAX_LINE) {
+            Err(e) => return self.cur.lost(start, &e),
             Ok(Line::Eof) => {
-                self.done = true;
+                self.cur.done = true;
                 return;
             }
             Ok(Line::TooLong(n)) => {
-                if !self.resync {
-                    self.warn(
+                if !self.cur.resync {
+                    self.cur.warn(
                         start,
                         format!("record header line of {n} bytes; skipping to the next record"),
                     );
-                    self.resync = true;
+                    self.cur.resync = true;
                 }
                 return;
             }
@@ -144,24 +119,24 @@ impl ArcReader {
         };
         let line = line.strip_suffix(b"\r").unwrap_or(&line).to_vec();
         let Some(h) = parse_header(&line, self.version) else {
-            if !self.resync {
-                self.warn(
+            if !self.cur.resync {
+                self.cur.warn(
                     start,
                     format!(
                         "bad ARC record header {:?}; skipping to the next record",
                         preview(&line)
                     ),
                 );
-                self.resync = true;
+                self.cur.resync = true;
             }
             return;
         };
-        self.resync = false;
+        self.cur.resync = false;
         let is_filedesc = h.url.starts_with("filedesc://");
         if h.length > self.limits.max_record || !(is_filedesc || h.url.contains("://")) {
             if h.length > self.limits.max_record {
                 let max = self.limits.max_record;
-                self.warn(
+                self.cur.warn(
                     start,
                     format!(
                         "record of {} bytes exceeds the {max}-byte limit; skipped",
@@ -169,16 +144,16 @@ impl ArcReader {
                     ),
                 );
             }
-            match self.stream.skip(h.length) {
-                Err(e) => self.lost(start, &e),
+            match self.cur.stream.skip(h.length) {
+                Err(e) => self.cur.lost(start, &e),
                 Ok(n) if n < h.length => self.truncated(start, h.length, n),
                 Ok(_) => {}
             }
             return;
         }
         let mut block = Vec::new();
-        match self.stream.read_into(h.length, &mut block) {
-            Err(e) => return self.lost(start, &e),
+        match self.cur.stream.read_into(h.length, &mut block) {
+            Err(e) => return self.cur.lost(start, &e),
             Ok(n) if n < h.length => return self.truncated(start, h.length, n),
             Ok(_) => {}
         }
@@ -204,10 +179,10 @@ impl ArcReader {
             Payload::Skip
         };
         for w in warnings {
-            self.warn(start, w);
+            self.cur.warn(start, w);
         }
         if let Payload::Page(body, content_type) = payload {
-            self.pending.push_back(Item::Page(Page {
+            self.cur.pending.push_back(Item::Page(Page {
                 key: format!("{}/{}", h.date, h.url),
                 url: h.url,
                 body,
@@ -217,11 +192,21 @@ impl ArcReader {
     }
 
     fn truncated(&mut self, start: u64, len: u64, got: u64) {
-        self.warn(
+        self.cur.warn(
             start,
             format!("truncated record at offset {start}: Archive-length {len} but the file ends after {got} bytes"),
         );
-        self.done = true;
+        self.cur.done = true;
+    }
+}
+
+impl StepReader for ArcReader {
+    fn cursor(&mut self) -> &mut RecordCursor {
+        &mut self.cur
+    }
+
+    fn step(&mut self) {
+        self.advance();
     }
 }
 
@@ -229,15 +214,7 @@ impl Iterator for ArcReader {
     type Item = Item;
 
     fn next(&mut self) -> Option<Item> {
-        loop {
-            if let Some(item) = self.pending.pop_front() {
-                return Some(item);
-            }
-            if self.done {
-                return None;
-            }
-            self.step();
-        }
+        next_item(self)
     }
 }
 

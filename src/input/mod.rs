@@ -25,6 +25,7 @@ pub mod arc;
 pub mod dir;
 pub(crate) mod http;
 pub mod manifest;
+pub(crate) mod record;
 pub(crate) mod stream;
 pub mod warc;
 

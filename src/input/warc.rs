@@ -31,10 +31,10 @@
 //! the file yields "truncated record at offset N" (no page: a partial page
 //! would be a misleading near-duplicate of the full one) and ends the file.
 
-use std::collections::VecDeque;
 use std::path::Path;
 
 use super::http::{self, Payload};
+use super::record::{next_item, RecordCursor, StepReader};
 use super::stream::{Line, Stream};
 use super::{strip_angle, Item, Limits, Page};
 
@@ -45,14 +45,9 @@ const MAX_HEADER_BLOCK: usize = 1024 * 1024;
 
 /// Streams the pages of one WARC file.
 pub struct WarcReader {
-    path: String,
+    cur: RecordCursor,
     file_name: String,
-    stream: Stream,
     limits: Limits,
-    pending: VecDeque<Item>,
-    done: bool,
-    /// Skipping to the next `WARC/` line after trouble (warned once).
-    resync: bool,
 }
 
 impl WarcReader {
@@ -60,97 +55,76 @@ impl WarcReader {
     /// `first` are warnings raised while sniffing the format.
     pub(crate) fn new(path: &Path, stream: Stream, limits: Limits, first: Vec<Item>) -> Self {
         WarcReader {
-            path: path.display().to_string(),
+            cur: RecordCursor::new(path, stream, first),
             file_name: path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            stream,
             limits,
-            pending: first.into(),
-            done: false,
-            resync: false,
         }
-    }
-
-    fn warn(&mut self, at: u64, message: impl Into<String>) {
-        let location = format!("{}: {}", self.path, self.stream.describe(at));
-        self.pending.push_back(Item::warning(location, message));
-    }
-
-    /// A read error from the stream (corrupt gzip member, I/O): warn, then
-    /// resynchronize on the next record.
-    ///
-    /// While already resynchronizing, further errors (say, false gzip
-    /// headers inside a corrupt member) add no warning: one per lost
-    /// stretch is enough.
-    fn lost(&mut self, at: u64, e: &std::io::Error) {
-        if !self.resync {
-            self.warn(at, format!("record at offset {at} lost: {e}"));
-        }
-        self.resync = true;
     }
 
     /// Reads one record (or skips one line while resynchronizing), pushing
     /// what it yields onto `pending`. Every call consumes input or ends the
     /// file, so the iterator always terminates.
-    fn step(&mut self) {
-        if let Err(e) = self.stream.skip_blank() {
-            let at = self.stream.pos();
-            self.lost(at, &e);
+    fn advance(&mut self) {
+        if let Err(e) = self.cur.stream.skip_blank() {
+            let at = self.cur.stream.pos();
+            self.cur.lost(at, &e);
             return;
         }
-        let start = self.stream.pos();
-        match self.stream.read_line(MAX_LINE) {
-            Err(e) => return self.lost(start, &e),
+        let start = self.cur.stream.pos();
+        match self.cur.stream.read_line(MAX_LINE) {
+            Err(e) => return self.cur.lost(start, &e),
             Ok(Line::Eof) => {
-                self.done = true;
+                self.cur.done = true;
                 return;
             }
             Ok(Line::TooLong(n)) => {
-                if !self.resync {
-                    self.warn(
+                if !self.cur.resync {
+                    self.cur.warn(
                         start,
                         format!("expected a WARC/ version line, found {n} bytes without a line break; skipping to the next record"),
                     );
-                    self.resync = true;
+                    self.cur.resync = true;
                 }
                 return;
             }
             Ok(Line::Text(l)) => {
                 if !l.starts_with(b"WARC/") {
-                    if !self.resync {
-                        self.warn(
+                    if !self.cur.resync {
+                        self.cur.warn(
                             start,
                             format!(
                                 "expected a WARC/ version line, found {:?}; skipping to the next record",
                                 preview(&l)
                             ),
                         );
-                        self.resync = true;
+                        self.cur.resync = true;
                     }
                     return;
                 }
             }
         }
-        self.resync = false;
+        self.cur.resync = false;
 
         let mut headers: Vec<(String, String)> = Vec::new();
         let mut total = 0usize;
         loop {
-            match self.stream.read_line(MAX_LINE) {
-                Err(e) => return self.lost(start, &e),
+            match self.cur.stream.read_line(MAX_LINE) {
+                Err(e) => return self.cur.lost(start, &e),
                 Ok(Line::Eof) => {
-                    self.warn(
+                    self.cur.warn(
                         start,
                         format!("truncated record at offset {start}: header block has no end"),
                     );
-                    self.done = true;
+                    self.cur.done = true;
                     return;
                 }
                 Ok(Line::TooLong(n)) => {
-                    self.warn(start, format!("header line of {n} bytes; record skipped"));
-                    self.resync = true;
+                    self.cur
+                        .warn(start, format!("header line of {n} bytes; record skipped"));
+                    self.cur.resync = true;
                     return;
                 }
                 Ok(Line::Text(l)) => {
@@ -160,8 +134,9 @@ impl WarcReader {
                     }
                     total += l.len();
                     if total > MAX_HEADER_BLOCK {
-                        self.warn(start, "header block over 1 MiB; record skipped");
-                        self.resync = true;
+                        self.cur
+                            .warn(start, "header block over 1 MiB; record skipped");
+                        self.cur.resync = true;
                         return;
                     }
                     let l = String::from_utf8_lossy(l);
@@ -184,14 +159,14 @@ impl WarcReader {
         };
         let Some(len) = header("content-length").and_then(|v| v.parse::<u64>().ok()) else {
             let v = header("content-length").map(str::to_string);
-            self.warn(
+            self.cur.warn(
                 start,
                 match v {
                     Some(v) => format!("bad Content-Length {v:?}; record skipped"),
                     None => "no Content-Length; record skipped".to_string(),
                 },
             );
-            self.resync = true;
+            self.cur.resync = true;
             return;
         };
         let wtype = header("warc-type").unwrap_or_default().to_ascii_lowercase();
@@ -199,13 +174,13 @@ impl WarcReader {
         if !wanted || len > self.limits.max_record {
             if wanted {
                 let max = self.limits.max_record;
-                self.warn(
+                self.cur.warn(
                     start,
                     format!("record of {len} bytes exceeds the {max}-byte limit; skipped"),
                 );
             }
-            match self.stream.skip(len) {
-                Err(e) => return self.lost(start, &e),
+            match self.cur.stream.skip(len) {
+                Err(e) => return self.cur.lost(start, &e),
                 Ok(n) if n < len => return self.truncated(start, len, n),
                 Ok(_) => {}
             }
@@ -213,8 +188,8 @@ impl WarcReader {
             return;
         }
         let mut block = Vec::new();
-        match self.stream.read_into(len, &mut block) {
-            Err(e) => return self.lost(start, &e),
+        match self.cur.stream.read_into(len, &mut block) {
+            Err(e) => return self.cur.lost(start, &e),
             Ok(n) if n < len => return self.truncated(start, len, n),
             Ok(_) => {}
         }
@@ -236,13 +211,14 @@ impl WarcReader {
             resource_payload(block, warc_ct)
         };
         for w in warnings {
-            self.warn(start, w);
+            self.cur.warn(start, w);
         }
         if let Payload::Page(body, content_type) = payload {
             if url.is_empty() {
-                self.warn(start, "HTML record without WARC-Target-URI; skipped");
+                self.cur
+                    .warn(start, "HTML record without WARC-Target-URI; skipped");
             } else {
-                self.pending.push_back(Item::Page(Page {
+                self.cur.pending.push_back(Item::Page(Page {
                     key,
                     url,
                     body,
@@ -258,37 +234,37 @@ impl WarcReader {
     }
 
     fn truncated(&mut self, start: u64, len: u64, got: u64) {
-        self.warn(
+        self.cur.warn(
             start,
             format!(
                 "truncated record at offset {start}: Content-Length {len} but the file ends after {got} bytes"
             ),
         );
-        self.done = true;
+        self.cur.done = true;
     }
 
     /// After a block: optional blank lines, then the next `WARC/` or the
     /// end. Anything else means Content-Length was wrong or the file has
     /// junk between records: warn and resynchronize on the next `WARC/`.
     fn check_trailer(&mut self, start: u64, len: u64) {
-        if let Err(e) = self.stream.skip_blank() {
-            let at = self.stream.pos();
-            return self.lost(at, &e);
+        if let Err(e) = self.cur.stream.skip_blank() {
+            let at = self.cur.stream.pos();
+            return self.cur.lost(at, &e);
         }
-        let here = self.stream.pos();
-        match self.stream.peek(5) {
+        let here = self.cur.stream.pos();
+        match self.cur.stream.peek(5) {
             Ok(b) if b.is_empty() || b.starts_with(b"WARC/") => {}
             Ok(b) => {
                 let seen = preview(b);
-                self.warn(
+                self.cur.warn(
                     start,
                     format!(
                         "Content-Length {len} does not end at a record boundary (found {seen:?} at offset {here}); skipping to the next record"
                     ),
                 );
-                self.resync = true;
+                self.cur.resync = true;
             }
-            Err(e) => self.lost(here, &e),
+            Err(e) => self.cur.lost(here, &e),
         }
     }
 }
@@ -310,18 +286,20 @@ pub(crate) fn preview(b: &[u8]) -> String {
     s.trim_end_matches(['\r', '\n']).to_string()
 }
 
+impl StepReader for WarcReader {
+    fn cursor(&mut self) -> &mut RecordCursor {
+        &mut self.cur
+    }
+
+    fn step(&mut self) {
+        self.advance();
+    }
+}
+
 impl Iterator for WarcReader {
     type Item = Item;
 
     fn next(&mut self) -> Option<Item> {
-        loop {
-            if let Some(item) = self.pending.pop_front() {
-                return Some(item);
-            }
-            if self.done {
-                return None;
-            }
-            self.step();
-        }
+        next_item(self)
     }
 }
