@@ -184,7 +184,11 @@ fn eval_report_matches_score_py_on_its_own_clusters() {
         .stdout()
         .lines()
         .skip(1) // names differ
-        .filter(|l| !l.starts_with("throughput:") && !l.starts_with("output:"))
+        .filter(|l| {
+            !["throughput:", "memory:", "output:"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
         .map(str::to_owned)
         .collect();
     let theirs = python(

@@ -131,7 +131,7 @@ pub fn memory_line(deduper: &neardup::Deduper) -> String {
         .map(|(tier, bytes)| format!("{tier} {:.0}", *bytes as f64 / pages))
         .collect();
     format!(
-        "index memory, bytes per indexed page ({} pages): {}",
+        "memory: index bytes per indexed page ({} pages): {}",
         deduper.stats().indexed,
         parts.join(", ")
     )
