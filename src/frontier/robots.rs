@@ -173,7 +173,10 @@ impl RobotsCache {
                     Ok(robot) => {
                         let crawl_delay =
                             robot.delay.filter(|d| d.is_finite() && *d > 0.0).map(|d| {
-                                Duration::from_secs_f64(f64::from(d))
+                                // Whole milliseconds: the f32 `0.3` is
+                                // 0.30000001 s. `as` saturates on huge values.
+                                let ms = (f64::from(d) * 1000.0).round() as u64;
+                                Duration::from_millis(ms)
                                     .min(Duration::from_secs(self.config.max_crawl_delay_secs))
                             });
                         Entry {
