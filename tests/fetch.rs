@@ -877,3 +877,63 @@ async fn private_addresses_are_blocked_by_default() {
     assert_eq!(out.body, b"local");
     assert_eq!(log.count("/"), 1);
 }
+
+#[tokio::test]
+async fn full_accept_queue_hits_the_connect_timeout() {
+    // A listener with backlog 0 that never accepts: once its accept queue
+    // is full the kernel drops further SYNs, so a connect hangs.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(0).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut fillers = Vec::new();
+    for _ in 0..4 {
+        if let Ok(s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            fillers.push(s);
+        }
+    }
+    // Whether the queue is full is up to the kernel: probe once more.
+    if std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+        eprintln!("note: this kernel accepts past the backlog; connect timeout not testable here");
+        return;
+    }
+    let mut c = config();
+    c.fetch.connect_timeout_ms = 300;
+    let fetcher = Fetcher::new(&c).unwrap();
+    let started = Instant::now();
+    let err = fetcher
+        .fetch(&Url::parse(&format!("http://{addr}/")).unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(err, FetchError::ConnectTimeout);
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    drop(listener);
+}
+
+#[tokio::test]
+async fn timeouts_are_retried() {
+    let log = Log::default();
+    async fn slow_once(State(log): State<Log>) -> Response {
+        log.record("/slow-once");
+        if log.count("/slow-once") == 1 {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+        }
+        html("second time lucky")
+    }
+    let base = serve(
+        Router::new()
+            .route("/slow-once", get(slow_once))
+            .with_state(log.clone()),
+    )
+    .await;
+    let mut c = config();
+    c.fetch.read_timeout_ms = 300;
+    c.fetch.retries = 1;
+    let fetcher = Fetcher::new(&c).unwrap();
+    let out = fetcher
+        .fetch(&base.join("/slow-once").unwrap())
+        .await
+        .unwrap();
+    assert_eq!((out.status, out.attempts), (200, 2));
+    assert_eq!(out.body, b"second time lucky");
+}
