@@ -937,3 +937,35 @@ async fn timeouts_are_retried() {
     assert_eq!((out.status, out.attempts), (200, 2));
     assert_eq!(out.body, b"second time lucky");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_robots_checks_fetch_robots_txt_once() {
+    let log = Log::default();
+    async fn robots(State(log): State<Log>) -> &'static str {
+        log.record("/robots.txt");
+        // Slow enough that the checks overlap.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        "User-agent: *\nDisallow: /no\n"
+    }
+    let base = serve(
+        Router::new()
+            .route("/robots.txt", get(robots))
+            .with_state(log.clone()),
+    )
+    .await;
+    let c = config();
+    let fetcher = Arc::new(Fetcher::new(&c).unwrap());
+    let cache = Arc::new(RobotsCache::new(&c));
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let (f, r) = (fetcher.clone(), cache.clone());
+            let url = base.join(if i % 2 == 0 { "/yes" } else { "/no" }).unwrap();
+            tokio::spawn(async move { (i, r.check(&f, &url).await.allowed) })
+        })
+        .collect();
+    for t in tasks {
+        let (i, allowed) = t.await.unwrap();
+        assert_eq!(allowed, i % 2 == 0, "task {i}");
+    }
+    assert_eq!(log.count("/robots.txt"), 1);
+}
