@@ -969,3 +969,52 @@ async fn concurrent_robots_checks_fetch_robots_txt_once() {
     }
     assert_eq!(log.count("/robots.txt"), 1);
 }
+
+#[tokio::test]
+async fn every_redirect_hop_passes_the_address_guard() {
+    // On loopback everything is private, so the guard here blocks only
+    // 127.0.0.2: the first hop (127.0.0.1) is allowed, the redirect to
+    // 127.0.0.2 must be refused without connecting.
+    fn only_dot_two(ip: std::net::IpAddr) -> bool {
+        ip == std::net::IpAddr::from([127, 0, 0, 2])
+    }
+    let log = Log::default();
+    async fn target(State(log): State<Log>) -> Response {
+        log.record("/target");
+        html("should not be reached")
+    }
+    let inner = serve(
+        Router::new()
+            .route("/target", get(target))
+            .with_state(log.clone()),
+    )
+    .await;
+    let port = inner.port().unwrap();
+    let base = serve(Router::new().route(
+        "/go",
+        get(move || async move {
+            (
+                StatusCode::FOUND,
+                [(header::LOCATION, format!("http://127.0.0.2:{port}/target"))],
+            )
+        }),
+    ))
+    .await;
+    let mut c = config();
+    c.allow_private = false;
+    let fetcher = Fetcher::with_address_filter(&c, only_dot_two).unwrap();
+    let err = fetcher.fetch(&base.join("/go").unwrap()).await.unwrap_err();
+    assert_eq!(
+        err,
+        FetchError::PrivateAddress {
+            host: "127.0.0.2".into()
+        }
+    );
+    assert_eq!(log.count("/target"), 0);
+    // The first hop itself was fine under this filter.
+    let out = fetcher
+        .fetch(&inner.join("/target").unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status, 200);
+}

@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 use std::error::Error as StdError;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -18,7 +19,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use super::limits::{Permit, Politeness};
-use super::net::{is_public, PrivateAddressError, PublicOnlyResolver};
+use super::net::{non_public, AddressFilter, PrivateAddressError, PublicOnlyResolver};
 use super::retry::{backoff, jitter, parse_retry_after};
 use super::{FetchError, FetchOutcome, Redirect};
 use crate::config::{CrawlConfig, FetchConfig, Oversize};
@@ -62,7 +63,8 @@ pub struct Fetcher {
     client: reqwest::Client,
     config: FetchConfig,
     defaults: FetchOptions,
-    allow_private: bool,
+    /// `None` when private addresses are allowed.
+    blocked: Option<AddressFilter>,
     politeness: Arc<Politeness>,
 }
 
@@ -72,6 +74,20 @@ impl Fetcher {
     /// # Errors
     /// [`FetchError::Build`] if the TLS backend or client cannot be set up.
     pub fn new(crawl: &CrawlConfig) -> Result<Fetcher, FetchError> {
+        Fetcher::with_address_filter(crawl, non_public)
+    }
+
+    /// A fetcher whose private-address guard (when `crawl.allow_private`
+    /// is off) blocks the addresses `blocked` returns true for, instead of
+    /// all non-public ones: for deployments that must also keep out some
+    /// public ranges, and for tests of the guard on loopback.
+    ///
+    /// # Errors
+    /// As [`Fetcher::new`].
+    pub fn with_address_filter(
+        crawl: &CrawlConfig,
+        blocked: AddressFilter,
+    ) -> Result<Fetcher, FetchError> {
         let f = &crawl.fetch;
         let mut builder = reqwest::Client::builder()
             .user_agent(crawl.user_agent.as_str())
@@ -87,7 +103,7 @@ impl Fetcher {
             .brotli(true)
             .deflate(true);
         if !crawl.allow_private {
-            builder = builder.dns_resolver(Arc::new(PublicOnlyResolver));
+            builder = builder.dns_resolver(Arc::new(PublicOnlyResolver::new(blocked)));
         }
         let client = builder
             .build()
@@ -96,7 +112,7 @@ impl Fetcher {
             client,
             config: f.clone(),
             defaults: FetchOptions::from_config(f),
-            allow_private: crawl.allow_private,
+            blocked: (!crawl.allow_private).then_some(blocked),
             politeness: Arc::new(Politeness::new(
                 f.concurrency,
                 f.host_concurrency,
@@ -210,27 +226,18 @@ impl Fetcher {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::InvalidUrl(url.to_string()));
         }
-        let host = match url.host() {
-            Some(url::Host::Domain(d)) => d.to_owned(),
-            Some(url::Host::Ipv4(ip)) => {
-                if !self.allow_private && !is_public(ip.into()) {
-                    return Err(FetchError::PrivateAddress {
-                        host: ip.to_string(),
-                    });
-                }
-                ip.to_string()
-            }
-            Some(url::Host::Ipv6(ip)) => {
-                if !self.allow_private && !is_public(ip.into()) {
-                    return Err(FetchError::PrivateAddress {
-                        host: ip.to_string(),
-                    });
-                }
-                ip.to_string()
-            }
+        let ip: IpAddr = match url.host() {
+            Some(url::Host::Domain(d)) => return Ok(d.to_owned()),
+            Some(url::Host::Ipv4(ip)) => ip.into(),
+            Some(url::Host::Ipv6(ip)) => ip.into(),
             None => return Err(FetchError::InvalidUrl(url.to_string())),
         };
-        Ok(host)
+        if self.blocked.is_some_and(|blocked| blocked(ip)) {
+            return Err(FetchError::PrivateAddress {
+                host: ip.to_string(),
+            });
+        }
+        Ok(ip.to_string())
     }
 
     /// Sends one request, retrying per config. Returns the response with

@@ -64,19 +64,43 @@ pub struct PrivateAddressError {
     pub host: String,
 }
 
+/// Which addresses the guard refuses: `true` = blocked.
+pub type AddressFilter = fn(IpAddr) -> bool;
+
+/// The default [`AddressFilter`]: everything that is not [`is_public`].
+pub fn non_public(ip: IpAddr) -> bool {
+    !is_public(ip)
+}
+
 /// A DNS resolver (system resolver, off the async threads) that returns
-/// only public addresses.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PublicOnlyResolver;
+/// only the addresses its filter does not block.
+#[derive(Clone, Copy, Debug)]
+pub struct PublicOnlyResolver {
+    blocked: AddressFilter,
+}
+
+impl PublicOnlyResolver {
+    /// A resolver dropping the addresses `blocked` says are blocked.
+    pub fn new(blocked: AddressFilter) -> PublicOnlyResolver {
+        PublicOnlyResolver { blocked }
+    }
+}
+
+impl Default for PublicOnlyResolver {
+    fn default() -> Self {
+        PublicOnlyResolver::new(non_public)
+    }
+}
 
 impl Resolve for PublicOnlyResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let host = name.as_str().to_owned();
+        let blocked = self.blocked;
         Box::pin(async move {
             let answers: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             let public: Vec<SocketAddr> =
-                answers.into_iter().filter(|a| is_public(a.ip())).collect();
+                answers.into_iter().filter(|a| !blocked(a.ip())).collect();
             if public.is_empty() {
                 return Err(Box::new(PrivateAddressError { host }) as _);
             }
