@@ -237,7 +237,9 @@ impl Fetcher {
                 host: ip.to_string(),
             });
         }
-        Ok(ip.to_string())
+        // The politeness key is `host_str()` (`[::1]` for IPv6), the same
+        // spelling the robots layer uses to set a Crawl-delay.
+        Ok(url.host_str().unwrap_or_default().to_owned())
     }
 
     /// Sends one request, retrying per config. Returns the response with
