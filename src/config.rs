@@ -26,6 +26,8 @@ pub struct Config {
     pub chunks: ChunkConfig,
     /// The verdict: detector chain, short pages, what gets indexed.
     pub decide: DecideConfig,
+    /// The crawler: URL canonicalization, scope, robots.txt, fetching.
+    pub crawl: CrawlConfig,
 }
 
 /// Which text of a page the signatures see.
@@ -210,6 +212,395 @@ impl Default for DecideConfig {
     }
 }
 
+/// Crawler settings: identity and the private-address guard, plus one
+/// table per stage (`[crawl.canonical]`, `[crawl.scope]`, `[crawl.robots]`,
+/// `[crawl.fetch]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlConfig {
+    /// The `User-Agent` header sent with every request.
+    pub user_agent: String,
+    /// The product token matched against `User-agent:` lines of robots.txt.
+    pub robots_token: String,
+    /// Fetch loopback, private, link-local and unique-local addresses too.
+    /// Off by default: a public page must not steer the crawler into the
+    /// local network (through links, redirects or DNS answers).
+    pub allow_private: bool,
+    /// URL canonicalization rules.
+    pub canonical: CanonicalConfig,
+    /// Which URLs are crawled.
+    pub scope: ScopeConfig,
+    /// robots.txt handling.
+    pub robots: RobotsConfig,
+    /// HTTP fetching: timeouts, limits, retries, politeness.
+    pub fetch: FetchConfig,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            user_agent: "neardup/0.1 (+https://example.invalid/neardup)".into(),
+            robots_token: "neardup".into(),
+            allow_private: false,
+            canonical: CanonicalConfig::default(),
+            scope: ScopeConfig::default(),
+            robots: RobotsConfig::default(),
+            fetch: FetchConfig::default(),
+        }
+    }
+}
+
+/// What to do with a trailing slash at the end of a URL path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrailingSlash {
+    /// Leave paths as they are: `/a` and `/a/` stay distinct (they can be
+    /// different resources; servers usually redirect one to the other).
+    Keep,
+    /// Remove one trailing slash from any path but `/`.
+    Strip,
+}
+
+/// URL canonicalization rules (see `frontier::canonical`). Lowercasing the
+/// scheme and host, IDN to punycode, dropping default ports and resolving
+/// dot segments are done by every URL parse (WHATWG URL standard) and are
+/// always on: they never merge distinct resources.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CanonicalConfig {
+    /// Drop `#fragment`s (never sent to the server).
+    pub drop_fragment: bool,
+    /// Decode percent-encoded unreserved characters (`%7E` -> `~`) and
+    /// uppercase the hex digits of the remaining escapes (RFC 3986 6.2.2).
+    pub normalize_percent: bool,
+    /// Sort query parameters by name (stable: repeated names keep order).
+    pub sort_query: bool,
+    /// Remove query parameters with these names (ASCII case-insensitive; a
+    /// trailing `*` matches a prefix).
+    pub drop_params: Vec<String>,
+    /// Also remove `;name=value` path parameters whose name is in
+    /// `drop_params` (`/a;jsessionid=X` -> `/a`).
+    pub drop_path_params: bool,
+    /// Remove an empty query (`/a?` -> `/a`) and empty `&&` pairs.
+    pub drop_empty_query: bool,
+    /// Remove the trailing dot of a fully qualified host (`example.com.`).
+    pub strip_host_dot: bool,
+    /// Trailing-slash policy.
+    pub trailing_slash: TrailingSlash,
+    /// Longest canonical URL in bytes; longer URLs are rejected.
+    pub max_url_len: usize,
+}
+
+impl Default for CanonicalConfig {
+    fn default() -> Self {
+        let params = [
+            "utm_*",
+            "gclid",
+            "dclid",
+            "gbraid",
+            "wbraid",
+            "fbclid",
+            "msclkid",
+            "yclid",
+            "mc_cid",
+            "mc_eid",
+            "_ga",
+            "_hsenc",
+            "_hsmi",
+            "igshid",
+            "sessionid",
+            "session_id",
+            "jsessionid",
+            "phpsessid",
+            "aspsessionid*",
+            "cfid",
+            "cftoken",
+            "sid",
+        ];
+        CanonicalConfig {
+            drop_fragment: true,
+            normalize_percent: true,
+            sort_query: true,
+            drop_params: params.iter().map(|p| (*p).to_owned()).collect(),
+            drop_path_params: true,
+            drop_empty_query: true,
+            strip_host_dot: true,
+            trailing_slash: TrailingSlash::Keep,
+            max_url_len: 2048,
+        }
+    }
+}
+
+/// Which sites a crawl stays on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteScope {
+    /// Only the hosts of the seeds (plus `allow_hosts`).
+    Host,
+    /// The registrable domains of the seeds (public suffix list), so
+    /// `www.example.co.uk` and `blog.example.co.uk` are one site.
+    Domain,
+    /// Only hosts in `allow_hosts`.
+    AllowList,
+    /// Any host (patterns and limits still apply).
+    Any,
+}
+
+/// Crawl scope settings (see `frontier::scope`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScopeConfig {
+    /// Which sites are in scope.
+    pub sites: SiteScope,
+    /// Extra hosts in scope: `example.org` matches it and its subdomains.
+    pub allow_hosts: Vec<String>,
+    /// If not empty, a URL must match one of these regexes.
+    pub include: Vec<String>,
+    /// A URL matching any of these regexes is out of scope.
+    pub exclude: Vec<String>,
+    /// Largest link depth from a seed (seeds are depth 0).
+    pub max_depth: u32,
+    /// Pages admitted per site (site = host or registrable domain).
+    pub max_pages_per_site: u64,
+    /// Pages admitted in total.
+    pub max_pages: u64,
+}
+
+impl Default for ScopeConfig {
+    fn default() -> Self {
+        ScopeConfig {
+            sites: SiteScope::Host,
+            allow_hosts: Vec::new(),
+            include: Vec::new(),
+            exclude: Vec::new(),
+            max_depth: 20,
+            max_pages_per_site: 100_000,
+            max_pages: 1_000_000,
+        }
+    }
+}
+
+/// robots.txt settings (see `frontier::robots`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RobotsConfig {
+    /// Obey robots.txt.
+    pub obey: bool,
+    /// After a 5xx, 429 or network error on robots.txt the host is treated
+    /// as fully disallowed for this many seconds, then robots.txt is
+    /// fetched again (RFC 9309 2.3.1.4).
+    pub error_retry_secs: u64,
+    /// Bytes of robots.txt that are parsed (RFC 9309 asks for >= 500 KiB).
+    pub max_bytes: usize,
+    /// Largest Crawl-delay honoured, in seconds; larger values are capped.
+    pub max_crawl_delay_secs: u64,
+}
+
+impl Default for RobotsConfig {
+    fn default() -> Self {
+        RobotsConfig {
+            obey: true,
+            error_retry_secs: 600,
+            max_bytes: 512 * 1024,
+            max_crawl_delay_secs: 60,
+        }
+    }
+}
+
+/// What the fetcher does with a body longer than `max_body_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Oversize {
+    /// Keep the first `max_body_bytes` and mark the outcome truncated.
+    Truncate,
+    /// Fail the fetch with a body-too-large error.
+    Error,
+}
+
+/// HTTP fetching settings (see `fetch`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchConfig {
+    /// TCP + TLS connect timeout in milliseconds.
+    pub connect_timeout_ms: u64,
+    /// Longest wait for any single read (headers or a body chunk), ms.
+    pub read_timeout_ms: u64,
+    /// Longest time for one request, from sending it to the body's end, ms.
+    pub total_timeout_ms: u64,
+    /// Largest body in bytes, counted after decompression while streaming.
+    pub max_body_bytes: usize,
+    /// What happens past `max_body_bytes`.
+    pub oversize: Oversize,
+    /// Largest total size of the response headers in bytes.
+    pub max_header_bytes: usize,
+    /// Redirects followed per fetch.
+    pub max_redirects: usize,
+    /// Media types whose bodies are downloaded; others are recorded and
+    /// skipped. A response without `Content-Type` is downloaded.
+    pub content_types: Vec<String>,
+    /// Retries after a timeout, connection error, 429 or 5xx.
+    pub retries: u32,
+    /// First retry backoff in ms; doubled per retry, with jitter.
+    pub retry_base_ms: u64,
+    /// Longest backoff in ms. A Retry-After asking for longer is not
+    /// retried (the response is returned as it is).
+    pub retry_max_ms: u64,
+    /// Minimum time between the starts of two requests to one host, ms.
+    pub host_delay_ms: u64,
+    /// Requests in flight per host.
+    pub host_concurrency: usize,
+    /// Requests in flight in total.
+    pub concurrency: usize,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        FetchConfig {
+            connect_timeout_ms: 10_000,
+            read_timeout_ms: 30_000,
+            total_timeout_ms: 60_000,
+            max_body_bytes: 8 * 1024 * 1024,
+            oversize: Oversize::Truncate,
+            max_header_bytes: 64 * 1024,
+            max_redirects: 10,
+            content_types: vec!["text/html".into(), "application/xhtml+xml".into()],
+            retries: 2,
+            retry_base_ms: 1000,
+            retry_max_ms: 60_000,
+            host_delay_ms: 1000,
+            host_concurrency: 1,
+            concurrency: 64,
+        }
+    }
+}
+
+impl CrawlConfig {
+    fn validate(&self) -> Result<()> {
+        if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {
+            return Err(Error::Config {
+                key: "crawl.user_agent".into(),
+                value: format!("{:?}", self.user_agent),
+                allowed: "must be a non-empty single line".into(),
+            });
+        }
+        let token_ok = !self.robots_token.is_empty()
+            && self
+                .robots_token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !token_ok {
+            return Err(Error::Config {
+                key: "crawl.robots_token".into(),
+                value: format!("{:?}", self.robots_token),
+                allowed: "must be non-empty, letters, digits, `-` and `_` (RFC 9309)".into(),
+            });
+        }
+        let c = &self.canonical;
+        range("crawl.canonical.max_url_len", c.max_url_len, 64, 65_536)?;
+        for p in &c.drop_params {
+            if p.is_empty() || p == "*" {
+                return Err(Error::Config {
+                    key: "crawl.canonical.drop_params".into(),
+                    value: format!("{p:?}"),
+                    allowed: "entries must be names or prefixes ending in `*`, not empty".into(),
+                });
+            }
+        }
+        let s = &self.scope;
+        for (key, patterns) in [
+            ("crawl.scope.include", &s.include),
+            ("crawl.scope.exclude", &s.exclude),
+        ] {
+            for p in patterns {
+                if let Err(e) = regex::Regex::new(p) {
+                    return Err(Error::Config {
+                        key: key.into(),
+                        value: format!("{p:?}"),
+                        allowed: format!("must be a valid regex: {e}"),
+                    });
+                }
+            }
+        }
+        if s.sites == SiteScope::AllowList && s.allow_hosts.is_empty() {
+            return Err(Error::Config {
+                key: "crawl.scope.allow_hosts".into(),
+                value: "[]".into(),
+                allowed: "must not be empty with crawl.scope.sites = \"allow_list\"".into(),
+            });
+        }
+        range("crawl.scope.max_depth", s.max_depth as usize, 0, 10_000)?;
+        range64(
+            "crawl.scope.max_pages_per_site",
+            s.max_pages_per_site,
+            1,
+            1 << 40,
+        )?;
+        range64("crawl.scope.max_pages", s.max_pages, 1, 1 << 40)?;
+        let r = &self.robots;
+        range64(
+            "crawl.robots.error_retry_secs",
+            r.error_retry_secs,
+            1,
+            30 * 86_400,
+        )?;
+        range("crawl.robots.max_bytes", r.max_bytes, 1024, 64 << 20)?;
+        range64(
+            "crawl.robots.max_crawl_delay_secs",
+            r.max_crawl_delay_secs,
+            0,
+            3600,
+        )?;
+        let f = &self.fetch;
+        range64(
+            "crawl.fetch.connect_timeout_ms",
+            f.connect_timeout_ms,
+            1,
+            600_000,
+        )?;
+        range64("crawl.fetch.read_timeout_ms", f.read_timeout_ms, 1, 600_000)?;
+        range64(
+            "crawl.fetch.total_timeout_ms",
+            f.total_timeout_ms,
+            1,
+            3_600_000,
+        )?;
+        range("crawl.fetch.max_body_bytes", f.max_body_bytes, 1, 1 << 30)?;
+        range(
+            "crawl.fetch.max_header_bytes",
+            f.max_header_bytes,
+            1024,
+            16 << 20,
+        )?;
+        range("crawl.fetch.max_redirects", f.max_redirects, 0, 100)?;
+        range("crawl.fetch.retries", f.retries as usize, 0, 20)?;
+        range64("crawl.fetch.retry_base_ms", f.retry_base_ms, 1, 3_600_000)?;
+        range64("crawl.fetch.retry_max_ms", f.retry_max_ms, 1, 86_400_000)?;
+        if f.retry_max_ms < f.retry_base_ms {
+            return Err(Error::Config {
+                key: "crawl.fetch.retry_max_ms".into(),
+                value: f.retry_max_ms.to_string(),
+                allowed: format!("must be >= crawl.fetch.retry_base_ms ({})", f.retry_base_ms),
+            });
+        }
+        range64("crawl.fetch.host_delay_ms", f.host_delay_ms, 0, 3_600_000)?;
+        range("crawl.fetch.host_concurrency", f.host_concurrency, 1, 1024)?;
+        range("crawl.fetch.concurrency", f.concurrency, 1, 65_536)?;
+        Ok(())
+    }
+}
+
+fn range64(key: &str, value: u64, lo: u64, hi: u64) -> Result<()> {
+    if (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(Error::Config {
+            key: key.into(),
+            value: value.to_string(),
+            allowed: format!("must be in {lo}..={hi}"),
+        })
+    }
+}
+
 impl Config {
     /// Reads and validates a TOML config file. Missing keys take defaults.
     ///
@@ -321,6 +712,7 @@ impl Config {
                 allowed: "must name at least one detector".into(),
             });
         }
+        self.crawl.validate()?;
         Ok(())
     }
 }
@@ -474,6 +866,29 @@ mod tests {
             n += 1;
         }
         assert!(n >= 4, "{n} experiment configs");
+    }
+
+    #[test]
+    fn crawl_keys_are_validated() {
+        let err = Config::from_toml("[crawl.fetch]\nhost_concurrency = 0\n").unwrap_err();
+        assert!(
+            err.to_string().contains("crawl.fetch.host_concurrency"),
+            "{err}"
+        );
+        let err = Config::from_toml("[crawl.scope]\nexclude = [\"(\"]\n").unwrap_err();
+        assert!(err.to_string().contains("crawl.scope.exclude"), "{err}");
+        let err = Config::from_toml("[crawl.scope]\nsites = \"allow_list\"\n").unwrap_err();
+        assert!(err.to_string().contains("crawl.scope.allow_hosts"), "{err}");
+        let err = Config::from_toml("[crawl]\nrobots_token = \"my bot\"\n").unwrap_err();
+        assert!(err.to_string().contains("crawl.robots_token"), "{err}");
+        let err =
+            Config::from_toml("[crawl.fetch]\nretry_base_ms = 10\nretry_max_ms = 5\n").unwrap_err();
+        assert!(
+            err.to_string().contains("crawl.fetch.retry_max_ms"),
+            "{err}"
+        );
+        let ok = Config::from_toml("[crawl.canonical]\ntrailing_slash = \"strip\"\n").unwrap();
+        assert_eq!(ok.crawl.canonical.trailing_slash, TrailingSlash::Strip);
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //! - [`input`]: pages from directories, manifests and WARC/ARC files.
 //! - [`output`]: verdicts.jsonl, clusters.tsv, clusters.json.
 //! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
+//! - [`frontier`]: crawler URLs: canonical form, scope, robots.txt.
+//! - [`fetch`]: the crawler's HTTP fetcher: limits, retries, politeness.
 #![deny(missing_docs)]
 
 pub mod batch;
@@ -29,6 +31,8 @@ pub mod deduper;
 pub mod error;
 pub mod eval;
 pub mod extract;
+pub mod fetch;
+pub mod frontier;
 pub mod index;
 pub mod input;
 pub mod output;
