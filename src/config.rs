@@ -26,6 +26,10 @@ pub struct Config {
     pub chunks: ChunkConfig,
     /// The verdict: detector chain, short pages, what gets indexed.
     pub decide: DecideConfig,
+    /// Settings of plugin detectors, one table per detector name, e.g.
+    /// `[plugins.minhash]`; each plugin validates its own keys when the
+    /// detector is built (the core does not know them).
+    pub plugins: std::collections::BTreeMap<String, toml::Table>,
 }
 
 /// Which text of a page the signatures see.
