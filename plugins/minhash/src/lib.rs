@@ -110,7 +110,7 @@ impl Default for MinhashSettings {
     fn default() -> Self {
         MinhashSettings {
             unit: Unit::Word,
-            shingle: 3,
+            shingle: 5,
             num_perm: 128,
             scheme: Scheme::Oph,
             bands: 32,
@@ -296,11 +296,11 @@ impl Default for MinNSettings {
     fn default() -> Self {
         MinNSettings {
             unit: Unit::Word,
-            shingle: 3,
+            shingle: 5,
             n: 128,
             max_postings: 1000,
             duplicate: 0.8,
-            near_duplicate: 0.4,
+            near_duplicate: 0.5,
         }
     }
 }
@@ -444,8 +444,8 @@ impl Default for ModNSettings {
     fn default() -> Self {
         ModNSettings {
             unit: Unit::Word,
-            shingle: 3,
-            n: 4,
+            shingle: 5,
+            n: 8,
             max_postings: 1000,
             duplicate: 0.8,
             near_duplicate: 0.4,
@@ -577,7 +577,7 @@ mod tests {
     #[test]
     fn conformance_minhash() {
         for unit in [Unit::Word, Unit::Byte] {
-            let shingle = if unit == Unit::Word { 3 } else { 20 };
+            let shingle = if unit == Unit::Word { 5 } else { 20 };
             let d = MinhashDetector::new(MinhashSettings {
                 unit,
                 shingle,
@@ -638,12 +638,14 @@ mod tests {
         let a = doc(words(21, 1000));
         let fa = shingle::fingerprints(&a, Unit::Word, 3);
         let mh = MinhashDetector::new(MinhashSettings {
+            shingle: 3,
             num_perm: 256,
             bands: 64,
             ..MinhashSettings::default()
         })
         .unwrap();
         let mn = MinNDetector::new(MinNSettings {
+            shingle: 3,
             n: 256,
             ..MinNSettings::default()
         })
