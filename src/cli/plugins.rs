@@ -8,7 +8,7 @@ use neardup_api::{Detector, SettingError};
 use serde::de::DeserializeOwned;
 
 /// The registry of every detector this binary knows: `exact`, `simhash`,
-/// `chunks`, and the plugins `minhash`, `min_n`, `mod_n`.
+/// `chunks`, and the plugins `minhash`, `min_n`, `mod_n`, `bsw`.
 pub fn registry() -> Registry {
     let mut r = Registry::default();
     r.register("minhash", |c| {
@@ -20,6 +20,7 @@ pub fn registry() -> Registry {
     r.register("mod_n", |c| {
         build(c, "mod_n", neardup_minhash::ModNDetector::new)
     });
+    r.register("bsw", |c| build(c, "bsw", neardup_bsw::BswDetector::new));
     r
 }
 
@@ -70,7 +71,7 @@ mod tests {
     #[test]
     fn every_plugin_builds_with_defaults() {
         let r = registry();
-        for name in ["minhash", "min_n", "mod_n"] {
+        for name in ["minhash", "min_n", "mod_n", "bsw"] {
             let d = r.build(name, &Config::default()).unwrap();
             assert_eq!(d.name(), name);
         }
