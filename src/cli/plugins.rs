@@ -8,7 +8,8 @@ use neardup_api::{Detector, SettingError};
 use serde::de::DeserializeOwned;
 
 /// The registry of every detector this binary knows: `exact`, `simhash`,
-/// `chunks`, and the plugins `minhash`, `min_n`, `mod_n`, `bsw`.
+/// `chunks`, and the plugins `minhash`, `min_n`, `mod_n`, `bsw`,
+/// `sentence`.
 pub fn registry() -> Registry {
     let mut r = Registry::default();
     r.register("minhash", |c| {
@@ -21,6 +22,9 @@ pub fn registry() -> Registry {
         build(c, "mod_n", neardup_minhash::ModNDetector::new)
     });
     r.register("bsw", |c| build(c, "bsw", neardup_bsw::BswDetector::new));
+    r.register("sentence", |c| {
+        build(c, "sentence", neardup_sentence::SentenceDetector::new)
+    });
     r
 }
 
@@ -71,7 +75,7 @@ mod tests {
     #[test]
     fn every_plugin_builds_with_defaults() {
         let r = registry();
-        for name in ["minhash", "min_n", "mod_n", "bsw"] {
+        for name in ["minhash", "min_n", "mod_n", "bsw", "sentence"] {
             let d = r.build(name, &Config::default()).unwrap();
             assert_eq!(d.name(), name);
         }
