@@ -103,17 +103,39 @@ pub fn sentences(text: &str, min_words: usize) -> Vec<String> {
     let mut out = Vec::new();
     for line in text.lines() {
         for raw in line.split_sentence_bounds() {
-            let lower = raw.to_lowercase();
-            let words: Vec<&str> = lower
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .collect();
-            if words.len() >= min_words {
-                out.push(words.join(" "));
+            if let Some(s) = normalize(raw, min_words) {
+                out.push(s);
             }
         }
     }
     out
+}
+
+/// One pass over the sentence: alphanumeric runs lowercased, joined by one
+/// space; `None` if fewer than `min_words` words.
+fn normalize(raw: &str, min_words: usize) -> Option<String> {
+    let mut s = String::with_capacity(raw.len());
+    let mut words = 0;
+    let mut in_word = false;
+    for c in raw.chars() {
+        if c.is_alphanumeric() {
+            if !in_word {
+                if words > 0 {
+                    s.push(' ');
+                }
+                words += 1;
+                in_word = true;
+            }
+            if c.is_ascii() {
+                s.push(c.to_ascii_lowercase());
+            } else {
+                s.extend(c.to_lowercase());
+            }
+        } else {
+            in_word = false;
+        }
+    }
+    (words >= min_words).then_some(s)
 }
 
 /// The stable 32-bit hash of a normalized sentence (xxh3-64, high and low
