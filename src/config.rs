@@ -28,6 +28,10 @@ pub struct Config {
     pub decide: DecideConfig,
     /// The crawler: URL canonicalization, scope, robots.txt, fetching.
     pub crawl: CrawlConfig,
+    /// Settings of plugin detectors, one table per detector name, e.g.
+    /// `[plugins.minhash]`; each plugin validates its own keys when the
+    /// detector is built (the core does not know them).
+    pub plugins: std::collections::BTreeMap<String, toml::Table>,
 }
 
 /// Which text of a page the signatures see.

@@ -331,7 +331,7 @@ impl Deduper {
                     continue;
                 };
                 let sim = det.similarity(sig, earlier);
-                let Some(j) = det.classify(sig, earlier, sim) else {
+                let Some(j) = det.classify_in_context(&*self.indexes[i], sig, earlier, sim) else {
                     continue;
                 };
                 // Strongest level, then highest score, then the earliest page.

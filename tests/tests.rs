@@ -6,6 +6,7 @@
 //! - `eval`: the eval command on a tiny generated benchmark;
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
+//! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `util`: temp dirs and running the binary.
 
@@ -14,5 +15,6 @@ mod dedup;
 mod eval;
 mod extract;
 mod fetch;
+mod plugins;
 mod score;
 mod util;

@@ -47,6 +47,8 @@ pub enum Command {
 pub struct DetectorArgs {
     /// Detector to run, in chain order; repeat for a chain
     /// (`--detector exact --detector simhash`). Replaces decide.detectors.
+    /// Built-in: exact, simhash, chunks; plugins: minhash, min_n, mod_n,
+    /// bsw, sentence (settings in [plugins.NAME]).
     #[arg(long = "detector", value_name = "NAME")]
     pub detectors: Vec<String>,
 }

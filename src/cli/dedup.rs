@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use neardup::batch;
+use neardup::index::MemoryStore;
 use neardup::output::{OutputDir, Sink};
 use neardup::Deduper;
 
@@ -12,7 +13,11 @@ use super::report::{memory_line, summary_line, StderrReporter};
 /// Runs the command.
 pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let mut deduper = Deduper::new(config)?;
+    let mut deduper = Deduper::with_registry(
+        config,
+        &super::plugins::registry(),
+        Box::<MemoryStore>::default(),
+    )?;
     let items = batch::items_of(&a.inputs)?;
     let mut out = OutputDir::create(&a.out)?;
     let mut reporter = StderrReporter::new(a.quiet);

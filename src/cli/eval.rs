@@ -6,6 +6,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use neardup::index::MemoryStore;
 use neardup::output::{ClusterSink, OutputDir, Sink};
 use neardup::{batch, eval, Deduper};
 
@@ -21,7 +22,11 @@ pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     // Read the gold first: a wrong directory fails before the long part.
     let labels = eval::read_labels(&labels_path)?;
     let order = eval::read_order(&order_path)?;
-    let mut deduper = Deduper::new(config)?;
+    let mut deduper = Deduper::with_registry(
+        config,
+        &super::plugins::registry(),
+        Box::<MemoryStore>::default(),
+    )?;
     let name = format!("neardup [{}]", deduper.detector_names().join(","));
 
     let items = batch::items_of(std::slice::from_ref(&manifest))?;

@@ -4,6 +4,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use neardup::config::ExtractMode;
+use neardup::index::MemoryStore;
 use neardup::Deduper;
 
 use super::args::{Args, ExtractArgs, ModeArg};
@@ -23,7 +24,11 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
     }
     // The deduper's own analysis: the same decoding, binary check, size
     // limit, extraction and normalization that dedup uses.
-    let deduper = Deduper::new(config)?;
+    let deduper = Deduper::with_registry(
+        config,
+        &super::plugins::registry(),
+        Box::<MemoryStore>::default(),
+    )?;
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     let many = a.files.len() > 1;

@@ -5,6 +5,7 @@ mod args;
 mod dedup;
 mod eval;
 mod extract;
+pub mod plugins;
 mod report;
 mod score;
 

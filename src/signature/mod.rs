@@ -35,8 +35,10 @@ pub fn hash64(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(bytes, HASH_SEED)
 }
 
-/// Builds a detector from its name and the configuration.
-pub type DetectorFactory = fn(&Config) -> Box<dyn Detector>;
+/// Builds a detector from its name and the configuration. Fallible so a
+/// plugin can reject its own settings (`[plugins.NAME]`) with an
+/// [`crate::Error::Config`] naming the key.
+pub type DetectorFactory = fn(&Config) -> crate::Result<Box<dyn Detector>>;
 
 /// Name -> constructor. The core registers its built-ins; the binary adds
 /// plugin crates, so the core never names a plugin type.
@@ -51,9 +53,11 @@ impl Default for Registry {
         let mut r = Registry {
             entries: Vec::new(),
         };
-        r.register("exact", |_| Box::new(ExactDetector::new()));
-        r.register("simhash", |c| Box::new(SimhashDetector::new(&c.simhash)));
-        r.register("chunks", |c| Box::new(ChunkDetector::new(&c.chunks)));
+        r.register("exact", |_| Ok(Box::new(ExactDetector::new())));
+        r.register("simhash", |c| {
+            Ok(Box::new(SimhashDetector::new(&c.simhash)))
+        });
+        r.register("chunks", |c| Ok(Box::new(ChunkDetector::new(&c.chunks))));
         r
     }
 }
@@ -73,12 +77,14 @@ impl Registry {
     /// Builds the detector called `name`.
     ///
     /// # Errors
-    /// [`crate::Error::UnknownDetector`] listing the known names.
+    /// [`crate::Error::UnknownDetector`] listing the known names, or the
+    /// factory's error (a plugin rejecting its settings).
     pub fn build(&self, name: &str, config: &Config) -> crate::Result<Box<dyn Detector>> {
-        self.entries
+        let (_, factory) = self
+            .entries
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|(_, f)| f(config))
-            .ok_or_else(|| crate::Error::UnknownDetector(name.into(), self.names().join(", ")))
+            .ok_or_else(|| crate::Error::UnknownDetector(name.into(), self.names().join(", ")))?;
+        factory(config)
     }
 }

@@ -17,9 +17,87 @@
 //!
 //! Implementers write `name`, `sign`, `similarity`, `classify` and
 //! `new_index`; everything else has a default.
+//!
+//! # Decisions that need the whole index
+//!
+//! `classify` sees one pair. A method whose rule is about everything seen
+//! before (sentence hashing: "share of this page's sentences that appear in
+//! *any* earlier page") cannot be written pairwise. Two default methods make
+//! it expressible without changing existing detectors:
+//! [`CandidateIndex::coverage`] (share of the query's features present in
+//! the index at all) and [`Detector::classify_in_context`], which the core
+//! calls instead of `classify`, handing it the detector's own index. Their
+//! defaults return `None` and call `classify`, so pairwise detectors are
+//! unaffected.
+//!
+//! Helpers for plugin authors: [`SetIndex`] (an inverted index over
+//! [`Signature::Set`] features with candidate counting) and
+//! [`SettingError`] (a rejected plugin setting). With the `testing`
+//! feature, `conformance` checks the properties every detector must have.
 #![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
+
+mod set_index;
+pub use set_index::SetIndex;
+
+#[cfg(feature = "testing")]
+pub mod conformance;
+
+/// A plugin setting with a value outside what the plugin allows. The core
+/// reports it as `plugins.<detector>.<key>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingError {
+    /// The key inside the plugin's table, e.g. `num_perm` (empty when the
+    /// table as a whole could not be read, e.g. an unknown key).
+    pub key: String,
+    /// The offending value as written.
+    pub value: String,
+    /// What is allowed, e.g. "must be in 1..=1024".
+    pub allowed: String,
+}
+
+impl SettingError {
+    /// Checks `lo <= value <= hi` for the setting `key`.
+    ///
+    /// # Errors
+    /// A [`SettingError`] naming the key, value and range.
+    pub fn range(key: &str, value: usize, lo: usize, hi: usize) -> Result<(), SettingError> {
+        if (lo..=hi).contains(&value) {
+            Ok(())
+        } else {
+            Err(SettingError {
+                key: key.into(),
+                value: value.to_string(),
+                allowed: format!("must be in {lo}..={hi}"),
+            })
+        }
+    }
+
+    /// Checks `0.0 <= value <= hi` (and not NaN) for the setting `key`.
+    ///
+    /// # Errors
+    /// A [`SettingError`] naming the key, value and range.
+    pub fn unit(key: &str, value: f64, hi: f64) -> Result<(), SettingError> {
+        if (0.0..=hi).contains(&value) {
+            Ok(())
+        } else {
+            Err(SettingError {
+                key: key.into(),
+                value: value.to_string(),
+                allowed: format!("must be in 0.0..={hi:.1}"),
+            })
+        }
+    }
+}
+
+impl std::fmt::Display for SettingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` = {}: {}", self.key, self.value, self.allowed)
+    }
+}
+
+impl std::error::Error for SettingError {}
 
 /// Dense identifier the index gives to every document it keeps, in
 /// insertion order. 32 bits keep postings small; one index shard holds at
@@ -167,6 +245,21 @@ pub trait Detector: Send + Sync {
     /// A new, empty candidate index for this detector's signatures.
     fn new_index(&self) -> Box<dyn CandidateIndex>;
 
+    /// [`Detector::classify`] with the detector's own index in view, for
+    /// rules about everything seen before rather than one pair (see the
+    /// crate docs). The core calls this method; the default ignores the
+    /// index and calls `classify`.
+    fn classify_in_context(
+        &self,
+        index: &dyn CandidateIndex,
+        query: &Signature,
+        earlier: &Signature,
+        sim: Similarity,
+    ) -> Option<Judgement> {
+        let _ = index;
+        self.classify(query, earlier, sim)
+    }
+
     /// Returns true if and only if this detector is reliable on short pages
     /// (fewer terms than the configured minimum). Only exact hashing is, by
     /// default; others are skipped there so short pages do not cluster by
@@ -204,6 +297,15 @@ pub trait CandidateIndex: Send + Sync {
 
     /// Approximate heap bytes used, for the per-tier memory report.
     fn heap_bytes(&self) -> usize;
+
+    /// Share (`0.0..=1.0`) of the query's features found in any indexed
+    /// document, or `None` if the index does not track it (the default).
+    /// Lets [`Detector::classify_in_context`] judge a page against the union
+    /// of all earlier pages.
+    fn coverage(&self, sig: &Signature) -> Option<f64> {
+        let _ = sig;
+        None
+    }
 }
 
 /// Resemblance and containment of two sorted, deduplicated sets.
