@@ -194,6 +194,45 @@ impl Deduper {
         self.sign(key, url, body.len(), extracted, warnings)
     }
 
+    /// The CPU-heavy half for a page given as plain text, for callers that
+    /// extracted the content themselves: no decoding or HTML extraction, and
+    /// every paragraph (blank-line separated) counts as main content, so
+    /// `extract.mode` does not drop any of it. Never panics.
+    pub fn analyze_text(&self, key: &str, url: &str, text: &str) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let text = if text.len() > limit {
+            warnings.push(format!(
+                "text of {} bytes truncated to extract.max_body_bytes = {limit}",
+                text.len()
+            ));
+            let mut end = limit;
+            // Cut on a character boundary; index 0 always is one.
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.get(..end).unwrap_or_default()
+        } else {
+            text
+        };
+        let blocks = text
+            .split("\n\n")
+            .map(|para| para.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|para| !para.is_empty())
+            .map(|text| crate::extract::Block {
+                text,
+                tag: "p".into(),
+                link_density: 0.0,
+                is_main: true,
+            })
+            .collect();
+        let extracted = Extracted {
+            blocks,
+            ..Extracted::default()
+        };
+        self.sign(key, url, text.len(), extracted, warnings)
+    }
+
     fn sign(
         &self,
         key: &str,
@@ -437,6 +476,17 @@ impl SharedDeduper {
             path: "<check>".into(),
             message: format!("check task failed: {e}"),
         })?
+    }
+
+    /// Runs `f` with the deduper locked for reading: [`Deduper::analyze`]
+    /// runs here, many threads at once. Blocks while a decision holds the
+    /// write lock, so call it off the async runtime.
+    ///
+    /// # Errors
+    /// If the lock was poisoned by a panic.
+    pub fn read<R>(&self, f: impl FnOnce(&Deduper) -> R) -> crate::Result<R> {
+        let d = self.inner.read().map_err(|_| poisoned())?;
+        Ok(f(&d))
     }
 
     /// Runs `f` with the deduper locked for writing (stats, removal).

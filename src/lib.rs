@@ -19,6 +19,7 @@
 //! - [`input`]: pages from directories, manifests and WARC/ARC files.
 //! - [`output`]: verdicts.jsonl, clusters.tsv, clusters.json.
 //! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
+//! - [`serve`]: the HTTP/JSON API (`neardup serve`) and its load generator.
 #![deny(missing_docs)]
 
 pub mod batch;
@@ -32,6 +33,7 @@ pub mod extract;
 pub mod index;
 pub mod input;
 pub mod output;
+pub mod serve;
 pub mod signature;
 pub mod text;
 pub mod verdict;
