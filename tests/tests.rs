@@ -6,6 +6,7 @@
 //! - `eval`: the eval command on a tiny generated benchmark;
 //! - `extract`: text and JSON output of the extract command;
 //! - `score`: the Rust scorer against the Python reference scorer;
+//! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
@@ -13,4 +14,5 @@ mod dedup;
 mod eval;
 mod extract;
 mod score;
+mod serve;
 mod util;
