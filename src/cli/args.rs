@@ -199,6 +199,11 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 10_000, value_name = "BYTES")]
     pub page_bytes: usize,
 
+    /// Share of each page's bytes that is article text (the rest is
+    /// navigation links and an inline script); real pages are ~0.1.
+    #[arg(long, default_value_t = 1.0, value_name = "P")]
+    pub text_share: f64,
+
     /// Share of requests repeating an earlier page (exact or near copy).
     #[arg(long, default_value_t = 0.3, value_name = "P")]
     pub duplicate_share: f64,

@@ -74,6 +74,7 @@ pub fn load(a: &LoadArgs) -> anyhow::Result<ExitCode> {
         clients: a.clients,
         requests: a.requests,
         page_bytes: a.page_bytes,
+        text_share: a.text_share,
         duplicate_share: a.duplicate_share,
         max_time: Duration::from_secs(a.max_seconds),
         seed: a.seed,

@@ -26,6 +26,11 @@ pub struct LoadOptions {
     pub requests: usize,
     /// Approximate HTML size of each page, in bytes.
     pub page_bytes: usize,
+    /// Share of each page's bytes that is article text, `0..=1`; the rest
+    /// is markup: a navigation list of links and an inline script. Real
+    /// pages are mostly markup: on `../shared/bench/neardup-dev` visible
+    /// text is 10% of the HTML bytes.
+    pub text_share: f64,
     /// Share of requests that repeat an earlier page: half exact copies
     /// under a new URL, half near copies (2% of words changed).
     pub duplicate_share: f64,
@@ -44,6 +49,7 @@ impl Default for LoadOptions {
             clients: 16,
             requests: 10_000,
             page_bytes: 10_000,
+            text_share: 1.0,
             duplicate_share: 0.3,
             max_time: Duration::from_secs(60),
             seed: 1,
@@ -126,15 +132,35 @@ fn page_words(rng: &mut Rng, vocab: &[String], bytes: usize) -> Vec<String> {
     let mut words = Vec::new();
     let mut len = 0;
     while len < bytes {
-        let w = vocab.get(rng.below(vocab.len())).cloned().unwrap_or_default();
+        let w = vocab
+            .get(rng.below(vocab.len()))
+            .cloned()
+            .unwrap_or_default();
         len += w.len() + 1;
         words.push(w);
     }
     words
 }
 
-fn to_html(words: &[String]) -> String {
-    let mut html = String::from("<html><head><title>load page</title></head><body><article>");
+/// The page: `markup` bytes of boilerplate (a fifth navigation links, the
+/// rest an inline script), then the words as paragraphs of an article.
+fn to_html(words: &[String], markup: usize) -> String {
+    let mut html = String::from("<html><head><title>load page</title>");
+    let nav_end = html.len() + markup / 5;
+    html.push_str("<body><nav><ul>");
+    let mut i = 0;
+    while html.len() < nav_end {
+        html.push_str(&format!(
+            "<li><a href=\"/section/{i}\">section {i}</a></li>"
+        ));
+        i += 1;
+    }
+    html.push_str("</ul></nav><script>var config = [");
+    let script_end = html.len() + markup.saturating_sub(markup / 5);
+    while html.len() < script_end {
+        html.push_str("1234567,");
+    }
+    html.push_str("0];</script><article>");
     for para in words.chunks(60) {
         html.push_str("<p>");
         html.push_str(&para.join(" "));
@@ -148,8 +174,14 @@ fn to_html(words: &[String]) -> String {
 fn generate(options: &LoadOptions) -> crate::Result<Vec<Vec<u8>>> {
     let mut rng = Rng(options.seed);
     let vocab = vocabulary(&mut rng, 5000);
-    // Markup adds ~100 bytes per page plus 7 per paragraph.
-    let text_bytes = options.page_bytes.saturating_sub(100).max(200) * 60 / 61;
+    // Fixed markup adds ~150 bytes per page plus 7 per paragraph.
+    let share = options.text_share.clamp(0.0, 1.0);
+    let text_bytes =
+        ((options.page_bytes.saturating_sub(150) as f64 * share) as usize).max(200) * 60 / 61;
+    let markup = options
+        .page_bytes
+        .saturating_sub(150)
+        .saturating_sub(text_bytes * 61 / 60);
     let mut distinct: Vec<Vec<String>> = Vec::new();
     let mut bodies = Vec::with_capacity(options.requests);
     for i in 0..options.requests {
@@ -166,7 +198,10 @@ fn generate(options: &LoadOptions) -> crate::Result<Vec<Vec<u8>>> {
                 for _ in 0..n / 50 {
                     let at = rng.below(n);
                     if let Some(w) = near.get_mut(at) {
-                        *w = vocab.get(rng.below(vocab.len())).cloned().unwrap_or_default();
+                        *w = vocab
+                            .get(rng.below(vocab.len()))
+                            .cloned()
+                            .unwrap_or_default();
                     }
                 }
                 near
@@ -178,7 +213,7 @@ fn generate(options: &LoadOptions) -> crate::Result<Vec<Vec<u8>>> {
         };
         let req = CheckRequest {
             url: Some(format!("http://load{}.example/page/{i}", i % 97)),
-            html: Some(to_html(&words)),
+            html: Some(to_html(&words, markup)),
             ..CheckRequest::default()
         };
         let body = serde_json::to_vec(&req).map_err(|e| crate::Error::Input {
@@ -225,8 +260,12 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
     let deadline = start + options.max_time;
     let mut tasks = Vec::new();
     for _ in 0..options.clients.max(1) {
-        let (client, bodies, next, endpoint) =
-            (client.clone(), bodies.clone(), next.clone(), endpoint.clone());
+        let (client, bodies, next, endpoint) = (
+            client.clone(),
+            bodies.clone(),
+            next.clone(),
+            endpoint.clone(),
+        );
         let token = options.token.clone();
         tasks.push(tokio::spawn(async move {
             let mut tally = ClientTally::default();
@@ -347,5 +386,19 @@ mod tests {
         // ~15% exact copies expected (half of 30%); a wide band for chance.
         assert!((10..=55).contains(&exact_repeats), "{exact_repeats}");
         assert_eq!(generate(&options).unwrap(), bodies, "same seed, same pages");
+        let sparse = LoadOptions {
+            requests: 5,
+            text_share: 0.1,
+            ..options
+        };
+        for b in generate(&sparse).unwrap() {
+            let html = serde_json::from_slice::<CheckRequest>(&b)
+                .unwrap()
+                .html
+                .unwrap();
+            assert!((9_000..=11_000).contains(&html.len()), "{}", html.len());
+            let article = html.split("<article>").nth(1).unwrap().len();
+            assert!((800..=1_400).contains(&article), "{article}");
+        }
     }
 }

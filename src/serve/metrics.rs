@@ -167,8 +167,12 @@ mod tests {
         m.record("/v1/check", 200, Duration::from_millis(3));
         m.record("/v1/check", 400, Duration::from_secs(20));
         let text = m.render(Stats::default(), &[]);
-        assert!(text.contains("neardup_http_requests_total{endpoint=\"/v1/check\",status=\"200\"} 2"));
-        assert!(text.contains("neardup_http_requests_total{endpoint=\"/v1/check\",status=\"400\"} 1"));
+        assert!(
+            text.contains("neardup_http_requests_total{endpoint=\"/v1/check\",status=\"200\"} 2")
+        );
+        assert!(
+            text.contains("neardup_http_requests_total{endpoint=\"/v1/check\",status=\"400\"} 1")
+        );
         // 0.3 ms falls in the first bucket; 3 ms first counts at le=0.005.
         assert!(text.contains("_bucket{endpoint=\"/v1/check\",le=\"0.0005\"} 1\n"));
         assert!(text.contains("_bucket{endpoint=\"/v1/check\",le=\"0.0025\"} 1\n"));

@@ -186,7 +186,11 @@ impl ApiError {
     }
 
     fn internal(err: impl std::fmt::Display) -> ApiError {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", err.to_string())
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            err.to_string(),
+        )
     }
 }
 
@@ -321,9 +325,9 @@ struct Page {
 impl Page {
     /// Validates one request; `at` prefixes field names (`pages[3].`).
     fn from_request(req: CheckRequest, at: &str) -> Result<Page, ApiError> {
-        let url = req
-            .url
-            .ok_or_else(|| ApiError::bad_request("missing_field", format!("{at}url is required")))?;
+        let url = req.url.ok_or_else(|| {
+            ApiError::bad_request("missing_field", format!("{at}url is required"))
+        })?;
         match url::Url::parse(&url) {
             Ok(u) if matches!(u.scheme(), "http" | "https") => {}
             Ok(u) => {
