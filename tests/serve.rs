@@ -93,12 +93,42 @@ impl Server {
 /// A page of ~120 words that no other seed's page resembles.
 fn article(seed: u64) -> String {
     const WORDS: [&str; 32] = [
-        "harbour", "tide", "storm", "buoy", "satellite", "sensor", "pier", "coast", "river",
-        "valley", "engine", "market", "village", "school", "garden", "forest", "bridge", "train",
-        "museum", "letter", "winter", "summer", "island", "mountain", "kitchen", "doctor",
-        "teacher", "farmer", "painter", "castle", "library", "orchard",
+        "harbour",
+        "tide",
+        "storm",
+        "buoy",
+        "satellite",
+        "sensor",
+        "pier",
+        "coast",
+        "river",
+        "valley",
+        "engine",
+        "market",
+        "village",
+        "school",
+        "garden",
+        "forest",
+        "bridge",
+        "train",
+        "museum",
+        "letter",
+        "winter",
+        "summer",
+        "island",
+        "mountain",
+        "kitchen",
+        "doctor",
+        "teacher",
+        "farmer",
+        "painter",
+        "castle",
+        "library",
+        "orchard",
     ];
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     let words: Vec<&str> = (0..120)
         .map(|_| {
             x = x
@@ -230,7 +260,13 @@ fn assert_error(got: &(u16, Value), status: u16, code: &str) {
         got.1
     );
     let doc = openapi();
-    validate(&doc, &json!({"$ref": "#/components/schemas/Error"}), &got.1, "error").unwrap();
+    validate(
+        &doc,
+        &json!({"$ref": "#/components/schemas/Error"}),
+        &got.1,
+        "error",
+    )
+    .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -240,7 +276,9 @@ async fn unique_then_duplicate_points_at_the_first_page() {
     assert_eq!(status, 200, "{first}");
     assert_eq!(first["kind"], "unique");
     assert!(first["matched"].is_null());
-    let id = first["indexed_as"].as_u64().expect("unique pages are indexed");
+    let id = first["indexed_as"]
+        .as_u64()
+        .expect("unique pages are indexed");
     let (status, copy) = s
         .post(
             "/v1/check",
@@ -250,7 +288,10 @@ async fn unique_then_duplicate_points_at_the_first_page() {
     assert_eq!(status, 200);
     assert_eq!(copy["kind"], "duplicate");
     assert_eq!(copy["matched"]["url"], "https://a.example/1");
-    assert_eq!(copy["matched"]["key"], "https://a.example/1", "key defaults to the URL");
+    assert_eq!(
+        copy["matched"]["key"], "https://a.example/1",
+        "key defaults to the URL"
+    );
     assert_eq!(copy["matched"]["id"].as_u64(), Some(id));
     assert_eq!(copy["matched"]["detector"], "exact");
     assert!(copy["indexed_as"].is_null());
@@ -264,12 +305,18 @@ async fn text_input_matches_text_and_html_with_the_same_words() {
         debate about opening hours, staff salaries and the cost of repairing the roof \
         before the winter storms arrive in the northern districts of the town";
     let (_, a) = s
-        .post("/v1/check", &json!({"url": "https://a.example/t", "text": words}))
+        .post(
+            "/v1/check",
+            &json!({"url": "https://a.example/t", "text": words}),
+        )
         .await;
     assert_eq!(a["kind"], "unique", "{a}");
     let html = format!("<html><body><article><p>{words}</p></article></body></html>");
     let (_, b) = s
-        .post("/v1/check", &json!({"url": "https://b.example/h", "html": html}))
+        .post(
+            "/v1/check",
+            &json!({"url": "https://b.example/h", "html": html}),
+        )
         .await;
     assert_eq!(b["kind"], "duplicate", "{b}");
     assert_eq!(b["matched"]["url"], "https://a.example/t");
@@ -362,12 +409,19 @@ async fn healthz_and_metrics_move() {
     assert_eq!(metric(&before, ok_series), 0.0);
     s.post("/v1/check", &page("https://a.example/1", 30)).await;
     s.post("/v1/check", &page("https://b.example/1", 30)).await;
-    s.post("/v1/check", &json!({"url": "nope", "html": "x"})).await;
+    s.post("/v1/check", &json!({"url": "nope", "html": "x"}))
+        .await;
     let after = s.metrics().await;
     assert_eq!(metric(&after, ok_series), 2.0, "{after}");
     assert_eq!(metric(&after, bad_series), 1.0, "{after}");
-    assert_eq!(metric(&after, "neardup_checks_total{verdict=\"unique\"}"), 1.0);
-    assert_eq!(metric(&after, "neardup_checks_total{verdict=\"duplicate\"}"), 1.0);
+    assert_eq!(
+        metric(&after, "neardup_checks_total{verdict=\"unique\"}"),
+        1.0
+    );
+    assert_eq!(
+        metric(&after, "neardup_checks_total{verdict=\"duplicate\"}"),
+        1.0
+    );
     assert_eq!(metric(&after, "neardup_index_documents"), 1.0);
     assert_eq!(
         metric(
@@ -395,15 +449,24 @@ async fn bad_requests_get_json_errors() {
         r
     };
     let json_ct = Some("application/json");
-    assert_error(&s.send(raw("{\"url\":", json_ct)).await, 400, "malformed_json");
-    assert_error(&s.send(raw("not json", json_ct)).await, 400, "malformed_json");
+    assert_error(
+        &s.send(raw("{\"url\":", json_ct)).await,
+        400,
+        "malformed_json",
+    );
+    assert_error(
+        &s.send(raw("not json", json_ct)).await,
+        400,
+        "malformed_json",
+    );
     assert_error(
         &s.send(raw("{\"html\":\"<p>x</p>\"}", json_ct)).await,
         400,
         "missing_field",
     );
     assert_error(
-        &s.send(raw("{\"url\":\"https://a.example/\"}", json_ct)).await,
+        &s.send(raw("{\"url\":\"https://a.example/\"}", json_ct))
+            .await,
         400,
         "missing_field",
     );
@@ -421,13 +484,21 @@ async fn bad_requests_get_json_errors() {
         400,
         "invalid_field",
     );
-    for bad in ["not a url", "/relative/path", "ftp://a.example/file", "mailto:x@y.z"] {
+    for bad in [
+        "not a url",
+        "/relative/path",
+        "ftp://a.example/file",
+        "mailto:x@y.z",
+    ] {
         let got = s.post("/v1/check", &json!({"url": bad, "html": "x"})).await;
         assert_error(&got, 400, "invalid_url");
     }
     assert_error(
-        &s.send(raw("{\"url\":\"https://a.example/\",\"html\":\"x\"}", Some("text/plain")))
-            .await,
+        &s.send(raw(
+            "{\"url\":\"https://a.example/\",\"html\":\"x\"}",
+            Some("text/plain"),
+        ))
+        .await,
         415,
         "unsupported_media_type",
     );
@@ -437,15 +508,26 @@ async fn bad_requests_get_json_errors() {
         415,
         "unsupported_media_type",
     );
-    assert_error(&s.post("/v1/check/batch", &json!({})).await, 400, "missing_field");
+    assert_error(
+        &s.post("/v1/check/batch", &json!({})).await,
+        400,
+        "missing_field",
+    );
     let four = json!({"pages": [page("https://a.example/1", 1), page("https://a.example/2", 2),
                                 page("https://a.example/3", 3), page("https://a.example/4", 4)]});
-    assert_error(&s.post("/v1/check/batch", &four).await, 400, "batch_too_large");
+    assert_error(
+        &s.post("/v1/check/batch", &four).await,
+        400,
+        "batch_too_large",
+    );
     // One bad page rejects the batch before any page is decided.
     let mixed = json!({"pages": [page("https://a.example/1", 1), {"url": "bad", "html": "x"}]});
     let got = s.post("/v1/check/batch", &mixed).await;
     assert_error(&got, 400, "invalid_url");
-    assert!(got.1["error"]["message"].as_str().unwrap().contains("pages[1].url"));
+    assert!(got.1["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("pages[1].url"));
     assert_eq!(s.stats().await["checked"], 0);
     assert_error(
         &s.send(s.http.delete(s.url("/v1/docs/abc"))).await,
@@ -482,7 +564,12 @@ async fn bearer_token_is_required_except_for_healthz() {
     let none = s.send(s.http.post(s.url("/v1/check")).json(&body)).await;
     assert_error(&none, 401, "unauthorized");
     let wrong = s
-        .send(s.http.post(s.url("/v1/check")).bearer_auth("s3cre").json(&body))
+        .send(
+            s.http
+                .post(s.url("/v1/check"))
+                .bearer_auth("s3cre")
+                .json(&body),
+        )
         .await;
     assert_error(&wrong, 401, "unauthorized");
     let longer = s
@@ -492,7 +579,12 @@ async fn bearer_token_is_required_except_for_healthz() {
     let resp = s.http.get(s.url("/metrics")).send().await.unwrap();
     assert_eq!(resp.status().as_u16(), 401);
     let ok = s
-        .send(s.http.post(s.url("/v1/check")).bearer_auth("s3cret").json(&body))
+        .send(
+            s.http
+                .post(s.url("/v1/check"))
+                .bearer_auth("s3cret")
+                .json(&body),
+        )
         .await;
     assert_eq!(ok.0, 200, "{}", ok.1);
     assert_eq!(ok.1["kind"], "unique");
@@ -560,7 +652,10 @@ async fn graceful_shutdown_finishes_the_request_in_flight() {
     let mut s = s;
     let _ = s.stop.take().unwrap().send(());
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(!s.handle.is_finished(), "server waits for the request in flight");
+    assert!(
+        !s.handle.is_finished(),
+        "server waits for the request in flight"
+    );
     let answer = finish(conn, &body[10..]).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(answer.contains("\"kind\":\"unique\""), "{answer}");
@@ -604,7 +699,12 @@ async fn saturation_is_503_and_slow_requests_504() {
     assert!(answer.contains("\"code\":\"timeout\""), "{answer}");
     assert_eq!(s.stats().await["checked"], 0);
     // The permit was released: the next request passes.
-    assert_eq!(s.post("/v1/check", &page("https://a.example/3", 62)).await.0, 200);
+    assert_eq!(
+        s.post("/v1/check", &page("https://a.example/3", 62))
+            .await
+            .0,
+        200
+    );
     s.stop().await.unwrap();
 }
 
@@ -676,7 +776,9 @@ async fn openapi_document_matches_the_server() {
     // Every documented operation is served, and its answer fits the schema
     // documented for the status it returned.
     let s = Server::start(ServeOptions::default()).await;
-    let (_, seeded) = s.post("/v1/check", &page("https://seed.example/", 70)).await;
+    let (_, seeded) = s
+        .post("/v1/check", &page("https://seed.example/", 70))
+        .await;
     let id = seeded["indexed_as"].as_u64().unwrap();
     let mut served = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -698,7 +800,10 @@ async fn openapi_document_matches_the_server() {
             let content_type = resp.headers()["content-type"].to_str().unwrap().to_owned();
             let text = resp.text().await.unwrap();
             if let Some(media) = documented.pointer("/content/application~1json") {
-                assert!(content_type.starts_with("application/json"), "{content_type}");
+                assert!(
+                    content_type.starts_with("application/json"),
+                    "{content_type}"
+                );
                 let body: Value = serde_json::from_str(&text).unwrap();
                 validate(&doc, &media["schema"], &body, &format!("{method} {path}")).unwrap();
             } else {
