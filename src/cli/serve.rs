@@ -22,12 +22,11 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
         max_concurrency: a.max_concurrency,
         max_batch: a.max_batch,
         token: a.token.clone().filter(|t| !t.is_empty()),
+        workers: args.threads,
     };
-    let mut rt = tokio::runtime::Builder::new_multi_thread();
-    if args.threads > 0 {
-        rt.worker_threads(args.threads);
-    }
-    let rt = rt.enable_all().build().context("start the async runtime")?;
+    // The runtime only moves bytes; checks run on the worker pool.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all().build().context("start the async runtime")?;
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await

@@ -89,6 +89,8 @@ pub struct ServeOptions {
     pub max_batch: usize,
     /// Bearer token required on every endpoint but `/healthz`, if set.
     pub token: Option<String>,
+    /// Threads analyzing pages; 0 means one per core.
+    pub workers: usize,
 }
 
 impl Default for ServeOptions {
@@ -99,6 +101,7 @@ impl Default for ServeOptions {
             max_concurrency: 256,
             max_batch: 1000,
             token: None,
+            workers: 0,
         }
     }
 }
@@ -110,6 +113,15 @@ struct AppState {
     /// Permits for requests in flight on `/v1/*`.
     in_flight: Arc<Semaphore>,
     metrics: Metrics,
+    /// Where analysis and decisions run: a fixed pool, one thread per core,
+    /// rather than tokio's blocking pool. With hundreds of requests in
+    /// flight the blocking pool grows a thread per request; the context
+    /// switches and the allocator's cold per-thread heaps (fresh pages
+    /// zeroed by the kernel) then cost more than the checks.
+    workers: rayon::ThreadPool,
+    /// Where batches run, their pages analyzed in parallel; apart from
+    /// `workers` so that one large batch does not hold up single checks.
+    batch_workers: rayon::ThreadPool,
 }
 
 type Shared = Arc<AppState>;
@@ -125,7 +137,7 @@ pub async fn run(
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
-    let app = router(deduper.clone(), options);
+    let app = router(deduper.clone(), options)?;
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
@@ -138,12 +150,29 @@ pub async fn run(
 
 /// The routes and middleware; public so that tests and embedders can drive
 /// it without a socket.
-pub fn router(deduper: SharedDeduper, options: ServeOptions) -> Router {
+///
+/// # Errors
+/// If the worker threads cannot be started.
+pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Router> {
+    let pool = |name: &'static str| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.workers)
+            .thread_name(move |i| format!("neardup-{name}-{i}"))
+            .build()
+            .map_err(|e| crate::Error::Input {
+                path: "<serve>".into(),
+                message: format!("start worker threads: {e}"),
+            })
+    };
+    let workers = pool("check")?;
+    let batch_workers = pool("batch")?;
     let state = Arc::new(AppState {
         deduper,
         in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
         options,
         metrics: Metrics::default(),
+        workers,
+        batch_workers,
     });
     let api = Router::new()
         .route("/v1/check", post(check))
@@ -151,7 +180,7 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> Router {
         .route("/v1/docs/{id}", delete(remove_doc))
         .route("/v1/stats", get(stats))
         .route_layer(middleware::from_fn_with_state(state.clone(), limit));
-    Router::new()
+    Ok(Router::new()
         .merge(api)
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(state.clone(), auth))
@@ -161,7 +190,7 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.options.max_body))
         .layer(middleware::from_fn_with_state(state.clone(), track))
-        .with_state(state)
+        .with_state(state))
 }
 
 /// An error answer: status, stable code, message.
@@ -404,20 +433,46 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Analyzes `pages` (in parallel when there are several) under the read
-/// lock, then decides them in order under one write lock, off the runtime.
+/// Runs `f` on `pool` and awaits its result without blocking the runtime.
+async fn on_pool<R: Send + 'static>(
+    pool: &rayon::ThreadPool,
+    f: impl FnOnce() -> crate::Result<R> + Send + 'static,
+) -> Result<R, ApiError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    pool.spawn(move || {
+        // The receiver is gone only if the request was abandoned.
+        let _ = tx.send(f());
+    });
+    rx.await
+        .map_err(|_| ApiError::internal("worker task failed"))?
+        .map_err(ApiError::internal)
+}
+
+/// Runs `f` on the check workers.
+async fn on_workers<R: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce() -> crate::Result<R> + Send + 'static,
+) -> Result<R, ApiError> {
+    on_pool(&state.workers, f).await
+}
+
+/// Analyzes `pages`, then decides them in order under one write lock, off
+/// the runtime. A batch is analyzed in parallel on its own pool.
+///
+/// No lock is held while a rayon thread waits in a parallel loop: a waiting
+/// rayon thread runs other queued jobs, and one of them taking the write
+/// lock would then wait forever for a read lock held by its own thread. So
+/// each page takes the read lock for its own analysis only.
 async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBody>, ApiError> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let mut guard = CancelOnDrop(cancelled.clone(), true);
     let deduper = state.deduper.clone();
-    let verdicts = tokio::task::spawn_blocking(move || {
-        let analyzed: Vec<Analyzed> = deduper.read(|d| {
-            if pages.len() == 1 {
-                pages.iter().map(|p| p.analyze(d)).collect()
-            } else {
-                pages.par_iter().map(|p| p.analyze(d)).collect()
-            }
-        })?;
+    let is_batch = pages.len() > 1;
+    let job = move || {
+        let analyzed = pages
+            .par_iter()
+            .map(|p| deduper.read(|d| p.analyze(d)))
+            .collect::<crate::Result<Vec<Analyzed>>>()?;
         if cancelled.load(Ordering::SeqCst) {
             return Ok(None);
         }
@@ -429,10 +484,13 @@ async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBo
                     .collect()
             })
             .map(Some)
-    })
-    .await
-    .map_err(ApiError::internal)?
-    .map_err(ApiError::internal)?;
+    };
+    let pool = if is_batch {
+        &state.batch_workers
+    } else {
+        &state.workers
+    };
+    let verdicts = on_pool(pool, job).await?;
     guard.1 = false;
     // None only when cancelled, and then nobody reads this answer.
     verdicts.ok_or_else(|| ApiError::internal("request cancelled"))
@@ -490,10 +548,7 @@ async fn remove_doc(
         ApiError::bad_request("invalid_id", format!("document id {id:?} is not a number"))
     })?;
     let deduper = state.deduper.clone();
-    let removed = tokio::task::spawn_blocking(move || deduper.with(|d| d.remove(id)))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)?;
+    let removed = on_workers(&state, move || deduper.with(|d| d.remove(id))).await?;
     if removed {
         Ok(Json(DeletedBody { id, removed }))
     } else {
@@ -509,12 +564,10 @@ async fn remove_doc(
 /// for a decision).
 async fn snapshot(state: &AppState) -> Result<StatsBody, ApiError> {
     let deduper = state.deduper.clone();
-    tokio::task::spawn_blocking(move || {
+    on_workers(state, move || {
         deduper.read(|d| StatsBody::new(d.stats(), d.detector_names(), d.memory()))
     })
     .await
-    .map_err(ApiError::internal)?
-    .map_err(ApiError::internal)
 }
 
 async fn stats(State(state): State<Shared>) -> Result<Json<StatsBody>, ApiError> {
