@@ -26,7 +26,9 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     // The runtime only moves bytes; checks run on the worker pool.
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all().build().context("start the async runtime")?;
+        .enable_all()
+        .build()
+        .context("start the async runtime")?;
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await

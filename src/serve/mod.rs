@@ -589,10 +589,10 @@ async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
         .map(|m| (m.tier, usize::try_from(m.bytes).unwrap_or(usize::MAX)))
         .collect();
     let text = state.metrics.render(stats, &memory);
-    Ok(Response::builder()
+    Response::builder()
         .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
         .body(Body::from(text))
-        .map_err(ApiError::internal)?)
+        .map_err(ApiError::internal)
 }
 
 async fn healthz() -> Json<HealthBody> {
