@@ -623,6 +623,42 @@ mod tests {
     }
 
     #[test]
+    fn text_input_signs_like_the_same_words_in_html() {
+        let d = Deduper::new(Config::default()).unwrap();
+        let from_html = d.analyze("k", "https://a.example/1", &page(LONG), None);
+        let text = format!("  {}\n\n", LONG.replace(", ", ",\n"));
+        let from_text = d.analyze_text("k", "https://a.example/1", &text);
+        assert_eq!(from_text.doc.words, from_html.doc.words);
+        assert_eq!(from_text.signatures, from_html.signatures);
+        assert!(from_text.warnings.is_empty(), "{:?}", from_text.warnings);
+        // Paragraphs become blocks, all of them main content.
+        let two = d.analyze_text("k", "https://a.example/2", "first part\n\n\nsecond part");
+        let blocks: Vec<&str> = two
+            .extracted
+            .blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect();
+        assert_eq!(blocks, ["first part", "second part"]);
+        assert!(two.extracted.blocks.iter().all(|b| b.is_main));
+    }
+
+    #[test]
+    fn oversized_text_is_cut_on_a_character_boundary() {
+        let mut config = Config::default();
+        config.extract.max_body_bytes = 1025;
+        let d = Deduper::new(config).unwrap();
+        // 'é' is two bytes: byte 1025 falls inside one.
+        let a = d.analyze_text("k", "https://a.example/1", &"é".repeat(1000));
+        assert_eq!(a.bytes, 1024);
+        assert!(
+            a.warnings.iter().any(|w| w.contains("truncated")),
+            "{:?}",
+            a.warnings
+        );
+    }
+
+    #[test]
     fn unknown_detector_is_a_clear_error() {
         let mut config = Config::default();
         config.decide.detectors = vec!["exact".into(), "nope".into()];
