@@ -835,3 +835,32 @@ async fn validator_rejects_wrong_shapes() {
         assert!(validate(&doc, &verdict, &bad, "v").is_err(), "{bad}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_generator_counts_every_request() {
+    let s = Server::start(ServeOptions::default()).await;
+    let options = neardup::serve::load::LoadOptions {
+        target: format!("http://{}", s.addr),
+        clients: 4,
+        requests: 120,
+        page_bytes: 4_000,
+        ..Default::default()
+    };
+    let report = neardup::serve::load::run(&options).await.unwrap();
+    assert_eq!((report.sent, report.ok), (120, 120), "{report:?}");
+    assert_eq!(report.server_checked, Some(120));
+    assert_eq!(report.verdicts.values().sum::<usize>(), 120);
+    assert_eq!(
+        s.stats().await["unique"].as_u64(),
+        report.verdicts.get("unique").map(|&n| n as u64)
+    );
+    // The generator repeats pages: some come back as copies.
+    assert!(
+        report.verdicts.get("duplicate").is_some_and(|&n| n > 0),
+        "{report:?}"
+    );
+    assert!(
+        report.p50_ms > 0.0 && report.p50_ms <= report.p99_ms && report.p99_ms <= report.max_ms
+    );
+    s.stop().await.unwrap();
+}

@@ -87,6 +87,10 @@ pub struct LoadReport {
     pub max_ms: f64,
     /// Verdicts received, by kind.
     pub verdicts: BTreeMap<String, usize>,
+    /// Pages the server checked during the run (its `/v1/stats` counter
+    /// before and after): equal to `ok` when no request was lost or
+    /// answered twice, and no other client was sending.
+    pub server_checked: Option<u64>,
 }
 
 /// A small deterministic generator (splitmix64): page content must not
@@ -255,6 +259,10 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
         .timeout(options.max_time)
         .build()
         .map_err(|e| input_err(format!("HTTP client: {e}")))?;
+    let stats_url = base
+        .join("/v1/stats")
+        .map_err(|e| input_err(e.to_string()))?;
+    let checked_before = server_checked(&client, &stats_url, options.token.as_deref()).await;
     let next = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let deadline = start + options.max_time;
@@ -327,6 +335,7 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    let checked_after = server_checked(&client, &stats_url, options.token.as_deref()).await;
     all.latencies.sort_unstable();
     let pct = |p: f64| -> f64 {
         if all.latencies.is_empty() {
@@ -354,7 +363,24 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
         p99_ms: pct(0.99),
         max_ms: pct(1.0),
         verdicts: all.verdicts,
+        server_checked: checked_before
+            .zip(checked_after)
+            .map(|(b, a)| a.saturating_sub(b)),
     })
+}
+
+/// The server's `checked` counter, if `/v1/stats` answers.
+async fn server_checked(
+    client: &reqwest::Client,
+    url: &url::Url,
+    token: Option<&str>,
+) -> Option<u64> {
+    let mut req = client.get(url.clone());
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let stats: super::dto::StatsBody = req.send().await.ok()?.json().await.ok()?;
+    Some(stats.checked)
 }
 
 #[cfg(test)]
