@@ -864,3 +864,59 @@ async fn load_generator_counts_every_request() {
     );
     s.stop().await.unwrap();
 }
+
+#[test]
+fn binary_serves_until_sigterm_and_exits_zero() {
+    use std::io::BufRead as _;
+    let dir = crate::util::Dir::new();
+    let mut child = dir
+        .cmd()
+        .args(["serve", "--listen", "127.0.0.1:0", "--token", "t0k"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("neardup: listening on http://")
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .to_owned();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let statuses = rt.block_on(async {
+        let http = reqwest::Client::new();
+        let health = http
+            .get(format!("http://{addr}/healthz"))
+            .send()
+            .await
+            .unwrap();
+        let stats = http
+            .get(format!("http://{addr}/v1/stats"))
+            .send()
+            .await
+            .unwrap();
+        let authed = http
+            .get(format!("http://{addr}/v1/stats"))
+            .bearer_auth("t0k")
+            .send()
+            .await
+            .unwrap();
+        (
+            health.status().as_u16(),
+            stats.status().as_u16(),
+            authed.status().as_u16(),
+        )
+    });
+    assert_eq!(statuses, (200, 401, 200));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(0), "{rest}");
+    assert!(rest.contains("shut down"), "{rest}");
+}
