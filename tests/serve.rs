@@ -814,6 +814,38 @@ async fn openapi_document_matches_the_server() {
         }
     }
     assert_eq!(served, 6);
+
+    // Error answers are documented for the operations that give them.
+    let documented_error = |path: &str, method: &str, status: u16, body: &Value| {
+        let op = &doc["paths"][path][method];
+        let media = op
+            .pointer(&format!("/responses/{status}/content/application~1json"))
+            .unwrap_or_else(|| panic!("{method} {path}: {status} undocumented"));
+        validate(
+            &doc,
+            &media["schema"],
+            body,
+            &format!("{method} {path} {status}"),
+        )
+        .unwrap();
+    };
+    for path in ["/v1/check", "/v1/check/batch"] {
+        let got = s
+            .send(
+                s.http
+                    .post(s.url(path))
+                    .body("{}")
+                    .header("content-type", "text/plain"),
+            )
+            .await;
+        documented_error(path, "post", got.0, &got.1);
+        let got = s.post(path, &json!({"url": "ftp://x/"})).await;
+        documented_error(path, "post", got.0, &got.1);
+    }
+    let got = s.send(s.http.delete(s.url("/v1/docs/999999"))).await;
+    documented_error("/v1/docs/{id}", "delete", got.0, &got.1);
+    let got = s.send(s.http.delete(s.url("/v1/docs/x"))).await;
+    documented_error("/v1/docs/{id}", "delete", got.0, &got.1);
     s.stop().await.unwrap();
 }
 
