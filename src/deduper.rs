@@ -194,6 +194,45 @@ impl Deduper {
         self.sign(key, url, body.len(), extracted, warnings)
     }
 
+    /// The CPU-heavy half for a page given as plain text, for callers that
+    /// extracted the content themselves: no decoding or HTML extraction, and
+    /// every paragraph (blank-line separated) counts as main content, so
+    /// `extract.mode` does not drop any of it. Never panics.
+    pub fn analyze_text(&self, key: &str, url: &str, text: &str) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let text = if text.len() > limit {
+            warnings.push(format!(
+                "text of {} bytes truncated to extract.max_body_bytes = {limit}",
+                text.len()
+            ));
+            let mut end = limit;
+            // Cut on a character boundary; index 0 always is one.
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.get(..end).unwrap_or_default()
+        } else {
+            text
+        };
+        let blocks = text
+            .split("\n\n")
+            .map(|para| para.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|para| !para.is_empty())
+            .map(|text| crate::extract::Block {
+                text,
+                tag: "p".into(),
+                link_density: 0.0,
+                is_main: true,
+            })
+            .collect();
+        let extracted = Extracted {
+            blocks,
+            ..Extracted::default()
+        };
+        self.sign(key, url, text.len(), extracted, warnings)
+    }
+
     fn sign(
         &self,
         key: &str,
@@ -455,6 +494,17 @@ impl SharedDeduper {
         })?
     }
 
+    /// Runs `f` with the deduper locked for reading: [`Deduper::analyze`]
+    /// runs here, many threads at once. Blocks while a decision holds the
+    /// write lock, so call it off the async runtime.
+    ///
+    /// # Errors
+    /// If the lock was poisoned by a panic.
+    pub fn read<R>(&self, f: impl FnOnce(&Deduper) -> R) -> crate::Result<R> {
+        let d = self.inner.read().map_err(|_| poisoned())?;
+        Ok(f(&d))
+    }
+
     /// Runs `f` with the deduper locked for writing (stats, removal).
     ///
     /// # Errors
@@ -599,6 +649,42 @@ mod tests {
             v.warnings.iter().any(|w| w.contains("truncated")),
             "{:?}",
             v.warnings
+        );
+    }
+
+    #[test]
+    fn text_input_signs_like_the_same_words_in_html() {
+        let d = Deduper::new(Config::default()).unwrap();
+        let from_html = d.analyze("k", "https://a.example/1", &page(LONG), None);
+        let text = format!("  {}\n\n", LONG.replace(", ", ",\n"));
+        let from_text = d.analyze_text("k", "https://a.example/1", &text);
+        assert_eq!(from_text.doc.words, from_html.doc.words);
+        assert_eq!(from_text.signatures, from_html.signatures);
+        assert!(from_text.warnings.is_empty(), "{:?}", from_text.warnings);
+        // Paragraphs become blocks, all of them main content.
+        let two = d.analyze_text("k", "https://a.example/2", "first part\n\n\nsecond part");
+        let blocks: Vec<&str> = two
+            .extracted
+            .blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect();
+        assert_eq!(blocks, ["first part", "second part"]);
+        assert!(two.extracted.blocks.iter().all(|b| b.is_main));
+    }
+
+    #[test]
+    fn oversized_text_is_cut_on_a_character_boundary() {
+        let mut config = Config::default();
+        config.extract.max_body_bytes = 1025;
+        let d = Deduper::new(config).unwrap();
+        // 'é' is two bytes: byte 1025 falls inside one.
+        let a = d.analyze_text("k", "https://a.example/1", &"é".repeat(1000));
+        assert_eq!(a.bytes, 1024);
+        assert!(
+            a.warnings.iter().any(|w| w.contains("truncated")),
+            "{:?}",
+            a.warnings
         );
     }
 

@@ -21,6 +21,7 @@
 //! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
 //! - [`frontier`]: crawler URLs: canonical form, scope, robots.txt.
 //! - [`fetch`]: the crawler's HTTP fetcher: limits, retries, politeness.
+//! - [`serve`]: the HTTP/JSON API (`neardup serve`) and its load generator.
 #![deny(missing_docs)]
 
 pub mod batch;
@@ -36,6 +37,7 @@ pub mod frontier;
 pub mod index;
 pub mod input;
 pub mod output;
+pub mod serve;
 pub mod signature;
 pub mod text;
 pub mod verdict;

@@ -8,6 +8,7 @@
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `score`: the Rust scorer against the Python reference scorer;
+//! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
@@ -17,4 +18,5 @@ mod extract;
 mod fetch;
 mod plugins;
 mod score;
+mod serve;
 mod util;

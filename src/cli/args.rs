@@ -40,6 +40,11 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Score a predictions file against labels, exactly like score.py.
     Score(ScoreArgs),
+    /// Serve the HTTP/JSON API (docs/openapi.json) over an in-memory index.
+    Serve(ServeArgs),
+    /// Send generated pages to a running `neardup serve` from concurrent
+    /// clients; print throughput and latency as JSON.
+    Load(LoadArgs),
 }
 
 /// Detector chain override, shared by the commands that detect.
@@ -142,4 +147,78 @@ pub struct ScoreArgs {
     /// Crawl order file; default order.txt beside the labels.
     #[arg(long, value_name = "FILE")]
     pub order: Option<PathBuf>,
+}
+
+/// `neardup serve`.
+#[derive(Debug, ClapArgs)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port; the bound address is
+    /// printed on stderr).
+    #[arg(long, default_value = "127.0.0.1:8686", value_name = "ADDR")]
+    pub listen: String,
+
+    /// Bearer token required on every endpoint but /healthz.
+    #[arg(long, env = "NEARDUP_TOKEN", hide_env_values = true, value_name = "T")]
+    pub token: Option<String>,
+
+    /// Largest request body in bytes (413 above).
+    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+    pub max_body: usize,
+
+    /// Per-request time limit in milliseconds (504 after).
+    #[arg(long, default_value_t = 30_000, value_name = "N")]
+    pub timeout_ms: u64,
+
+    /// Requests in flight before new ones get 503.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub max_concurrency: usize,
+
+    /// Most pages in one batch request.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub max_batch: usize,
+
+    /// The detector chain.
+    #[command(flatten)]
+    pub detectors: DetectorArgs,
+}
+
+/// `neardup load`.
+#[derive(Debug, ClapArgs)]
+pub struct LoadArgs {
+    /// Base URL of the server.
+    #[arg(long, default_value = "http://127.0.0.1:8686", value_name = "URL")]
+    pub target: String,
+
+    /// Concurrent clients.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub clients: usize,
+
+    /// Requests in all.
+    #[arg(long, default_value_t = 10_000, value_name = "M")]
+    pub requests: usize,
+
+    /// Approximate HTML bytes per page.
+    #[arg(long, default_value_t = 10_000, value_name = "BYTES")]
+    pub page_bytes: usize,
+
+    /// Share of each page's bytes that is article text (the rest is
+    /// navigation links and an inline script); real pages are ~0.1.
+    #[arg(long, default_value_t = 1.0, value_name = "P")]
+    pub text_share: f64,
+
+    /// Share of requests repeating an earlier page (exact or near copy).
+    #[arg(long, default_value_t = 0.3, value_name = "P")]
+    pub duplicate_share: f64,
+
+    /// Stop after this many seconds even if requests remain.
+    #[arg(long, default_value_t = 60, value_name = "S")]
+    pub max_seconds: u64,
+
+    /// Seed of the page generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Bearer token for the server.
+    #[arg(long, env = "NEARDUP_TOKEN", hide_env_values = true, value_name = "T")]
+    pub token: Option<String>,
 }

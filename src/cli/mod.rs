@@ -8,6 +8,7 @@ mod extract;
 pub mod plugins;
 mod report;
 mod score;
+mod serve;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -27,6 +28,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Eval(a) => eval::run(&args, a),
         Command::Extract(a) => extract::run(&args, a),
         Command::Score(a) => score::run(a),
+        Command::Serve(a) => serve::serve(&args, a),
+        Command::Load(a) => serve::load(a),
     }
 }
 

@@ -1,0 +1,93 @@
+//! `neardup serve` and `neardup load`: flags to options, a tokio runtime,
+//! and the library's [`neardup::serve`] calls.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use neardup::deduper::SharedDeduper;
+use neardup::serve::load::LoadOptions;
+use neardup::serve::ServeOptions;
+use neardup::Deduper;
+
+use super::args::{Args, LoadArgs, ServeArgs};
+
+/// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
+pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let deduper = SharedDeduper::new(Deduper::new(config)?);
+    let options = ServeOptions {
+        max_body: a.max_body,
+        timeout: Duration::from_millis(a.timeout_ms),
+        max_concurrency: a.max_concurrency,
+        max_batch: a.max_batch,
+        token: a.token.clone().filter(|t| !t.is_empty()),
+        workers: args.threads,
+    };
+    // The runtime only moves bytes; checks run on the worker pool.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("start the async runtime")?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(&a.listen)
+            .await
+            .with_context(|| format!("listen on {}", a.listen))?;
+        let addr = listener.local_addr().context("bound address")?;
+        eprintln!("neardup: listening on http://{addr}");
+        neardup::serve::run(listener, deduper, options, shutdown_signal()).await?;
+        eprintln!("neardup: shut down");
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Completes on Ctrl-C or, on Unix, SIGTERM (what service managers send).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            // No SIGINT handler possible: rely on SIGTERM alone.
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    eprintln!("neardup: shutting down: finishing requests in flight");
+}
+
+/// Runs the load generator and prints its report as one JSON object.
+pub fn load(a: &LoadArgs) -> anyhow::Result<ExitCode> {
+    let options = LoadOptions {
+        target: a.target.clone(),
+        clients: a.clients,
+        requests: a.requests,
+        page_bytes: a.page_bytes,
+        text_share: a.text_share,
+        duplicate_share: a.duplicate_share,
+        max_time: Duration::from_secs(a.max_seconds),
+        seed: a.seed,
+        token: a.token.clone().filter(|t| !t.is_empty()),
+    };
+    // One thread: the generator usually shares the machine with the server
+    // it measures, and one thread drives many keep-alive connections.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("start the async runtime")?;
+    let report = rt.block_on(neardup::serve::load::run(&options))?;
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,614 @@
+//! `neardup serve`: the HTTP/JSON API over a [`SharedDeduper`], for crawlers
+//! not written in Rust. This module is the only one that knows HTTP: the
+//! wire types live in [`dto`], the API contract in `docs/openapi.json`.
+//!
+//! | method and path | answer |
+//! |---|---|
+//! | `POST /v1/check` | the verdict on one page |
+//! | `POST /v1/check/batch` | verdicts on many pages, decided in order |
+//! | `DELETE /v1/docs/{id}` | removes an indexed page |
+//! | `GET /v1/stats` | counters, detector chain, memory per tier |
+//! | `GET /healthz` | `{"status":"ok"}`, never authenticated |
+//! | `GET /metrics` | Prometheus text |
+//!
+//! # Limits and errors
+//! Every error is `{"error": {"code", "message"}}` with a 4xx/5xx status:
+//! a body over [`ServeOptions::max_body`] is 413, a body that is not
+//! `application/json` is 415, bad JSON or fields are 400, a missing or wrong
+//! bearer token is 401, more than [`ServeOptions::max_concurrency`] requests
+//! in flight is 503 (load is shed at once, with `Retry-After: 1`, rather than
+//! queued: a crawler retries later, and a queue would only add latency to
+//! every request), and a request running longer than
+//! [`ServeOptions::timeout`] is 504.
+//!
+//! A page that times out before its decision is not indexed; one that times
+//! out during it may be (the client cannot tell, so a 504 means "unknown":
+//! re-check the page).
+//!
+//! # Text input
+//! `html` is analyzed as HTML (decode, main-content extraction); `text` (or
+//! `html` with `headers.content-type: text/plain`) skips extraction: the
+//! caller already extracted it, and every paragraph counts as main content
+//! ([`Deduper::analyze_text`](crate::Deduper::analyze_text)). JSON strings
+//! are Unicode, so a `charset` in `headers.content-type` is ignored.
+//!
+//! # Example
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use neardup::{deduper::SharedDeduper, serve, Config, Deduper};
+//!
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let deduper = SharedDeduper::new(Deduper::new(Config::default())?);
+//! serve::run(listener, deduper, serve::ServeOptions::default(), async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .await?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod dto;
+pub mod load;
+mod metrics;
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+use tokio::sync::Semaphore;
+
+use crate::deduper::{Analyzed, SharedDeduper};
+use crate::Deduper;
+use dto::{
+    BatchBody, BatchRequest, CheckRequest, DeletedBody, ErrorBody, ErrorDetail, HealthBody,
+    StatsBody, VerdictBody,
+};
+use metrics::Metrics;
+
+/// Server limits and access control.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Largest request body, in bytes (413 above).
+    pub max_body: usize,
+    /// Longest a request may take, body upload included (504 after).
+    pub timeout: Duration,
+    /// Requests in flight on `/v1/*` before new ones get 503.
+    pub max_concurrency: usize,
+    /// Most pages in one batch (400 above).
+    pub max_batch: usize,
+    /// Bearer token required on every endpoint but `/healthz`, if set.
+    pub token: Option<String>,
+    /// Threads analyzing pages; 0 means one per core.
+    pub workers: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions {
+            max_body: 16 << 20,
+            timeout: Duration::from_secs(30),
+            max_concurrency: 256,
+            max_batch: 1000,
+            token: None,
+            workers: 0,
+        }
+    }
+}
+
+/// What every handler shares.
+struct AppState {
+    deduper: SharedDeduper,
+    options: ServeOptions,
+    /// Permits for requests in flight on `/v1/*`.
+    in_flight: Arc<Semaphore>,
+    metrics: Metrics,
+    /// Where analysis and decisions run: a fixed pool, one thread per core,
+    /// rather than tokio's blocking pool. With hundreds of requests in
+    /// flight the blocking pool grows a thread per request; the context
+    /// switches and the allocator's cold per-thread heaps (fresh pages
+    /// zeroed by the kernel) then cost more than the checks.
+    workers: rayon::ThreadPool,
+    /// Where batches run, their pages analyzed in parallel; apart from
+    /// `workers` so that one large batch does not hold up single checks.
+    batch_workers: rayon::ThreadPool,
+}
+
+type Shared = Arc<AppState>;
+
+/// Serves the API on `listener` until `shutdown` completes, then stops
+/// accepting, lets requests in flight finish, and returns.
+///
+/// # Errors
+/// If the listener fails irrecoverably.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    deduper: SharedDeduper,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> crate::Result<()> {
+    let app = router(deduper.clone(), options)?;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| crate::Error::io("<listener>", e))?;
+    // Every request has been answered here. Seam for the persistent index:
+    // flush and close it now, before the process exits.
+    drop(deduper);
+    Ok(())
+}
+
+/// The routes and middleware; public so that tests and embedders can drive
+/// it without a socket.
+///
+/// # Errors
+/// If the worker threads cannot be started.
+pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Router> {
+    let pool = |name: &'static str| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.workers)
+            .thread_name(move |i| format!("neardup-{name}-{i}"))
+            .build()
+            .map_err(|e| crate::Error::Input {
+                path: "<serve>".into(),
+                message: format!("start worker threads: {e}"),
+            })
+    };
+    let workers = pool("check")?;
+    let batch_workers = pool("batch")?;
+    let state = Arc::new(AppState {
+        deduper,
+        in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
+        options,
+        metrics: Metrics::default(),
+        workers,
+        batch_workers,
+    });
+    let api = Router::new()
+        .route("/v1/check", post(check))
+        .route("/v1/check/batch", post(check_batch))
+        .route("/v1/docs/{id}", delete(remove_doc))
+        .route("/v1/stats", get(stats))
+        .route_layer(middleware::from_fn_with_state(state.clone(), limit));
+    Ok(Router::new()
+        .merge(api)
+        .route("/metrics", get(metrics))
+        .route_layer(middleware::from_fn_with_state(state.clone(), auth))
+        // Added after the auth layer, so probes need no token.
+        .route("/healthz", get(healthz))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.options.max_body))
+        .layer(middleware::from_fn_with_state(state.clone(), track))
+        .with_state(state))
+}
+
+/// An error answer: status, stable code, message.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    fn internal(err: impl std::fmt::Display) -> ApiError {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            err.to_string(),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code.to_owned(),
+                message: self.message,
+            },
+        };
+        let mut resp = (self.status, Json(body)).into_response();
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if self.status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        resp
+    }
+}
+
+/// Outermost layer: counts every answer by route and status, with latency.
+async fn track(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    let endpoint = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str)
+        .to_owned();
+    let start = Instant::now();
+    let resp = next.run(req).await;
+    state
+        .metrics
+        .record(&endpoint, resp.status().as_u16(), start.elapsed());
+    resp
+}
+
+/// Bearer-token check; the token is compared in constant time so its
+/// content cannot be guessed from response timing.
+async fn auth(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    if let Some(token) = &state.options.token {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let ok: bool = subtle::ConstantTimeEq::ct_eq(given.as_bytes(), token.as_bytes()).into();
+        if !ok {
+            return ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "missing or wrong bearer token (Authorization: Bearer <token>)",
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// Concurrency and time limits for `/v1/*`.
+async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    let Ok(_permit) = state.in_flight.clone().try_acquire_owned() else {
+        return ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "overloaded",
+            format!(
+                "more than {} requests in flight; retry later",
+                state.options.max_concurrency
+            ),
+        )
+        .into_response();
+    };
+    match tokio::time::timeout(state.options.timeout, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "timeout",
+            format!(
+                "request took longer than {} ms; its page may or may not be indexed",
+                state.options.timeout.as_millis()
+            ),
+        )
+        .into_response(),
+    }
+}
+
+/// Checks the content type and parses the body as JSON `T`.
+fn parse_json<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = ct.split(';').next().unwrap_or("").trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            format!("Content-Type must be application/json, got {ct:?}"),
+        ));
+    }
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "request body exceeds the server's limit (--max-body)",
+            )
+        } else {
+            ApiError::bad_request("bad_body", rejection.body_text())
+        }
+    })?;
+    serde_json::from_slice(&body).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => ApiError::bad_request("invalid_field", e.to_string()),
+        _ => ApiError::bad_request("malformed_json", e.to_string()),
+    })
+}
+
+/// A request validated into what analysis needs.
+struct Page {
+    url: String,
+    key: String,
+    body: String,
+    is_text: bool,
+}
+
+impl Page {
+    /// Validates one request; `at` prefixes field names (`pages[3].`).
+    fn from_request(req: CheckRequest, at: &str) -> Result<Page, ApiError> {
+        let url = req.url.ok_or_else(|| {
+            ApiError::bad_request("missing_field", format!("{at}url is required"))
+        })?;
+        match url::Url::parse(&url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            Ok(u) => {
+                return Err(ApiError::bad_request(
+                    "invalid_url",
+                    format!("{at}url must be http or https, got scheme {:?}", u.scheme()),
+                ))
+            }
+            Err(e) => {
+                return Err(ApiError::bad_request(
+                    "invalid_url",
+                    format!("{at}url {url:?} is not a valid absolute URL: {e}"),
+                ))
+            }
+        }
+        let declared_text = req
+            .headers
+            .as_ref()
+            .and_then(|h| {
+                h.iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+                    .map(|(_, v)| v.split(';').next().unwrap_or("").trim())
+            })
+            .is_some_and(|mime| mime.eq_ignore_ascii_case("text/plain"));
+        let (body, is_text) = match (req.html, req.text) {
+            (Some(html), None) => (html, declared_text),
+            (None, Some(text)) => (text, true),
+            (None, None) => {
+                return Err(ApiError::bad_request(
+                    "missing_field",
+                    format!("{at}html or {at}text is required"),
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(ApiError::bad_request(
+                    "invalid_field",
+                    format!("give {at}html or {at}text, not both"),
+                ))
+            }
+        };
+        Ok(Page {
+            key: req.key.unwrap_or_else(|| url.clone()),
+            url,
+            body,
+            is_text,
+        })
+    }
+
+    fn analyze(&self, d: &Deduper) -> Analyzed {
+        if self.is_text {
+            d.analyze_text(&self.key, &self.url, &self.body)
+        } else {
+            // The body is already Unicode (a JSON string): say UTF-8 so a
+            // stale <meta charset> cannot re-decode it.
+            d.analyze(
+                &self.key,
+                &self.url,
+                self.body.as_bytes(),
+                Some("text/html; charset=utf-8"),
+            )
+        }
+    }
+}
+
+/// Sets its flag when dropped unless disarmed: tells the blocking task that
+/// the request was abandoned (timeout, client gone) before its decision.
+struct CancelOnDrop(Arc<AtomicBool>, bool);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Runs `f` on `pool` and awaits its result without blocking the runtime.
+async fn on_pool<R: Send + 'static>(
+    pool: &rayon::ThreadPool,
+    f: impl FnOnce() -> crate::Result<R> + Send + 'static,
+) -> Result<R, ApiError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    pool.spawn(move || {
+        // The receiver is gone only if the request was abandoned.
+        let _ = tx.send(f());
+    });
+    rx.await
+        .map_err(|_| ApiError::internal("worker task failed"))?
+        .map_err(ApiError::internal)
+}
+
+/// Runs `f` on the check workers.
+async fn on_workers<R: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce() -> crate::Result<R> + Send + 'static,
+) -> Result<R, ApiError> {
+    on_pool(&state.workers, f).await
+}
+
+/// Analyzes `pages`, then decides them in order under one write lock, off
+/// the runtime. A batch is analyzed in parallel on its own pool.
+///
+/// No lock is held while a rayon thread waits in a parallel loop: a waiting
+/// rayon thread runs other queued jobs, and one of them taking the write
+/// lock would then wait forever for a read lock held by its own thread. So
+/// each page takes the read lock for its own analysis only.
+async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBody>, ApiError> {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let mut guard = CancelOnDrop(cancelled.clone(), true);
+    let deduper = state.deduper.clone();
+    let is_batch = pages.len() > 1;
+    let job = move || {
+        let analyzed = pages
+            .par_iter()
+            .map(|p| deduper.read(|d| p.analyze(d)))
+            .collect::<crate::Result<Vec<Analyzed>>>()?;
+        if cancelled.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        deduper
+            .with(|d| {
+                analyzed
+                    .into_iter()
+                    .map(|a| VerdictBody::from(d.decide(a)))
+                    .collect()
+            })
+            .map(Some)
+    };
+    let pool = if is_batch {
+        &state.batch_workers
+    } else {
+        &state.workers
+    };
+    let verdicts = on_pool(pool, job).await?;
+    guard.1 = false;
+    // None only when cancelled, and then nobody reads this answer.
+    verdicts.ok_or_else(|| ApiError::internal("request cancelled"))
+}
+
+async fn check(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<VerdictBody>, ApiError> {
+    let req: CheckRequest = parse_json(&headers, body)?;
+    let page = Page::from_request(req, "")?;
+    let mut verdicts = check_pages(&state, vec![page]).await?;
+    verdicts
+        .pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::internal("no verdict"))
+}
+
+async fn check_batch(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<BatchBody>, ApiError> {
+    let req: BatchRequest = parse_json(&headers, body)?;
+    let requests = req
+        .pages
+        .ok_or_else(|| ApiError::bad_request("missing_field", "pages is required"))?;
+    if requests.len() > state.options.max_batch {
+        return Err(ApiError::bad_request(
+            "batch_too_large",
+            format!(
+                "{} pages in one batch; at most {} (--max-batch)",
+                requests.len(),
+                state.options.max_batch
+            ),
+        ));
+    }
+    // All or nothing: one bad page rejects the batch before any decision,
+    // so a retry after fixing it does not see its own earlier pages.
+    let pages = requests
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| Page::from_request(r, &format!("pages[{i}].")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let verdicts = check_pages(&state, pages).await?;
+    Ok(Json(BatchBody { verdicts }))
+}
+
+async fn remove_doc(
+    State(state): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Json<DeletedBody>, ApiError> {
+    let id: u32 = id.parse().map_err(|_| {
+        ApiError::bad_request("invalid_id", format!("document id {id:?} is not a number"))
+    })?;
+    let deduper = state.deduper.clone();
+    let removed = on_workers(&state, move || deduper.with(|d| d.remove(id))).await?;
+    if removed {
+        Ok(Json(DeletedBody { id, removed }))
+    } else {
+        Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no indexed document with id {id}"),
+        ))
+    }
+}
+
+/// Counters, chain and memory, read off the runtime (the read lock may wait
+/// for a decision).
+async fn snapshot(state: &AppState) -> Result<StatsBody, ApiError> {
+    let deduper = state.deduper.clone();
+    on_workers(state, move || {
+        deduper.read(|d| StatsBody::new(d.stats(), d.detector_names(), d.memory()))
+    })
+    .await
+}
+
+async fn stats(State(state): State<Shared>) -> Result<Json<StatsBody>, ApiError> {
+    snapshot(&state).await.map(Json)
+}
+
+async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
+    let snap = snapshot(&state).await?;
+    let stats = crate::deduper::Stats {
+        checked: snap.checked,
+        unique: snap.unique,
+        duplicates: snap.duplicates,
+        near_duplicates: snap.near_duplicates,
+        indexed: snap.indexed,
+    };
+    let memory: Vec<(String, usize)> = snap
+        .memory
+        .into_iter()
+        .map(|m| (m.tier, usize::try_from(m.bytes).unwrap_or(usize::MAX)))
+        .collect();
+    let text = state.metrics.render(stats, &memory);
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
+        .body(Body::from(text))
+        .map_err(ApiError::internal)
+}
+
+async fn healthz() -> Json<HealthBody> {
+    Json(HealthBody {
+        status: "ok".into(),
+    })
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "method not allowed on this endpoint",
+    )
+}
