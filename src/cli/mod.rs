@@ -5,6 +5,7 @@ mod args;
 mod dedup;
 mod eval;
 mod extract;
+mod pairs;
 mod report;
 mod score;
 
@@ -26,6 +27,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Eval(a) => eval::run(&args, a),
         Command::Extract(a) => extract::run(&args, a),
         Command::Score(a) => score::run(a),
+        Command::Pairs(a) => pairs::run(&args, a),
     }
 }
 
