@@ -434,19 +434,23 @@ fn build_index(docs: &[DocSet], order: &[DocId]) -> Index {
     let mut postings = 0u64;
     let mut shingles = 0u64;
     let shift = 64 - PARTITIONS.trailing_zeros();
+    // Where each document's next partition starts: ids are sorted, so a
+    // cursor walks each set once over all partitions (no binary searches
+    // into cold memory).
+    let mut cursors = vec![0usize; n];
     for p in 0..PARTITIONS {
-        let lo = p << shift;
-        let in_part = |id: u64| (id >> shift) == p;
         let mut buf: Vec<(u64, DocId)> = order
             .par_iter()
+            .zip(cursors.par_iter_mut())
             .enumerate()
-            .flat_map_iter(|(x, &orig)| {
+            .flat_map_iter(|(x, (&orig, cursor))| {
                 let ids = docs.get(orig as usize).map_or(&[][..], DocSet::ids);
-                let start = ids.partition_point(|&id| id < lo);
-                ids.get(start..)
+                let rest = ids.get(*cursor..).unwrap_or(&[]);
+                let len = rest.iter().take_while(|&&id| (id >> shift) == p).count();
+                *cursor += len;
+                rest.get(..len)
                     .unwrap_or(&[])
                     .iter()
-                    .take_while(move |&&id| in_part(id))
                     .map(move |&id| (id, x as DocId))
             })
             .collect();
@@ -530,6 +534,8 @@ pub fn all_pairs(docs: &[DocSet], options: &Options) -> Result<Outcome, Error> {
 
     let partials: Vec<Partial> = (0..n as DocId)
         .into_par_iter()
+        // Each split allocates an n-sized counter array: keep splits few.
+        .with_min_len(256)
         .map_init(
             || (vec![0u32; n], Vec::<DocId>::new()),
             |(counts, touched), x| {
