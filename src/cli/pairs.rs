@@ -26,6 +26,20 @@ struct Doc {
     set: DocSet,
 }
 
+/// The documents, split into keys and sets (the join wants a slice of
+/// sets; no copy of them is made).
+struct Docs {
+    keys: Vec<String>,
+    sets: Vec<DocSet>,
+}
+
+impl Docs {
+    fn from(docs: Vec<Doc>) -> Docs {
+        let (keys, sets) = docs.into_iter().map(|d| (d.key, d.set)).unzip();
+        Docs { keys, sets }
+    }
+}
+
 /// Runs the command.
 pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
     if !(a.threshold > 0.0 && a.threshold <= 1.0) {
@@ -51,8 +65,8 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
         }
     })?;
     let read_secs = start.elapsed().as_secs_f64();
-
-    let sets: Vec<DocSet> = docs.iter().map(|d| d.set.clone()).collect();
+    let docs = Docs::from(docs);
+    let sets = &docs.sets;
     let start = Instant::now();
     let filter = if a.no_length_filter {
         LengthFilter::None
@@ -63,7 +77,7 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
     };
     let (pairs, counters, comparisons) = pool.install(|| -> anyhow::Result<_> {
         if a.scan {
-            let (pairs, comparisons) = length_scan(&sets, a.threshold, a.weighted_length)?;
+            let (pairs, comparisons) = length_scan(sets, a.threshold, a.weighted_length)?;
             Ok((pairs, None, comparisons))
         } else {
             let options = Options {
@@ -71,7 +85,7 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
                 filter,
                 count_unfiltered: !a.no_unfiltered_count,
             };
-            let outcome = all_pairs(&sets, &options)?;
+            let outcome = all_pairs(sets, &options)?;
             let verified = outcome.counters.verified;
             Ok((outcome.pairs, Some(outcome.counters), verified))
         }
@@ -80,16 +94,22 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
 
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for p in &pairs {
-        let (Some(da), Some(db)) = (docs.get(p.a as usize), docs.get(p.b as usize)) else {
+        let (a_i, b_i) = (p.a as usize, p.b as usize);
+        let (Some(ka), Some(kb), Some(sa), Some(sb)) = (
+            docs.keys.get(a_i),
+            docs.keys.get(b_i),
+            sets.get(a_i),
+            sets.get(b_i),
+        ) else {
             continue;
         };
         if a.json {
             let obj = serde_json::json!({
-                "a": da.key,
-                "b": db.key,
+                "a": ka,
+                "b": kb,
                 "jaccard": p.jaccard,
-                "size_a": da.set.len(),
-                "size_b": db.set.len(),
+                "size_a": sa.len(),
+                "size_b": sb.len(),
                 "shared": p.shared,
             });
             writeln!(out, "{obj}")?;
@@ -97,11 +117,11 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
             writeln!(
                 out,
                 "{}\t{}\t{:.4}\t{}\t{}\t{}",
-                da.key,
-                db.key,
+                ka,
+                kb,
                 p.jaccard,
-                da.set.len(),
-                db.set.len(),
+                sa.len(),
+                sb.len(),
                 p.shared
             )?;
         }
@@ -109,7 +129,7 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
     out.flush()?;
     report(
         a,
-        &docs,
+        docs.keys.len(),
         counters.as_ref(),
         comparisons,
         pairs.len(),
@@ -122,7 +142,7 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
 /// The counters, on stderr.
 fn report(
     a: &PairsArgs,
-    docs: &[Doc],
+    n: usize,
     counters: Option<&Counters>,
     comparisons: u64,
     output: usize,
@@ -131,7 +151,7 @@ fn report(
 ) -> anyhow::Result<()> {
     let method = if a.scan { "scan" } else { "join" };
     let mut err = std::io::stderr().lock();
-    let n = docs.len() as u64;
+    let n = n as u64;
     if a.json {
         let mut obj = serde_json::json!({
             "method": method,
