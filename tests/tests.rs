@@ -7,6 +7,7 @@
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
+//! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
 //! - `util`: temp dirs and running the binary.
@@ -16,6 +17,7 @@ mod dedup;
 mod eval;
 mod extract;
 mod fetch;
+mod pairs;
 mod plugins;
 mod score;
 mod serve;

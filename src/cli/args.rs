@@ -45,6 +45,9 @@ pub enum Command {
     /// Send generated pages to a running `neardup serve` from concurrent
     /// clients; print throughput and latency as JSON.
     Load(LoadArgs),
+    /// Print every pair of pages whose word-shingle sets have Jaccard >= J,
+    /// exactly (inverted-index join with length filtering).
+    Pairs(PairsArgs),
 }
 
 /// Detector chain override, shared by the commands that detect.
@@ -221,4 +224,50 @@ pub struct LoadArgs {
     /// Bearer token for the server.
     #[arg(long, env = "NEARDUP_TOKEN", hide_env_values = true, value_name = "T")]
     pub token: Option<String>,
+}
+
+/// `neardup pairs`.
+#[derive(Debug, ClapArgs)]
+pub struct PairsArgs {
+    /// Inputs: directories of HTML files, manifest .tsv files, WARC/ARC
+    /// files; with `--text`, plain-text files or directories of them.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Jaccard threshold J in (0, 1].
+    #[arg(long, short = 'j', default_value_t = 0.9, value_name = "J")]
+    pub threshold: f64,
+
+    /// Shingle size in terms (main-text terms after normalization).
+    #[arg(long, short = 'k', default_value_t = 5, value_name = "K")]
+    pub shingle: usize,
+
+    /// Add the repetition-weighted length bound of Azgomi et al. (a
+    /// heuristic: it may lose pairs; the counters say how many).
+    #[arg(long)]
+    pub weighted_length: bool,
+
+    /// No length filter at all: score every pair sharing a shingle.
+    #[arg(long, conflicts_with = "weighted_length")]
+    pub no_length_filter: bool,
+
+    /// Use the paper's length-sorted scan (sorted-merge comparisons, no
+    /// index) instead of the inverted-index join.
+    #[arg(long)]
+    pub scan: bool,
+
+    /// Stop walking posting lists at the length window: faster, but the
+    /// unfiltered counters are not known.
+    #[arg(long)]
+    pub no_unfiltered_count: bool,
+
+    /// Inputs are plain-text files (UTF-8; invalid bytes replaced), not
+    /// pages: no decoding or main-content extraction, only normalization.
+    #[arg(long)]
+    pub text: bool,
+
+    /// One JSON object per pair on stdout, and the counters as one JSON
+    /// object on stderr.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -5,6 +5,7 @@ mod args;
 mod dedup;
 mod eval;
 mod extract;
+mod pairs;
 pub mod plugins;
 mod report;
 mod score;
@@ -30,6 +31,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Score(a) => score::run(a),
         Command::Serve(a) => serve::serve(&args, a),
         Command::Load(a) => serve::load(a),
+        Command::Pairs(a) => pairs::run(&args, a),
     }
 }
 
