@@ -11,8 +11,6 @@
 //! verdict logic treats built-ins and plugins alike.
 
 pub mod chunk;
-#[cfg(test)]
-pub(crate) mod conformance;
 pub mod exact;
 pub mod gear;
 pub mod simhash;
