@@ -120,19 +120,26 @@ pub fn summary_line(s: &Summary) -> String {
     )
 }
 
-/// One line of index memory: heap bytes per indexed page for each detector's
-/// candidate index and for the document store (signatures kept for
-/// verification, URLs, keys).
+/// One line of index memory: heap bytes of each detector's candidate index
+/// and of the document store (signatures kept for verification, URLs,
+/// keys). Per indexed page from 1,000 pages on; below that, fixed
+/// allocations (the SimHash bucket directory is ~6 MB) dominate and a
+/// per-page figure would mislead.
 pub fn memory_line(deduper: &neardup::Deduper) -> String {
-    let pages = deduper.stats().indexed.max(1) as f64;
+    let pages = deduper.stats().indexed;
     let parts: Vec<String> = deduper
         .memory()
         .iter()
-        .map(|(tier, bytes)| format!("{tier} {:.0}", *bytes as f64 / pages))
+        .map(|(tier, bytes)| {
+            if pages >= 1000 {
+                format!("{tier} {:.0} B/page", *bytes as f64 / pages as f64)
+            } else {
+                format!("{tier} {:.1} MiB", *bytes as f64 / (1024.0 * 1024.0))
+            }
+        })
         .collect();
     format!(
-        "memory: index bytes per indexed page ({} pages): {}",
-        deduper.stats().indexed,
+        "memory: index heap for {pages} indexed pages: {}",
         parts.join(", ")
     )
 }
