@@ -34,7 +34,9 @@
 //! - Only 2xx HTML answers are checked for duplicates; other statuses,
 //!   skipped content types and fetch errors go to `pages.jsonl` only.
 //! - A URL disallowed by robots.txt is not fetched: its `pages.jsonl` line
-//!   has `status: null` and `error: "robots_disallowed"`.
+//!   has `status: null` and `error: "robots_disallowed"` (or
+//!   `"robots_unreachable"` when robots.txt could not be fetched: RFC 9309
+//!   then disallows the whole host for a while).
 //!
 //! Shutdown (the `shutdown` future resolving, Ctrl-C in the CLI) stops
 //! dispatching, drains the work in flight (its verdicts are written) and
@@ -58,6 +60,7 @@ use crate::config::Config;
 use crate::deduper::{Analyzed, SharedDeduper};
 use crate::error::{Error, Result};
 use crate::fetch::{FetchError, FetchOutcome, Fetcher};
+use crate::frontier::robots::RobotsSource;
 use crate::frontier::{Canonicalizer, RobotsCache, Scope};
 use crate::output::Sink;
 use crate::verdict::{Match, Verdict, VerdictKind};
@@ -92,7 +95,8 @@ pub struct CrawlSummary {
     pub attempts: u64,
     /// Fetches that failed without a response.
     pub fetch_errors: u64,
-    /// URLs not fetched because robots.txt disallows them.
+    /// URLs not fetched because robots.txt disallows them or is
+    /// unreachable.
     pub robots_disallowed: u64,
     /// Pages checked for duplicates (2xx HTML answers).
     pub pages: u64,
@@ -135,7 +139,11 @@ struct Job {
 }
 
 enum Fetched {
-    Disallowed,
+    /// robots.txt forbids the URL (or is unreachable: RFC 9309 says
+    /// disallow all then).
+    Disallowed {
+        unreachable: bool,
+    },
     Failed(FetchError, Duration),
     Done {
         outcome: Box<FetchOutcome>,
@@ -224,20 +232,14 @@ pub async fn run(
         }
         let can_dispatch =
             !stopping && !frontier.queue.is_empty() && in_flight < max_in_flight as u64;
+        // Biased: a shutdown is seen at once, and finished work is decided
+        // before more is dispatched (fewer bodies held).
         tokio::select! {
+            biased;
             () = &mut shutdown, if !stopping => {
                 tracing::info!("shutdown: draining {in_flight} pages in flight");
                 stopping = true;
                 summary.interrupted = true;
-            }
-            permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if can_dispatch => {
-                let (Some(permit), Some((url, depth))) = (permit, frontier.queue.pop_front()) else {
-                    // Every worker is gone: nothing more can be fetched.
-                    stopping = true;
-                    continue;
-                };
-                permit.send(Job { seq: next_dispatch, url, depth });
-                next_dispatch += 1;
             }
             done = done_rx.recv(), if in_flight > 0 => {
                 let Some(done) = done else {
@@ -248,6 +250,15 @@ pub async fn run(
                     next_decide += 1;
                     state.process(done, &mut frontier, &shared.deduper, pages, sink, &mut summary).await?;
                 }
+            }
+            permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if can_dispatch => {
+                let (Some(permit), Some((url, depth))) = (permit, frontier.queue.pop_front()) else {
+                    // Every worker is gone: nothing more can be fetched.
+                    stopping = true;
+                    continue;
+                };
+                permit.send(Job { seq: next_dispatch, url, depth });
+                next_dispatch += 1;
             }
         }
     }
@@ -292,8 +303,11 @@ async fn worker(
 
 async fn fetch_one(shared: &Shared, job: &Job) -> Fetched {
     let started = Instant::now();
-    if !shared.robots.check(&shared.fetcher, &job.url).await.allowed {
-        return Fetched::Disallowed;
+    let robots = shared.robots.check(&shared.fetcher, &job.url).await;
+    if !robots.allowed {
+        return Fetched::Disallowed {
+            unreachable: robots.source == RobotsSource::Unreachable,
+        };
     }
     let outcome = match shared.fetcher.fetch(&job.url).await {
         Ok(o) => o,
@@ -419,7 +433,7 @@ impl Decider {
         let key = job.url.as_str().to_owned();
         summary.attempts += 1;
         let line = match &fetched {
-            Fetched::Disallowed => {
+            Fetched::Disallowed { unreachable } => {
                 summary.robots_disallowed += 1;
                 PageLine {
                     url: &key,
@@ -429,7 +443,11 @@ impl Decider {
                     ms: 0,
                     content_type: None,
                     depth: job.depth,
-                    error: Some("robots_disallowed".into()),
+                    error: Some(if *unreachable {
+                        "robots_unreachable".into()
+                    } else {
+                        "robots_disallowed".into()
+                    }),
                 }
             }
             Fetched::Failed(e, elapsed) => {
