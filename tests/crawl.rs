@@ -219,10 +219,15 @@ async fn test_site(hits: Arc<Mutex<Vec<String>>>) -> std::net::SocketAddr {
             "/" => html(
                 "<p>Home of the test site with several links to follow.</p>\
                  <a href=\"/open.html\">open</a> <a href=\"/secret/plans.html\">secret</a>\
-                 <a href=\"/gone.html\">gone</a> <a href=\"/loop.html\">loop</a> <a href=\"http://127.0.0.1:9/\">closed</a>",
+                 <a href=\"/moved.html\">moved</a> <a href=\"/renamed.html\">renamed</a> <a href=\"/gone.html\">gone</a> <a href=\"/loop.html\">loop</a> <a href=\"http://127.0.0.1:9/\">closed</a>",
             ),
-            "/open.html" => html("<p>An open page that anyone may read and crawl.</p>"),
+            "/open.html" => html(
+                "<p>An open page that anyone may read and crawl.</p><a href=\"/new.html\">new</a>",
+            ),
             "/secret/plans.html" => html("<p>Secret plans.</p>"),
+            "/moved.html" => (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/open.html")]).into_response(),
+            "/renamed.html" => (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/new.html")]).into_response(),
+            "/new.html" => html("<p>The new home of a renamed page, with its own text to read.</p>"),
             "/loop.html" => (StatusCode::FOUND, [(header::LOCATION, "/loop.html")]).into_response(),
             _ => (StatusCode::NOT_FOUND, "no").into_response(),
         }
@@ -272,13 +277,15 @@ async fn robots_disallow_and_errors_in_the_loop() {
     let hits = Arc::new(Mutex::new(Vec::new()));
     let addr = test_site(Arc::clone(&hits)).await;
     let dir = Dir::new();
-    let (summary, pages) = crawl(
-        addr,
-        &Options::default(),
-        &dir.join("out"),
-        std::future::pending(),
-    )
-    .await;
+    // One page in flight at a time: new.html (queued from open.html) is
+    // not dispatched before the redirect to it is decided. With more in
+    // flight it may already be fetching then, and is fetched twice.
+    let options = Options {
+        workers: 1,
+        max_in_flight: 1,
+        ..Options::default()
+    };
+    let (summary, pages) = crawl(addr, &options, &dir.join("out"), std::future::pending()).await;
     let hits = hits.lock().expect("lock").clone();
     assert!(!hits.iter().any(|h| h.starts_with("/secret/")), "{hits:?}");
     assert!(hits.iter().any(|h| h == "/open.html"), "{hits:?}");
@@ -288,7 +295,7 @@ async fn robots_disallow_and_errors_in_the_loop() {
         .map(|p| (p["url"].as_str().expect("url").to_owned(), p))
         .collect();
     let url = |p: &str| format!("http://{addr}{p}");
-    assert_eq!(pages.len(), 6, "{pages:#?}");
+    assert_eq!(pages.len(), 8, "{pages:#?}");
     assert_eq!(
         by_path[&url("/secret/plans.html")]["error"],
         "robots_disallowed"
@@ -308,14 +315,38 @@ async fn robots_disallow_and_errors_in_the_loop() {
     let closed = by_path["http://127.0.0.1:9/"];
     assert!(closed["status"].is_null());
     assert_eq!(closed["error"], "robots_unreachable");
-    assert_eq!(summary.attempts, 6);
+    assert_eq!(summary.attempts, 8);
     assert_eq!(summary.robots_disallowed, 2);
     assert_eq!(summary.fetch_errors, 1);
-    // Only the two 200 pages are checked.
-    assert_eq!(summary.pages, 2);
+    // Only the 200 answers are checked: home, open, moved (-> open) and
+    // renamed (-> new).
+    assert_eq!(summary.pages, 4);
+    assert_eq!(summary.skipped.get("already_fetched"), Some(&1));
     assert!(!summary.interrupted);
-    let verdicts = dir.read("out/verdicts.jsonl");
-    assert_eq!(verdicts.lines().count(), 2, "{verdicts}");
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+    assert_eq!(verdicts.len(), 4, "{verdicts:#?}");
+
+    // A redirect to a page fetched before is a duplicate of it (both URLs
+    // recorded); a redirect target is not fetched again from a link queued
+    // before the redirect was seen (open.html links new.html).
+    let moved = verdicts
+        .iter()
+        .find(|v| v["url"] == url("/moved.html"))
+        .expect("moved verdict");
+    assert_eq!(moved["verdict"], "duplicate");
+    assert_eq!(moved["detector"], "redirect");
+    assert_eq!(moved["of_url"], url("/open.html"));
+    assert_eq!(by_path[&url("/moved.html")]["final_url"], url("/open.html"));
+    assert_eq!(
+        hits.iter().filter(|h| *h == "/new.html").count(),
+        1,
+        "{hits:?}"
+    );
+    assert!(!by_path.contains_key(&url("/new.html")), "{pages:#?}");
+    assert_eq!(
+        by_path[&url("/renamed.html")]["final_url"],
+        url("/new.html")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -327,13 +358,14 @@ async fn frontier_cap_skips_with_a_reason() {
         ..Options::default()
     };
     let (summary, pages) = crawl(addr, &options, &dir.join("out"), std::future::pending()).await;
-    // The home page queues one link; the other four find the queue full.
+    // The home page queues one link (open); the other six find the queue
+    // full. Open's link to new finds the queue empty again.
     assert_eq!(
         summary.skipped.get("frontier_full"),
-        Some(&4),
+        Some(&6),
         "{summary:?}"
     );
-    assert_eq!(pages.len(), 2, "{pages:#?}");
+    assert_eq!(pages.len(), 3, "{pages:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

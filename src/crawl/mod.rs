@@ -24,7 +24,11 @@
 //! - A page whose `<link rel=canonical>` (canonicalized) names another URL
 //!   that was already fetched is a duplicate of that page, reason
 //!   `canonical`, without content comparison. A page whose redirect target
-//!   was already fetched is a duplicate with reason `redirect`.
+//!   was already fetched is a duplicate with reason `redirect`. A redirect
+//!   target is marked fetched: it is not queued again, and dropped from
+//!   the queue if waiting there (reason `already_fetched`); if it was
+//!   already dispatched when the redirect is decided, it is fetched twice
+//!   (and then found a duplicate by content).
 //! - Links of unique pages and of near duplicates are expanded (a near
 //!   duplicate often differs in its links: the next page of a list, an
 //!   added section). Links of exact duplicates (and canonical/redirect
@@ -252,13 +256,15 @@ pub async fn run(
                 }
             }
             permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if can_dispatch => {
-                let (Some(permit), Some((url, depth))) = (permit, frontier.queue.pop_front()) else {
+                let Some(permit) = permit else {
                     // Every worker is gone: nothing more can be fetched.
                     stopping = true;
                     continue;
                 };
-                permit.send(Job { seq: next_dispatch, url, depth });
-                next_dispatch += 1;
+                if let Some((url, depth)) = frontier.next() {
+                    permit.send(Job { seq: next_dispatch, url, depth });
+                    next_dispatch += 1;
+                }
             }
         }
     }
@@ -344,6 +350,8 @@ struct Frontier<'c> {
     scope: Scope,
     queue: VecDeque<(Url, u32)>,
     seen: HashSet<String>,
+    /// Redirect targets fetched (at most one per page fetched).
+    targets: HashSet<String>,
     max_frontier: usize,
     max_links: usize,
     skipped: BTreeMap<String, u64>,
@@ -370,6 +378,7 @@ impl<'c> Frontier<'c> {
             scope,
             queue: VecDeque::new(),
             seen: HashSet::new(),
+            targets: HashSet::new(),
             max_frontier: options.max_frontier.max(1),
             max_links: config.extract.max_links,
             skipped: BTreeMap::new(),
@@ -402,9 +411,24 @@ impl<'c> Frontier<'c> {
         }
     }
 
-    /// Marks a URL (a redirect target) as seen so it is not fetched again.
-    fn mark_seen(&mut self, url: &Url) -> bool {
-        self.seen.insert(url.as_str().to_owned())
+    /// Marks a URL as fetched as a redirect target: not queued again, and
+    /// dropped from the queue if it is already waiting there.
+    fn mark_fetched_target(&mut self, url: &Url) {
+        self.seen.insert(url.as_str().to_owned());
+        self.targets.insert(url.as_str().to_owned());
+    }
+
+    /// The next URL to fetch, skipping those already fetched as redirect
+    /// targets while they waited.
+    fn next(&mut self) -> Option<(Url, u32)> {
+        while let Some((url, depth)) = self.queue.pop_front() {
+            if self.targets.contains(url.as_str()) {
+                self.skip("already_fetched");
+                continue;
+            }
+            return Some((url, depth));
+        }
+        None
     }
 }
 
@@ -486,23 +510,25 @@ impl Decider {
         let Fetched::Done { outcome, analyzed } = fetched else {
             return Ok(());
         };
-        let Some(analyzed) = analyzed else {
-            return Ok(());
-        };
-        let analyzed = *analyzed;
         let final_url = frontier
             .canon
             .normalize(outcome.final_url.clone())
             .unwrap_or_else(|_| outcome.final_url.clone());
         let redirected = final_url != job.url;
+        if redirected {
+            // Whatever the answer, the target was fetched: a link to it
+            // later is not fetched again.
+            frontier.mark_fetched_target(&final_url);
+        }
+        let Some(analyzed) = analyzed else {
+            return Ok(());
+        };
+        let analyzed = *analyzed;
         // A redirect target fetched before: this page is that page.
         let by_redirect = redirected
             .then(|| self.fetched.get(final_url.as_str()).cloned())
             .flatten()
             .map(|of| (of, "redirect"));
-        if redirected {
-            frontier.mark_seen(&final_url);
-        }
         let page_canonical = analyzed
             .extracted
             .canonical
