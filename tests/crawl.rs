@@ -391,3 +391,64 @@ async fn shutdown_stops_dispatching_and_flushes_outputs() {
         .starts_with("doc_id\tcluster_id"));
     assert!(dir.join("out/clusters.json").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_drains_pages_in_flight() {
+    async fn handle(State(hits): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Response {
+        let path = uri.path().to_owned();
+        hits.lock().expect("lock").push(path.clone());
+        let html = |body: &str| {
+            (
+                [(header::CONTENT_TYPE, "text/html")],
+                format!("<html><body>{body}</body></html>"),
+            )
+                .into_response()
+        };
+        match path.as_str() {
+            "/" => html(
+                "<p>Home page of a site with one slow page.</p><a href=\"/slow.html\">slow</a>",
+            ),
+            "/slow.html" => {
+                tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+                html("<p>A slow page that links further.</p><a href=\"/after.html\">after</a>")
+            }
+            "/after.html" => html("<p>Reached only after the slow page.</p>"),
+            _ => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new().fallback(handle).with_state(Arc::clone(&hits));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    // The signal comes while slow.html is being served.
+    let shutdown = {
+        let hits = Arc::clone(&hits);
+        async move {
+            while !hits.lock().expect("lock").iter().any(|h| h == "/slow.html") {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    };
+    let dir = Dir::new();
+    let (summary, pages) = crawl(addr, &Options::default(), &dir.join("out"), shutdown).await;
+    assert!(summary.interrupted);
+    // slow.html was in flight: drained, fetched and decided.
+    let slow: Vec<&Value> = pages
+        .iter()
+        .filter(|p| p["url"] == format!("http://{addr}/slow.html"))
+        .collect();
+    assert_eq!(slow.len(), 1, "{pages:#?}");
+    assert_eq!(slow[0]["status"], 200);
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+    assert_eq!(verdicts.len(), 2, "{verdicts:#?}");
+    // Nothing is dispatched after the signal.
+    assert!(!hits
+        .lock()
+        .expect("lock")
+        .iter()
+        .any(|h| h == "/after.html"));
+}
