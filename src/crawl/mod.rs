@@ -149,6 +149,8 @@ enum Fetched {
         unreachable: bool,
     },
     Failed(FetchError, Duration),
+    /// The fetch task panicked.
+    Internal(String),
     Done {
         outcome: Box<FetchOutcome>,
         analyzed: Option<Box<Analyzed>>,
@@ -300,22 +302,28 @@ async fn worker(
         // The lock is held only while waiting for the next job.
         let job = { jobs.lock().await.recv().await };
         let Some(job) = job else { return };
-        let fetched = fetch_one(&shared, &job).await;
+        // A panic while fetching (a bug) must not lose the job: the
+        // frontier waits for every dispatched job, so it would never end.
+        let task = tokio::spawn(fetch_one(Arc::clone(&shared), job.url.clone()));
+        let fetched = match task.await {
+            Ok(f) => f,
+            Err(e) => Fetched::Internal(e.to_string()),
+        };
         if done.send(Done { job, fetched }).await.is_err() {
             return;
         }
     }
 }
 
-async fn fetch_one(shared: &Shared, job: &Job) -> Fetched {
+async fn fetch_one(shared: Arc<Shared>, url: Url) -> Fetched {
     let started = Instant::now();
-    let robots = shared.robots.check(&shared.fetcher, &job.url).await;
+    let robots = shared.robots.check(&shared.fetcher, &url).await;
     if !robots.allowed {
         return Fetched::Disallowed {
             unreachable: robots.source == RobotsSource::Unreachable,
         };
     }
-    let outcome = match shared.fetcher.fetch(&job.url).await {
+    let mut outcome = match shared.fetcher.fetch(&url).await {
         Ok(o) => o,
         Err(e) => return Fetched::Failed(e, started.elapsed()),
     };
@@ -324,9 +332,10 @@ async fn fetch_one(shared: &Shared, job: &Job) -> Fetched {
         && !outcome.body.is_empty();
     let analyzed = if checkable {
         let deduper = shared.deduper.clone();
-        let key = job.url.as_str().to_owned();
+        let key = url.as_str().to_owned();
         let final_url = outcome.final_url.as_str().to_owned();
-        let body = outcome.body.clone();
+        // The body is not needed after analysis: move it, do not copy.
+        let body = std::mem::take(&mut outcome.body);
         let ct = outcome.content_type.clone();
         tokio::task::spawn_blocking(move || {
             deduper.read(|d| d.analyze(&key, &final_url, &body, ct.as_deref()))
@@ -485,6 +494,19 @@ impl Decider {
                     content_type: None,
                     depth: job.depth,
                     error: Some(format!("{}: {e}", e.name())),
+                }
+            }
+            Fetched::Internal(message) => {
+                summary.fetch_errors += 1;
+                PageLine {
+                    url: &key,
+                    final_url: None,
+                    status: None,
+                    bytes: 0,
+                    ms: 0,
+                    content_type: None,
+                    depth: job.depth,
+                    error: Some(format!("internal: {message}")),
                 }
             }
             Fetched::Done { outcome, .. } => {
