@@ -21,12 +21,14 @@
 //! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
 //! - [`frontier`]: crawler URLs: canonical form, scope, robots.txt.
 //! - [`fetch`]: the crawler's HTTP fetcher: limits, retries, politeness.
+//! - [`crawl`]: the crawl loop (frontier, fetch workers, dedup in the loop) and its demo sites.
 //! - [`serve`]: the HTTP/JSON API (`neardup serve`) and its load generator.
 #![deny(missing_docs)]
 
 pub mod batch;
 pub mod cluster;
 pub mod config;
+pub mod crawl;
 pub mod decode;
 pub mod deduper;
 pub mod error;

@@ -2,6 +2,7 @@
 //! directory on fixtures from `testdata/` or files the tests write.
 //!
 //! Modules:
+//! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
 //! - `dedup`: outputs, warnings, determinism, config and detector flags;
 //! - `eval`: the eval command on a tiny generated benchmark;
 //! - `extract`: text and JSON output of the extract command;
@@ -13,6 +14,7 @@
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
+mod crawl;
 mod dedup;
 mod eval;
 mod extract;

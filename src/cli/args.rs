@@ -48,6 +48,48 @@ pub enum Command {
     /// Print every pair of pages whose word-shingle sets have Jaccard >= J,
     /// exactly (inverted-index join with length filtering).
     Pairs(PairsArgs),
+    /// Crawl from seed URLs with dedup in the loop; write pages.jsonl,
+    /// verdicts.jsonl, clusters.tsv and clusters.json. `--demo` crawls two
+    /// built-in local sites and prints their duplicate report.
+    Crawl(CrawlArgs),
+}
+
+/// `neardup crawl`.
+#[derive(Debug, ClapArgs)]
+pub struct CrawlArgs {
+    /// Seed list: one URL per line, `#` comments, blank lines ignored.
+    #[arg(long, value_name = "FILE")]
+    pub seeds: Option<PathBuf>,
+
+    /// A seed URL; repeat for more.
+    #[arg(long = "seed", value_name = "URL")]
+    pub seed: Vec<String>,
+
+    /// Output directory (created if needed); `--demo` defaults to
+    /// `neardup-demo`.
+    #[arg(long, short, value_name = "DIR", required_unless_present = "demo")]
+    pub out: Option<PathBuf>,
+
+    /// Fetch private, loopback and link-local addresses too.
+    #[arg(long)]
+    pub allow_private: bool,
+
+    /// Serve the built-in demo sites on 127.0.0.1, crawl them and print
+    /// the per-site duplicate report.
+    #[arg(long, conflicts_with_all = ["seeds", "seed"])]
+    pub demo: bool,
+
+    /// Largest number of URLs waiting in the frontier.
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    pub max_frontier: usize,
+
+    /// The detector chain.
+    #[command(flatten)]
+    pub detectors: DetectorArgs,
+
+    /// No summary or report on stderr/stdout.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Detector chain override, shared by the commands that detect.

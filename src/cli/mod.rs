@@ -2,6 +2,7 @@
 //! calls -> exit code. No detection logic lives here.
 
 mod args;
+mod crawl;
 mod dedup;
 mod eval;
 mod extract;
@@ -32,6 +33,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Serve(a) => serve::serve(&args, a),
         Command::Load(a) => serve::load(a),
         Command::Pairs(a) => pairs::run(&args, a),
+        Command::Crawl(a) => crawl::run(&args, a),
     }
 }
 

@@ -1,0 +1,747 @@
+//! The crawl loop: seeds in, a deduplicated crawl out.
+//!
+//! ```text
+//! frontier (this task) --jobs--> fetch workers (robots, Fetcher, analyze
+//!     on the blocking pool) --results--> frontier: reorder, decide, sinks,
+//!     links -> frontier
+//! ```
+//!
+//! - The frontier is a breadth-first queue of canonical URLs with their
+//!   depth, an exact-URL seen set (canonical URLs), the [`Scope`] (depth
+//!   and page budgets) and a size cap ([`Options::max_frontier`]): a link
+//!   that finds the queue full is skipped with reason `frontier_full`.
+//! - Workers fetch (politeness is inside the [`Fetcher`]) and run the
+//!   CPU-heavy [`crate::Deduper::analyze`] off the async threads.
+//! - Results are decided in dispatch order (a reorder buffer bounded by
+//!   [`Options::max_in_flight`]), so a crawl of the same sites gives the
+//!   same verdicts whatever the worker timing; decisions take the
+//!   deduper's write lock on the blocking pool, one at a time.
+//! - Every channel is bounded and in-flight work is capped: memory stays
+//!   bounded by the frontier cap, the seen set (bounded by the page
+//!   budget) and `max_in_flight` bodies.
+//!
+//! # Decisions
+//! - A page whose `<link rel=canonical>` (canonicalized) names another URL
+//!   that was already fetched is a duplicate of that page, reason
+//!   `canonical`, without content comparison. A page whose redirect target
+//!   was already fetched is a duplicate with reason `redirect`. A redirect
+//!   target is marked fetched: it is not queued again, and dropped from
+//!   the queue if waiting there (reason `already_fetched`); if it was
+//!   already dispatched when the redirect is decided, it is fetched twice
+//!   (and then found a duplicate by content).
+//! - Links of unique pages and of near duplicates are expanded (a near
+//!   duplicate often differs in its links: the next page of a list, an
+//!   added section). Links of exact duplicates (and canonical/redirect
+//!   duplicates) are NOT expanded: a mirror or a URL trap serving the same
+//!   page again has nothing new to reach, and expanding it would walk the
+//!   whole mirror.
+//! - Only 2xx HTML answers are checked for duplicates; other statuses,
+//!   skipped content types and fetch errors go to `pages.jsonl` only.
+//! - A URL disallowed by robots.txt is not fetched: its `pages.jsonl` line
+//!   has `status: null` and `error: "robots_disallowed"` (or
+//!   `"robots_unreachable"` when robots.txt could not be fetched: RFC 9309
+//!   then disallows the whole host for a while).
+//!
+//! Shutdown (the `shutdown` future resolving, Ctrl-C in the CLI) stops
+//! dispatching, drains the work in flight (its verdicts are written) and
+//! finishes the sinks, so every output file is complete.
+
+pub mod demo;
+pub mod seeds;
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::future::Future;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::mpsc;
+use url::Url;
+
+use crate::batch::{PageRecord, Summary};
+use crate::config::Config;
+use crate::deduper::{Analyzed, SharedDeduper};
+use crate::error::{Error, Result};
+use crate::fetch::{FetchError, FetchOutcome, Fetcher};
+use crate::frontier::robots::RobotsSource;
+use crate::frontier::{Canonicalizer, RobotsCache, Scope};
+use crate::output::Sink;
+use crate::verdict::{Match, Verdict, VerdictKind};
+
+/// Crawl-loop settings that are not part of [`Config`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Fetch workers; 0 uses `crawl.fetch.concurrency` (the fetcher's
+    /// global limit applies either way).
+    pub workers: usize,
+    /// Largest number of URLs waiting in the frontier queue.
+    pub max_frontier: usize,
+    /// Largest number of pages dispatched but not yet decided (bodies held
+    /// in memory); 0 uses four per worker.
+    pub max_in_flight: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            workers: 0,
+            max_frontier: 100_000,
+            max_in_flight: 0,
+        }
+    }
+}
+
+/// Counts of a finished (or interrupted) crawl.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CrawlSummary {
+    /// Lines written to `pages.jsonl` (fetch attempts and robots skips).
+    pub attempts: u64,
+    /// Fetches that failed without a response.
+    pub fetch_errors: u64,
+    /// URLs not fetched because robots.txt disallows them or is
+    /// unreachable.
+    pub robots_disallowed: u64,
+    /// Pages checked for duplicates (2xx HTML answers).
+    pub pages: u64,
+    /// Unique pages.
+    pub unique: u64,
+    /// Duplicates (content, `canonical` or `redirect`).
+    pub duplicates: u64,
+    /// Near duplicates.
+    pub near_duplicates: u64,
+    /// Duplicates by `<link rel=canonical>`.
+    pub canonical_duplicates: u64,
+    /// Links not crawled, by reason (`off_site`, `too_deep`,
+    /// `frontier_full`, ...). Links to URLs already seen are not counted.
+    pub skipped: BTreeMap<String, u64>,
+    /// Body bytes fetched.
+    pub bytes: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// The crawl stopped on the shutdown signal, not on an empty frontier.
+    pub interrupted: bool,
+}
+
+/// One line of `pages.jsonl`.
+#[derive(Debug, Serialize)]
+struct PageLine<'a> {
+    url: &'a str,
+    final_url: Option<&'a str>,
+    status: Option<u16>,
+    bytes: usize,
+    ms: u64,
+    content_type: Option<&'a str>,
+    depth: u32,
+    error: Option<String>,
+}
+
+struct Job {
+    seq: u64,
+    url: Url,
+    depth: u32,
+}
+
+enum Fetched {
+    /// robots.txt forbids the URL (or is unreachable: RFC 9309 says
+    /// disallow all then).
+    Disallowed {
+        unreachable: bool,
+    },
+    Failed(FetchError, Duration),
+    /// The fetch task panicked.
+    Internal(String),
+    Done {
+        outcome: Box<FetchOutcome>,
+        analyzed: Option<Box<Analyzed>>,
+    },
+}
+
+struct Done {
+    job: Job,
+    fetched: Fetched,
+}
+
+struct Shared {
+    fetcher: Arc<Fetcher>,
+    robots: RobotsCache,
+    deduper: SharedDeduper,
+}
+
+/// Crawls from `seeds` until the frontier is empty and nothing is in
+/// flight, or until `shutdown` resolves (then in-flight work is drained).
+/// Writes one `pages.jsonl` line per fetch attempt to `pages` and pushes
+/// every checked page to `sink` (verdicts, clusters), then calls
+/// [`Sink::finish`].
+///
+/// # Errors
+/// Invalid scope patterns, sink or `pages` write errors, a poisoned
+/// deduper. Fetch errors are outcomes, not errors.
+#[allow(clippy::too_many_arguments)]
+pub async fn run(
+    seeds: Vec<Url>,
+    config: &Config,
+    options: &Options,
+    deduper: SharedDeduper,
+    fetcher: Arc<Fetcher>,
+    pages: &mut dyn Write,
+    sink: &mut dyn Sink,
+    shutdown: impl Future<Output = ()>,
+) -> Result<CrawlSummary> {
+    let start = Instant::now();
+    let canon = Canonicalizer::new(&config.crawl.canonical);
+    let mut frontier = Frontier::new(config, options, &canon, &seeds)?;
+    let workers = match options.workers {
+        0 => config.crawl.fetch.concurrency.max(1),
+        n => n,
+    };
+    let max_in_flight = match options.max_in_flight {
+        0 => workers.saturating_mul(4),
+        n => n,
+    }
+    .max(1);
+    let shared = Arc::new(Shared {
+        fetcher,
+        robots: RobotsCache::new(&config.crawl),
+        deduper: deduper.clone(),
+    });
+    let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
+    let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
+    let job_rx = Arc::new(tokio::sync::Mutex::new(job_rx));
+    let mut handles = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        let rx = Arc::clone(&job_rx);
+        let tx = done_tx.clone();
+        let shared = Arc::clone(&shared);
+        handles.push(tokio::spawn(worker(rx, tx, shared)));
+    }
+    drop(done_tx);
+
+    let mut summary = CrawlSummary::default();
+    sink.begin()?;
+    let mut state = Decider {
+        positions: HashMap::new(),
+        fetched: HashMap::new(),
+        records: 0,
+        batch: Summary::default(),
+    };
+    let mut next_dispatch: u64 = 0;
+    let mut next_decide: u64 = 0;
+    let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
+    let mut stopping = false;
+    let mut job_tx = Some(job_tx);
+    tokio::pin!(shutdown);
+    loop {
+        let in_flight = next_dispatch - next_decide;
+        if in_flight == 0 && (frontier.queue.is_empty() || stopping) {
+            break;
+        }
+        let can_dispatch =
+            !stopping && !frontier.queue.is_empty() && in_flight < max_in_flight as u64;
+        // Biased: a shutdown is seen at once, and finished work is decided
+        // before more is dispatched (fewer bodies held).
+        tokio::select! {
+            biased;
+            () = &mut shutdown, if !stopping => {
+                tracing::info!("shutdown: draining {in_flight} pages in flight");
+                stopping = true;
+                summary.interrupted = true;
+            }
+            done = done_rx.recv(), if in_flight > 0 => {
+                let Some(done) = done else {
+                    return Err(worker_gone());
+                };
+                reorder.insert(done.job.seq, done);
+                while let Some(done) = reorder.remove(&next_decide) {
+                    next_decide += 1;
+                    state.process(done, &mut frontier, &shared.deduper, pages, sink, &mut summary).await?;
+                }
+            }
+            permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if can_dispatch => {
+                let Some(permit) = permit else {
+                    // Every worker is gone: nothing more can be fetched.
+                    stopping = true;
+                    continue;
+                };
+                if let Some((url, depth)) = frontier.next() {
+                    permit.send(Job { seq: next_dispatch, url, depth });
+                    next_dispatch += 1;
+                }
+            }
+        }
+    }
+    // Closing the job channel ends the workers.
+    job_tx.take();
+    for h in handles {
+        let _ = h.await;
+    }
+    pages
+        .flush()
+        .map_err(|e| Error::io(std::path::Path::new("pages.jsonl"), e))?;
+    summary.skipped = std::mem::take(&mut frontier.skipped);
+    summary.elapsed = start.elapsed();
+    state.batch.elapsed = summary.elapsed;
+    state.batch.threads = workers;
+    sink.finish(&state.batch)?;
+    Ok(summary)
+}
+
+fn worker_gone() -> Error {
+    Error::Input {
+        path: "<crawl>".into(),
+        message: "a fetch worker stopped unexpectedly".into(),
+    }
+}
+
+async fn worker(
+    jobs: Arc<tokio::sync::Mutex<mpsc::Receiver<Job>>>,
+    done: mpsc::Sender<Done>,
+    shared: Arc<Shared>,
+) {
+    loop {
+        // The lock is held only while waiting for the next job.
+        let job = { jobs.lock().await.recv().await };
+        let Some(job) = job else { return };
+        // A panic while fetching (a bug) must not lose the job: the
+        // frontier waits for every dispatched job, so it would never end.
+        let task = tokio::spawn(fetch_one(Arc::clone(&shared), job.url.clone()));
+        let fetched = match task.await {
+            Ok(f) => f,
+            Err(e) => Fetched::Internal(e.to_string()),
+        };
+        if done.send(Done { job, fetched }).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn fetch_one(shared: Arc<Shared>, url: Url) -> Fetched {
+    let started = Instant::now();
+    let robots = shared.robots.check(&shared.fetcher, &url).await;
+    if !robots.allowed {
+        return Fetched::Disallowed {
+            unreachable: robots.source == RobotsSource::Unreachable,
+        };
+    }
+    let mut outcome = match shared.fetcher.fetch(&url).await {
+        Ok(o) => o,
+        Err(e) => return Fetched::Failed(e, started.elapsed()),
+    };
+    let checkable = (200..300).contains(&outcome.status)
+        && !outcome.skipped_content_type
+        && !outcome.body.is_empty();
+    let analyzed = if checkable {
+        let deduper = shared.deduper.clone();
+        let key = url.as_str().to_owned();
+        let final_url = outcome.final_url.as_str().to_owned();
+        // The body is not needed after analysis: move it, do not copy.
+        let body = std::mem::take(&mut outcome.body);
+        let ct = outcome.content_type.clone();
+        tokio::task::spawn_blocking(move || {
+            deduper.read(|d| d.analyze(&key, &final_url, &body, ct.as_deref()))
+        })
+        .await
+        .ok()
+        .and_then(|r| r.ok())
+        .map(Box::new)
+    } else {
+        None
+    };
+    Fetched::Done {
+        outcome: Box::new(outcome),
+        analyzed,
+    }
+}
+
+/// The queue, seen set and scope.
+struct Frontier<'c> {
+    canon: &'c Canonicalizer,
+    scope: Scope,
+    queue: VecDeque<(Url, u32)>,
+    seen: HashSet<String>,
+    /// Redirect targets fetched (at most one per page fetched).
+    targets: HashSet<String>,
+    max_frontier: usize,
+    max_links: usize,
+    skipped: BTreeMap<String, u64>,
+}
+
+impl<'c> Frontier<'c> {
+    fn new(
+        config: &Config,
+        options: &Options,
+        canon: &'c Canonicalizer,
+        seeds: &[Url],
+    ) -> Result<Frontier<'c>> {
+        let seeds: Vec<Url> = seeds
+            .iter()
+            .filter_map(|s| canon.normalize(s.clone()).ok())
+            .collect();
+        let scope = Scope::new(&config.crawl.scope, &seeds).map_err(|e| Error::Config {
+            key: "crawl.scope".into(),
+            value: e.to_string(),
+            allowed: "valid regexes".into(),
+        })?;
+        let mut f = Frontier {
+            canon,
+            scope,
+            queue: VecDeque::new(),
+            seen: HashSet::new(),
+            targets: HashSet::new(),
+            max_frontier: options.max_frontier.max(1),
+            max_links: config.extract.max_links,
+            skipped: BTreeMap::new(),
+        };
+        for s in seeds {
+            f.offer(s, 0);
+        }
+        Ok(f)
+    }
+
+    fn skip(&mut self, reason: &str) {
+        *self.skipped.entry(reason.to_owned()).or_insert(0) += 1;
+    }
+
+    /// Queues a canonical URL if it is new, in scope and fits.
+    fn offer(&mut self, url: Url, depth: u32) {
+        if self.seen.contains(url.as_str()) {
+            return;
+        }
+        if self.queue.len() >= self.max_frontier {
+            self.skip("frontier_full");
+            return;
+        }
+        match self.scope.admit(&url, depth) {
+            Ok(()) => {
+                self.seen.insert(url.as_str().to_owned());
+                self.queue.push_back((url, depth));
+            }
+            Err(reason) => self.skip(reason.name()),
+        }
+    }
+
+    /// Marks a URL as fetched as a redirect target: not queued again, and
+    /// dropped from the queue if it is already waiting there.
+    fn mark_fetched_target(&mut self, url: &Url) {
+        self.seen.insert(url.as_str().to_owned());
+        self.targets.insert(url.as_str().to_owned());
+    }
+
+    /// The next URL to fetch, skipping those already fetched as redirect
+    /// targets while they waited.
+    fn next(&mut self) -> Option<(Url, u32)> {
+        while let Some((url, depth)) = self.queue.pop_front() {
+            if self.targets.contains(url.as_str()) {
+                self.skip("already_fetched");
+                continue;
+            }
+            return Some((url, depth));
+        }
+        None
+    }
+}
+
+/// The sequential half: verdicts, positions, sinks.
+struct Decider {
+    /// Key (canonical URL) -> position in processing order.
+    positions: HashMap<String, usize>,
+    /// Canonical URL fetched (requested or final) -> key of the page.
+    fetched: HashMap<String, String>,
+    records: usize,
+    batch: Summary,
+}
+
+impl Decider {
+    #[allow(clippy::too_many_arguments)]
+    async fn process(
+        &mut self,
+        done: Done,
+        frontier: &mut Frontier<'_>,
+        deduper: &SharedDeduper,
+        pages: &mut dyn Write,
+        sink: &mut dyn Sink,
+        summary: &mut CrawlSummary,
+    ) -> Result<()> {
+        let Done { job, fetched } = done;
+        let key = job.url.as_str().to_owned();
+        summary.attempts += 1;
+        let line = match &fetched {
+            Fetched::Disallowed { unreachable } => {
+                summary.robots_disallowed += 1;
+                PageLine {
+                    url: &key,
+                    final_url: None,
+                    status: None,
+                    bytes: 0,
+                    ms: 0,
+                    content_type: None,
+                    depth: job.depth,
+                    error: Some(if *unreachable {
+                        "robots_unreachable".into()
+                    } else {
+                        "robots_disallowed".into()
+                    }),
+                }
+            }
+            Fetched::Failed(e, elapsed) => {
+                summary.fetch_errors += 1;
+                PageLine {
+                    url: &key,
+                    final_url: None,
+                    status: None,
+                    bytes: 0,
+                    ms: millis(*elapsed),
+                    content_type: None,
+                    depth: job.depth,
+                    error: Some(format!("{}: {e}", e.name())),
+                }
+            }
+            Fetched::Internal(message) => {
+                summary.fetch_errors += 1;
+                PageLine {
+                    url: &key,
+                    final_url: None,
+                    status: None,
+                    bytes: 0,
+                    ms: 0,
+                    content_type: None,
+                    depth: job.depth,
+                    error: Some(format!("internal: {message}")),
+                }
+            }
+            Fetched::Done { outcome, .. } => {
+                summary.bytes += outcome.bytes as u64;
+                PageLine {
+                    url: &key,
+                    final_url: Some(outcome.final_url.as_str()),
+                    status: Some(outcome.status),
+                    bytes: outcome.bytes,
+                    ms: millis(outcome.elapsed),
+                    content_type: outcome.content_type.as_deref(),
+                    depth: job.depth,
+                    error: outcome
+                        .skipped_content_type
+                        .then(|| "skipped_content_type".to_owned()),
+                }
+            }
+        };
+        let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
+        serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
+        pages.write_all(b"\n").map_err(io)?;
+
+        let Fetched::Done { outcome, analyzed } = fetched else {
+            return Ok(());
+        };
+        let final_url = frontier
+            .canon
+            .normalize(outcome.final_url.clone())
+            .unwrap_or_else(|_| outcome.final_url.clone());
+        let redirected = final_url != job.url;
+        if redirected {
+            // Whatever the answer, the target was fetched: a link to it
+            // later is not fetched again.
+            frontier.mark_fetched_target(&final_url);
+        }
+        let Some(analyzed) = analyzed else {
+            return Ok(());
+        };
+        let analyzed = *analyzed;
+        // A redirect target fetched before: this page is that page.
+        let by_redirect = redirected
+            .then(|| self.fetched.get(final_url.as_str()).cloned())
+            .flatten()
+            .map(|of| (of, "redirect"));
+        let page_canonical = analyzed
+            .extracted
+            .canonical
+            .as_deref()
+            .and_then(|c| frontier.canon.join(&outcome.final_url, c).ok());
+        let by_canonical = page_canonical
+            .as_ref()
+            .filter(|c| **c != job.url && **c != final_url)
+            .and_then(|c| self.fetched.get(c.as_str()).cloned())
+            .map(|of| (of, "canonical"));
+        let base = analyzed
+            .extracted
+            .base_href
+            .as_deref()
+            .and_then(|b| outcome.final_url.join(b).ok())
+            .unwrap_or_else(|| outcome.final_url.clone());
+        let hrefs = analyzed.extracted.links.clone();
+        let bytes = analyzed.bytes;
+
+        let verdict = match by_redirect.or(by_canonical) {
+            Some((of, reason)) => {
+                if reason == "canonical" {
+                    summary.canonical_duplicates += 1;
+                }
+                Verdict {
+                    kind: VerdictKind::Duplicate,
+                    matched: Some(Match {
+                        id: 0,
+                        url: of.clone(),
+                        key: of,
+                        detector: reason.into(),
+                        similarity: 1.0,
+                        resemblance: 1.0,
+                        containment: 1.0,
+                        reason: format!(
+                            "{reason}: {}",
+                            final_url_or_canonical(reason, &final_url, page_canonical.as_ref())
+                        ),
+                    }),
+                    indexed_as: None,
+                    warnings: analyzed.warnings,
+                }
+            }
+            None => {
+                let d = deduper.clone();
+                tokio::task::spawn_blocking(move || d.with(|d| d.decide(analyzed)))
+                    .await
+                    .map_err(|_| worker_gone())??
+            }
+        };
+        self.fetched.insert(key.clone(), key.clone());
+        if redirected {
+            self.fetched
+                .entry(final_url.as_str().to_owned())
+                .or_insert_with(|| key.clone());
+        }
+        let of = verdict
+            .matched
+            .as_ref()
+            .and_then(|m| self.positions.get(&m.key).copied());
+        let position = self.records;
+        self.records += 1;
+        self.positions.insert(key.clone(), position);
+        summary.pages += 1;
+        let b = &mut self.batch;
+        b.pages += 1;
+        b.bytes += bytes as u64;
+        if !verdict.warnings.is_empty() {
+            b.pages_with_warnings += 1;
+            b.warnings += verdict.warnings.len() as u64;
+        }
+        match verdict.kind {
+            VerdictKind::Unique => {
+                summary.unique += 1;
+                b.unique += 1;
+            }
+            VerdictKind::Duplicate => {
+                summary.duplicates += 1;
+                b.duplicates += 1;
+            }
+            VerdictKind::NearDuplicate => {
+                summary.near_duplicates += 1;
+                b.near_duplicates += 1;
+            }
+        }
+        let expand = verdict.kind != VerdictKind::Duplicate;
+        sink.page(&PageRecord {
+            position,
+            key: key.clone(),
+            url: key,
+            site: site_with_port(&job.url),
+            bytes,
+            verdict,
+            of,
+        })?;
+        if expand {
+            let links = Scope::links(
+                frontier.canon,
+                &final_url,
+                &base,
+                hrefs.iter().map(String::as_str),
+                frontier.max_links,
+            );
+            for (_, reason) in &links.skipped {
+                frontier.skip(reason.name());
+            }
+            if links.over_cap > 0 {
+                *frontier.skipped.entry("too_many_links".into()).or_insert(0) +=
+                    links.over_cap as u64;
+            }
+            for url in links.accepted {
+                frontier.offer(url, job.depth + 1);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn final_url_or_canonical<'a>(
+    reason: &str,
+    final_url: &'a Url,
+    canonical: Option<&'a Url>,
+) -> &'a str {
+    match (reason, canonical) {
+        ("canonical", Some(c)) => c.as_str(),
+        _ => final_url.as_str(),
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The site of a crawled URL for reports: its host, with the port when it
+/// is not the scheme's default (two local test servers on one address are
+/// two sites).
+pub fn site_with_port(url: &Url) -> String {
+    let host = url.host_str().unwrap_or("-").to_ascii_lowercase();
+    match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host,
+    }
+}
+
+/// The per-site duplicate report printed by `neardup crawl --demo`: per
+/// site its pages, duplicate rate and clusters (members with verdict,
+/// detector and the page they duplicate), then clusters spanning sites.
+pub fn format_report(report: &crate::cluster::ClusterReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let cluster = |out: &mut String, c: &crate::cluster::ClusterSummary| {
+        let _ = writeln!(
+            out,
+            "    cluster of {}: kept {}",
+            c.size, c.representative_url
+        );
+        for m in c
+            .members
+            .iter()
+            .filter(|m| m.verdict != VerdictKind::Unique)
+        {
+            let _ = writeln!(
+                out,
+                "      {} {} by {} ({:.2}) of {}",
+                m.url,
+                m.verdict.as_str(),
+                m.detector,
+                m.similarity,
+                m.of
+            );
+        }
+    };
+    for (site, s) in &report.sites {
+        let _ = writeln!(
+            out,
+            "{site}: {} pages, {} unique, {} duplicates, {} near duplicates, duplicate rate {:.1}%",
+            s.pages,
+            s.unique,
+            s.duplicates,
+            s.near_duplicates,
+            s.duplicate_rate * 100.0
+        );
+        for c in &s.clusters {
+            cluster(&mut out, c);
+        }
+    }
+    if !report.cross_site.is_empty() {
+        let _ = writeln!(out, "across sites:");
+        for c in &report.cross_site {
+            cluster(&mut out, c);
+        }
+    }
+    out
+}

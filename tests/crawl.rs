@@ -1,0 +1,454 @@
+//! The crawl loop against real HTTP servers on 127.0.0.1: the built-in
+//! demo through the binary (expected duplicates, canonicalized tracking
+//! URLs, the calendar trap bounded, robots.txt, a 404), seed-file errors,
+//! and the library loop against a test server (robots disallow, fetch
+//! errors in pages.jsonl, frontier cap, shutdown).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::{header, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use neardup::crawl::{run, Options};
+use neardup::deduper::SharedDeduper;
+use neardup::fetch::Fetcher;
+use neardup::output::OutputDir;
+use neardup::{Config, Deduper};
+use serde_json::Value;
+use url::Url;
+
+use crate::util::Dir;
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+        .collect()
+}
+
+fn path_of(url: &str) -> String {
+    let u = Url::parse(url).expect("URL");
+    match u.query() {
+        Some(q) => format!("{}?{q}", u.path()),
+        None => u.path().to_owned(),
+    }
+}
+
+fn port_of(url: &str) -> Option<u16> {
+    Url::parse(url).expect("URL").port()
+}
+
+/// The verdict line of the page with this path (and port, if given).
+fn verdict<'a>(verdicts: &'a [Value], path: &str) -> &'a Value {
+    let found: Vec<&Value> = verdicts
+        .iter()
+        .filter(|v| path_of(v["url"].as_str().unwrap_or("")) == path)
+        .collect();
+    assert_eq!(found.len(), 1, "one verdict for {path}: {verdicts:#?}");
+    found[0]
+}
+
+#[test]
+fn demo_crawl_finds_the_expected_duplicates() {
+    let dir = Dir::new();
+    let run = dir.run(&["crawl", "--demo", "--out", "out"]).expect_code(0);
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+    let pages = json_lines(&dir.read("out/pages.jsonl"));
+
+    let solar = verdict(&verdicts, "/articles/solar.html");
+    assert_eq!(solar["verdict"], "unique");
+    let solar_url = solar["url"].as_str().expect("url");
+    let site_a = port_of(solar_url);
+
+    // Printer-friendly view: dropped, as a copy of the article.
+    let print = verdict(&verdicts, "/articles/solar-print.html");
+    assert_ne!(print["verdict"], "unique", "{print}");
+    assert_eq!(print["of_url"], solar_url);
+
+    // AMP view: dropped by its rel=canonical.
+    let amp = verdict(&verdicts, "/amp/solar.html");
+    assert_eq!(amp["verdict"], "duplicate", "{amp}");
+    assert_eq!(amp["detector"], "canonical");
+    assert_eq!(amp["of_url"], solar_url);
+
+    // The mirror on the other host: dropped, of the original.
+    let mirror = verdict(&verdicts, "/news/schools-solar.html");
+    assert_ne!(port_of(mirror["url"].as_str().expect("url")), site_a);
+    assert_ne!(mirror["verdict"], "unique", "{mirror}");
+    assert_eq!(mirror["of_url"], solar_url);
+
+    // Tag and archive pages list the same posts as "view all".
+    let all = verdict(&verdicts, "/posts/all.html");
+    assert_eq!(all["verdict"], "unique");
+    for p in ["/tags/energy.html", "/archive/2026.html"] {
+        let v = verdict(&verdicts, p);
+        assert_ne!(v["verdict"], "unique", "{v}");
+        assert_eq!(v["of_url"], all["url"], "{v}");
+    }
+
+    // Similar product pages are different products.
+    for p in ["/products/lamp-a100.html", "/products/lamp-a200.html"] {
+        assert_eq!(verdict(&verdicts, p)["verdict"], "unique", "{p}");
+    }
+
+    // Tracking and session-id links: one fetch of the article, none with
+    // the parameters (both hosts).
+    let fetched: Vec<String> = pages
+        .iter()
+        .map(|p| path_of(p["url"].as_str().expect("url")))
+        .collect();
+    assert_eq!(
+        fetched
+            .iter()
+            .filter(|p| p.starts_with("/articles/solar.html"))
+            .count(),
+        1,
+        "{fetched:?}"
+    );
+    assert!(
+        !fetched
+            .iter()
+            .any(|p| p.contains("utm_") || p.contains("sessionid")),
+        "{fetched:?}"
+    );
+    // Each URL fetched once.
+    let mut seen = std::collections::HashSet::new();
+    for p in &pages {
+        assert!(
+            seen.insert(p["url"].as_str().expect("url").to_owned()),
+            "{p}"
+        );
+    }
+
+    // The calendar trap stops at the demo's max depth (5): months 1..=5.
+    let mut months: Vec<u64> = fetched
+        .iter()
+        .filter_map(|p| p.strip_prefix("/calendar?month="))
+        .map(|m| m.parse().expect("month"))
+        .collect();
+    months.sort_unstable();
+    assert_eq!(months, [1, 2, 3, 4, 5]);
+    assert!(pages.iter().all(|p| p["depth"].as_u64() <= Some(5)));
+
+    // robots.txt disallows /private/: recorded, not fetched.
+    let private: Vec<&Value> = pages
+        .iter()
+        .filter(|p| path_of(p["url"].as_str().expect("url")) == "/private/drafts.html")
+        .collect();
+    assert_eq!(private.len(), 1);
+    assert_eq!(private[0]["error"], "robots_disallowed");
+    assert!(private[0]["status"].is_null());
+
+    // The dead link is one pages.jsonl line with its 404, and no verdict.
+    let missing: Vec<&Value> = pages
+        .iter()
+        .filter(|p| path_of(p["url"].as_str().expect("url")) == "/missing.html")
+        .collect();
+    assert_eq!(missing.len(), 1);
+    assert_eq!(missing[0]["status"], 404);
+    assert!(!verdicts
+        .iter()
+        .any(|v| path_of(v["url"].as_str().unwrap_or("")) == "/missing.html"));
+
+    // Clusters and the printed report.
+    let clusters: Value =
+        serde_json::from_str(&dir.read("out/clusters.json")).expect("clusters.json");
+    assert_eq!(
+        clusters["totals"]["pages"].as_u64(),
+        Some(verdicts.len() as u64)
+    );
+    let stdout = run.stdout();
+    assert!(stdout.contains("duplicate rate"), "{stdout}");
+    assert!(
+        stdout.contains("/amp/solar.html duplicate by canonical"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn seeds_file_bad_lines_are_reported_with_line_numbers() {
+    let dir = Dir::new();
+    // Nothing listens on port 9 of 127.0.0.1 (discard, not served): the
+    // good seed is attempted and fails, which is enough to check the run.
+    dir.write(
+        "seeds.txt",
+        "# seeds\n\nnot a url\nhttp://127.0.0.1:9/\nftp://example.invalid/\n",
+    );
+    let run = dir
+        .run(&[
+            "crawl",
+            "--seeds",
+            "seeds.txt",
+            "--out",
+            "out",
+            "--allow-private",
+        ])
+        .expect_code(0);
+    let err = run.stderr();
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("line 5"), "{err}");
+    assert!(!err.contains("line 4"), "{err}");
+    let pages = json_lines(&dir.read("out/pages.jsonl"));
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    assert_eq!(pages[0]["url"], "http://127.0.0.1:9/");
+    assert_eq!(pages[0]["error"], "robots_unreachable", "{}", pages[0]);
+
+    dir.write("none.txt", "# nothing\nmailto:a@b.c\n");
+    let run = dir.run(&["crawl", "--seeds", "none.txt", "--out", "out2"]);
+    assert_ne!(run.code(), 0);
+    assert!(run.stderr().contains("line 2"), "{}", run.stderr());
+}
+
+/// A site: robots.txt disallows /secret/, the home page links to an
+/// allowed page, a secret page, a 404, a redirect loop and a port nothing
+/// listens on.
+async fn test_site(hits: Arc<Mutex<Vec<String>>>) -> std::net::SocketAddr {
+    async fn handle(State(hits): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Response {
+        let path = uri.path().to_owned();
+        hits.lock().expect("lock").push(path.clone());
+        let html = |body: &str| {
+            (
+                [(header::CONTENT_TYPE, "text/html")],
+                format!("<html><body>{body}</body></html>"),
+            )
+                .into_response()
+        };
+        match path.as_str() {
+            "/robots.txt" => "User-agent: *\nDisallow: /secret/\n".into_response(),
+            "/" => html(
+                "<p>Home of the test site with several links to follow.</p>\
+                 <a href=\"/open.html\">open</a> <a href=\"/secret/plans.html\">secret</a>\
+                 <a href=\"/moved.html\">moved</a> <a href=\"/renamed.html\">renamed</a> <a href=\"/gone.html\">gone</a> <a href=\"/loop.html\">loop</a> <a href=\"http://127.0.0.1:9/\">closed</a>",
+            ),
+            "/open.html" => html(
+                "<p>An open page that anyone may read and crawl.</p><a href=\"/new.html\">new</a>",
+            ),
+            "/secret/plans.html" => html("<p>Secret plans.</p>"),
+            "/moved.html" => (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/open.html")]).into_response(),
+            "/renamed.html" => (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/new.html")]).into_response(),
+            "/new.html" => html("<p>The new home of a renamed page, with its own text to read.</p>"),
+            "/loop.html" => (StatusCode::FOUND, [(header::LOCATION, "/loop.html")]).into_response(),
+            _ => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new().fallback(handle).with_state(hits);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+fn test_config() -> Config {
+    let mut config = Config::default();
+    config.crawl.allow_private = true;
+    config.crawl.fetch.host_delay_ms = 0;
+    config.crawl.fetch.retries = 0;
+    config.crawl.fetch.connect_timeout_ms = 2000;
+    // The scope is per host: 127.0.0.1:9 is the same host, in scope.
+    config
+}
+
+async fn crawl(
+    addr: std::net::SocketAddr,
+    options: &Options,
+    out: &std::path::Path,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> (neardup::crawl::CrawlSummary, Vec<Value>) {
+    let config = test_config();
+    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
+    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+    let mut sink = OutputDir::create(out).expect("out dir");
+    let mut pages = Vec::new();
+    let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
+    let summary = run(
+        seeds, &config, options, deduper, fetcher, &mut pages, &mut sink, shutdown,
+    )
+    .await
+    .expect("crawl");
+    let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
+    (summary, pages)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_disallow_and_errors_in_the_loop() {
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let addr = test_site(Arc::clone(&hits)).await;
+    let dir = Dir::new();
+    // One page in flight at a time: new.html (queued from open.html) is
+    // not dispatched before the redirect to it is decided. With more in
+    // flight it may already be fetching then, and is fetched twice.
+    let options = Options {
+        workers: 1,
+        max_in_flight: 1,
+        ..Options::default()
+    };
+    let (summary, pages) = crawl(addr, &options, &dir.join("out"), std::future::pending()).await;
+    let hits = hits.lock().expect("lock").clone();
+    assert!(!hits.iter().any(|h| h.starts_with("/secret/")), "{hits:?}");
+    assert!(hits.iter().any(|h| h == "/open.html"), "{hits:?}");
+
+    let by_path: BTreeMap<String, &Value> = pages
+        .iter()
+        .map(|p| (p["url"].as_str().expect("url").to_owned(), p))
+        .collect();
+    let url = |p: &str| format!("http://{addr}{p}");
+    assert_eq!(pages.len(), 8, "{pages:#?}");
+    assert_eq!(
+        by_path[&url("/secret/plans.html")]["error"],
+        "robots_disallowed"
+    );
+    assert_eq!(by_path[&url("/gone.html")]["status"], 404);
+    assert_eq!(by_path[&url("/open.html")]["status"], 200);
+    let looped = by_path[&url("/loop.html")];
+    assert!(looped["status"].is_null());
+    assert!(
+        looped["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("redirect_loop")),
+        "{looped}"
+    );
+    // Nothing listens there, so its robots.txt is unreachable: the host is
+    // disallowed (RFC 9309), and the line says why.
+    let closed = by_path["http://127.0.0.1:9/"];
+    assert!(closed["status"].is_null());
+    assert_eq!(closed["error"], "robots_unreachable");
+    assert_eq!(summary.attempts, 8);
+    assert_eq!(summary.robots_disallowed, 2);
+    assert_eq!(summary.fetch_errors, 1);
+    // Only the 200 answers are checked: home, open, moved (-> open) and
+    // renamed (-> new).
+    assert_eq!(summary.pages, 4);
+    assert_eq!(summary.skipped.get("already_fetched"), Some(&1));
+    assert!(!summary.interrupted);
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+    assert_eq!(verdicts.len(), 4, "{verdicts:#?}");
+
+    // A redirect to a page fetched before is a duplicate of it (both URLs
+    // recorded); a redirect target is not fetched again from a link queued
+    // before the redirect was seen (open.html links new.html).
+    let moved = verdicts
+        .iter()
+        .find(|v| v["url"] == url("/moved.html"))
+        .expect("moved verdict");
+    assert_eq!(moved["verdict"], "duplicate");
+    assert_eq!(moved["detector"], "redirect");
+    assert_eq!(moved["of_url"], url("/open.html"));
+    assert_eq!(by_path[&url("/moved.html")]["final_url"], url("/open.html"));
+    assert_eq!(
+        hits.iter().filter(|h| *h == "/new.html").count(),
+        1,
+        "{hits:?}"
+    );
+    assert!(!by_path.contains_key(&url("/new.html")), "{pages:#?}");
+    assert_eq!(
+        by_path[&url("/renamed.html")]["final_url"],
+        url("/new.html")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frontier_cap_skips_with_a_reason() {
+    let addr = test_site(Arc::default()).await;
+    let dir = Dir::new();
+    let options = Options {
+        max_frontier: 1,
+        ..Options::default()
+    };
+    let (summary, pages) = crawl(addr, &options, &dir.join("out"), std::future::pending()).await;
+    // The home page queues one link (open); the other six find the queue
+    // full. Open's link to new finds the queue empty again.
+    assert_eq!(
+        summary.skipped.get("frontier_full"),
+        Some(&6),
+        "{summary:?}"
+    );
+    assert_eq!(pages.len(), 3, "{pages:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_stops_dispatching_and_flushes_outputs() {
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let addr = test_site(Arc::clone(&hits)).await;
+    let dir = Dir::new();
+    let (summary, pages) = crawl(
+        addr,
+        &Options::default(),
+        &dir.join("out"),
+        std::future::ready(()),
+    )
+    .await;
+    assert!(summary.interrupted);
+    assert_eq!(summary.attempts, 0);
+    assert!(pages.is_empty());
+    assert!(hits.lock().expect("lock").is_empty());
+    // The sinks were finished: every output file is in place.
+    assert_eq!(dir.read("out/verdicts.jsonl"), "");
+    assert!(dir
+        .read("out/clusters.tsv")
+        .starts_with("doc_id\tcluster_id"));
+    assert!(dir.join("out/clusters.json").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_drains_pages_in_flight() {
+    async fn handle(State(hits): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Response {
+        let path = uri.path().to_owned();
+        hits.lock().expect("lock").push(path.clone());
+        let html = |body: &str| {
+            (
+                [(header::CONTENT_TYPE, "text/html")],
+                format!("<html><body>{body}</body></html>"),
+            )
+                .into_response()
+        };
+        match path.as_str() {
+            "/" => html(
+                "<p>Home page of a site with one slow page.</p><a href=\"/slow.html\">slow</a>",
+            ),
+            "/slow.html" => {
+                tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+                html("<p>A slow page that links further.</p><a href=\"/after.html\">after</a>")
+            }
+            "/after.html" => html("<p>Reached only after the slow page.</p>"),
+            _ => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new().fallback(handle).with_state(Arc::clone(&hits));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    // The signal comes while slow.html is being served.
+    let shutdown = {
+        let hits = Arc::clone(&hits);
+        async move {
+            while !hits.lock().expect("lock").iter().any(|h| h == "/slow.html") {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    };
+    let dir = Dir::new();
+    let (summary, pages) = crawl(addr, &Options::default(), &dir.join("out"), shutdown).await;
+    assert!(summary.interrupted);
+    // slow.html was in flight: drained, fetched and decided.
+    let slow: Vec<&Value> = pages
+        .iter()
+        .filter(|p| p["url"] == format!("http://{addr}/slow.html"))
+        .collect();
+    assert_eq!(slow.len(), 1, "{pages:#?}");
+    assert_eq!(slow[0]["status"], 200);
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+    assert_eq!(verdicts.len(), 2, "{verdicts:#?}");
+    // Nothing is dispatched after the signal.
+    assert!(!hits
+        .lock()
+        .expect("lock")
+        .iter()
+        .any(|h| h == "/after.html"));
+}
