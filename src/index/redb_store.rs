@@ -135,7 +135,10 @@ impl RedbStore {
     /// another format version, or was built with another identity (the
     /// message names both chains).
     pub fn open(path: &Path, identity: &StoreIdentity) -> Result<RedbStore> {
-        let db = Database::create(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
+        if !path.exists() {
+            Self::create_new(path, identity)?;
+        }
+        let db = Database::open(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
         let next_id = Self::check_meta(&db, path, identity)?;
         let mut slots: Vec<Option<Arc<DocRecord>>> = vec![None; next_id as usize];
         let read = db.begin_read().map_err(|e| err(path, e))?;
@@ -176,6 +179,33 @@ impl RedbStore {
             mem: MemoryStore::from_slots(slots),
             pending: Vec::new(),
         })
+    }
+
+    /// Creates a new index beside `path` and renames it into place once its
+    /// metadata is committed, so a crash while creating never leaves a
+    /// half-initialized file behind that later opens fail on.
+    fn create_new(path: &Path, identity: &StoreIdentity) -> Result<()> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".neardup-index.")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| err(path, format!("cannot create: {e}")))?;
+        {
+            let db = Database::create(tmp.path())
+                .map_err(|e| err(path, format!("cannot create: {e}")))?;
+            Self::check_meta(&db, path, identity)?;
+        }
+        tmp.persist_noclobber(path)
+            .map_err(|e| err(path, format!("cannot create: {}", e.error)))?;
+        // Make the rename itself durable.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
     }
 
     /// Checks (or, for a new file, writes) the metadata; returns `next_id`.
