@@ -189,9 +189,13 @@ impl RedbStore {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".neardup-index.")
-            .suffix(".tmp")
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".neardup-index.").suffix(".tmp");
+        // Temporary files are owner-only; the index gets the usual mode of
+        // created files (0666 less the umask).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder
             .tempfile_in(dir)
             .map_err(|e| err(path, format!("cannot create: {e}")))?;
         {
