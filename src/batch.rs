@@ -183,7 +183,8 @@ pub fn run(
 /// `page`/`input_error` per item in order, then `finish` with the summary.
 ///
 /// # Errors
-/// The first error of the stream or of a sink stops the run; `finish` is
+/// The first error of the stream, of the document store or of a sink
+/// stops the run; `finish` is
 /// not called then, so file sinks leave no (half-written) output behind.
 pub fn run_items(
     items: Items,
@@ -243,19 +244,29 @@ pub fn run_items(
                     })
                     .collect()
             });
+            // Decide the whole window, make it durable, and only then tell
+            // the sinks: a verdict written out is never lost by a crash of
+            // a persistent index.
+            let mut outcomes = Vec::with_capacity(batch.len());
             for (item, analyzed) in batch.into_iter().zip(analyzed) {
                 match (item, analyzed) {
                     (Item::Page(page), Some(a)) => {
-                        let record = run.decide(deduper, page, a);
-                        sink.page(&record)?;
+                        outcomes.push(Ok(run.decide(deduper, page, a)?));
                     }
                     (Item::Warning(w), _) => {
                         run.summary.input_errors += 1;
-                        sink.input_error(&w)?;
+                        outcomes.push(Err(w));
                     }
                     // A page always gets an analysis above; nothing to do
                     // if that ever changes.
                     (Item::Page(_), None) => {}
+                }
+            }
+            deduper.flush()?;
+            for outcome in outcomes {
+                match outcome {
+                    Ok(record) => sink.page(&record)?,
+                    Err(w) => sink.input_error(&w)?,
                 }
             }
         }
@@ -315,9 +326,14 @@ impl Run {
         Item::Page(page)
     }
 
-    fn decide(&mut self, deduper: &mut Deduper, page: Page, analyzed: Analyzed) -> PageRecord {
+    fn decide(
+        &mut self,
+        deduper: &mut Deduper,
+        page: Page,
+        analyzed: Analyzed,
+    ) -> crate::Result<PageRecord> {
         let site = analyzed.doc.site.clone();
-        let mut verdict = deduper.decide(analyzed);
+        let mut verdict = deduper.decide(analyzed)?;
         if let Some(mut extra) = self.pending.remove(&page.key) {
             extra.append(&mut verdict.warnings);
             verdict.warnings = extra;
@@ -342,7 +358,7 @@ impl Run {
             s.pages_with_warnings += 1;
             s.warnings += verdict.warnings.len() as u64;
         }
-        PageRecord {
+        Ok(PageRecord {
             position,
             key: page.key,
             url: page.url,
@@ -350,7 +366,7 @@ impl Run {
             bytes: page.body.len(),
             verdict,
             of,
-        }
+        })
     }
 }
 

@@ -37,6 +37,15 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// The document store failed, or an index file cannot be used (corrupt,
+    /// another format, built with another detector chain).
+    #[error("index {path}: {message}")]
+    Store {
+        /// The index file (`<memory>` for in-memory stores).
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// An I/O error with the path it happened on.
     #[error("{path}: {source}")]
     Io {

@@ -10,6 +10,7 @@
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `score`: the Rust scorer against the Python reference scorer;
+//! - `store`: document stores, the persistent index, crash safety;
 //! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
 //! - `util`: temp dirs and running the binary.
 
@@ -23,4 +24,5 @@ mod pairs;
 mod plugins;
 mod score;
 mod serve;
+mod store;
 mod util;

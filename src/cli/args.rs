@@ -119,6 +119,13 @@ pub struct DedupArgs {
     #[command(flatten)]
     pub detectors: DetectorArgs,
 
+    /// Persistent index file (redb; created if missing). Pages of earlier
+    /// runs over the same file are matched too, and kept pages are added
+    /// to it. Must be reopened with the same detector chain and signature
+    /// settings.
+    #[arg(long, value_name = "PATH")]
+    pub index: Option<PathBuf>,
+
     /// No progress bar, summary or per-page warnings on stderr.
     #[arg(long, short)]
     pub quiet: bool,

@@ -1,4 +1,4 @@
-//! `neardup dedup INPUT... --out DIR`.
+//! `neardup dedup INPUT... --out DIR [--index PATH]`.
 
 use std::process::ExitCode;
 
@@ -13,19 +13,29 @@ use super::report::{memory_line, summary_line, StderrReporter};
 /// Runs the command.
 pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let mut deduper = Deduper::with_registry(
-        config,
-        &super::plugins::registry(),
-        Box::<MemoryStore>::default(),
-    )?;
+    let registry = super::plugins::registry();
+    let mut deduper = match &a.index {
+        Some(path) => Deduper::open(config, &registry, path)?,
+        None => Deduper::with_registry(config, &registry, Box::<MemoryStore>::default())?,
+    };
+    let before = deduper.stats().indexed;
     let items = batch::items_of(&a.inputs)?;
     let mut out = OutputDir::create(&a.out)?;
     let mut reporter = StderrReporter::new(a.quiet);
     let mut sinks: Vec<&mut dyn Sink> = vec![&mut out, &mut reporter];
     let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)?;
+    deduper.flush()?;
     if !a.quiet {
         eprintln!("neardup: {}", summary_line(&summary));
         eprintln!("neardup: {}", memory_line(&deduper));
+        if let Some(path) = &a.index {
+            eprintln!(
+                "neardup: index {}: {} documents ({} before this run)",
+                path.display(),
+                deduper.stats().indexed,
+                before
+            );
+        }
         eprintln!(
             "neardup: wrote {}, {}, {} in {}",
             OutputDir::VERDICTS,

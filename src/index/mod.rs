@@ -6,10 +6,12 @@
 
 pub mod chunk;
 pub mod exact;
+pub mod redb_store;
 pub mod simhash;
 pub mod store;
 
 pub use chunk::ChunkIndex;
 pub use exact::ExactIndex;
+pub use redb_store::{RedbStore, StoreIdentity};
 pub use simhash::SimhashIndex;
 pub use store::{DocRecord, DocStore, MemoryStore};

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use neardup_api::{DocId, Signature};
 
+use crate::{Error, Result};
+
 /// What is kept about an indexed document.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocRecord {
@@ -22,15 +24,44 @@ pub struct DocRecord {
 
 /// Storage of kept documents.
 ///
-/// Contract: ids are dense and assigned in insertion order starting at 0; a
-/// removed id is never reused. A record returned by `get` is immutable.
+/// Contract: ids are dense and assigned in insertion order (from 0 for a new
+/// store, continuing after the highest id ever assigned for a reopened one);
+/// a removed id is never reused. A record returned by `get` is immutable.
+///
+/// Durability: writes may be buffered; a record inserted or removed is
+/// durable (survives a crash of the process) once [`DocStore::flush`] has
+/// returned `Ok`. In-memory stores have nothing to flush.
 pub trait DocStore: Send + Sync {
     /// Stores a record and returns its new id.
-    fn insert(&mut self, record: DocRecord) -> DocId;
+    ///
+    /// # Errors
+    /// If the store cannot take the record (id space exhausted, storage
+    /// failure).
+    fn insert(&mut self, record: DocRecord) -> Result<DocId>;
     /// The record with this id, if present.
-    fn get(&self, id: DocId) -> Option<Arc<DocRecord>>;
+    ///
+    /// # Errors
+    /// If the storage cannot be read.
+    fn get(&self, id: DocId) -> Result<Option<Arc<DocRecord>>>;
     /// Removes and returns a record.
-    fn remove(&mut self, id: DocId) -> Option<Arc<DocRecord>>;
+    ///
+    /// # Errors
+    /// If the storage fails.
+    fn remove(&mut self, id: DocId) -> Result<Option<Arc<DocRecord>>>;
+    /// Calls `f` on every record present, in id order (used to rebuild the
+    /// candidate indexes of a reopened store).
+    ///
+    /// # Errors
+    /// If the storage cannot be read.
+    fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()>;
+    /// Makes every earlier insert and removal durable.
+    ///
+    /// # Errors
+    /// If the storage cannot commit; the buffered writes stay pending and a
+    /// later `flush` retries them.
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Number of records present.
     fn len(&self) -> usize;
     /// Returns true if and only if the store holds no record.
@@ -61,24 +92,57 @@ fn record_bytes(r: &DocRecord) -> usize {
             .sum::<usize>()
 }
 
+impl MemoryStore {
+    /// A store holding `records` at their ids (`None`: removed or never
+    /// committed); the next insert gets id `records.len()`.
+    pub(crate) fn from_slots(records: Vec<Option<Arc<DocRecord>>>) -> MemoryStore {
+        let live = records.iter().filter(|r| r.is_some()).count();
+        let bytes = records.iter().flatten().map(|r| record_bytes(r)).sum();
+        MemoryStore {
+            records,
+            live,
+            bytes,
+        }
+    }
+
+    /// The id the next insert will get.
+    pub fn next_id(&self) -> usize {
+        self.records.len()
+    }
+}
+
 impl DocStore for MemoryStore {
-    fn insert(&mut self, record: DocRecord) -> DocId {
-        let id = DocId::try_from(self.records.len()).expect("more than u32::MAX documents");
+    fn insert(&mut self, record: DocRecord) -> Result<DocId> {
+        let id = DocId::try_from(self.records.len()).map_err(|_| Error::Store {
+            path: "<memory>".into(),
+            message: "more than u32::MAX documents: the id space is exhausted".into(),
+        })?;
         self.bytes += record_bytes(&record);
         self.records.push(Some(Arc::new(record)));
         self.live += 1;
-        id
+        Ok(id)
     }
 
-    fn get(&self, id: DocId) -> Option<Arc<DocRecord>> {
-        self.records.get(id as usize).and_then(Clone::clone)
+    fn get(&self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
+        Ok(self.records.get(id as usize).and_then(Clone::clone))
     }
 
-    fn remove(&mut self, id: DocId) -> Option<Arc<DocRecord>> {
-        let r = self.records.get_mut(id as usize)?.take()?;
+    fn remove(&mut self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
+        let Some(r) = self.records.get_mut(id as usize).and_then(Option::take) else {
+            return Ok(None);
+        };
         self.live -= 1;
         self.bytes -= record_bytes(&r);
-        Some(r)
+        Ok(Some(r))
+    }
+
+    fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
+        for (id, rec) in (0..).zip(&self.records) {
+            if let Some(rec) = rec {
+                f(id, rec);
+            }
+        }
+        Ok(())
     }
 
     fn len(&self) -> usize {

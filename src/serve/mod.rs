@@ -478,11 +478,15 @@ async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBo
         }
         deduper
             .with(|d| {
-                analyzed
+                let verdicts = analyzed
                     .into_iter()
-                    .map(|a| VerdictBody::from(d.decide(a)))
-                    .collect()
+                    .map(|a| d.decide(a).map(VerdictBody::from))
+                    .collect::<crate::Result<Vec<_>>>()?;
+                // Durable before the client hears of it (a no-op in memory).
+                d.flush()?;
+                Ok(verdicts)
             })
+            .and_then(|r| r)
             .map(Some)
     };
     let pool = if is_batch {
@@ -548,7 +552,16 @@ async fn remove_doc(
         ApiError::bad_request("invalid_id", format!("document id {id:?} is not a number"))
     })?;
     let deduper = state.deduper.clone();
-    let removed = on_workers(&state, move || deduper.with(|d| d.remove(id))).await?;
+    let removed = on_workers(&state, move || {
+        deduper
+            .with(|d| {
+                let removed = d.remove(id)?;
+                d.flush()?;
+                Ok(removed)
+            })
+            .and_then(|r| r)
+    })
+    .await?;
     if removed {
         Ok(Json(DeletedBody { id, removed }))
     } else {
