@@ -598,7 +598,7 @@ impl Decider {
                 let d = deduper.clone();
                 tokio::task::spawn_blocking(move || d.with(|d| d.decide(analyzed)))
                     .await
-                    .map_err(|_| worker_gone())??
+                    .map_err(|_| worker_gone())???
             }
         };
         self.fetched.insert(key.clone(), key.clone());
