@@ -10,6 +10,7 @@ pub mod plugins;
 mod report;
 mod score;
 mod serve;
+mod train;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -32,6 +33,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Serve(a) => serve::serve(&args, a),
         Command::Load(a) => serve::load(a),
         Command::Pairs(a) => pairs::run(&args, a),
+        Command::TrainReference(a) => train::run(&args, a),
     }
 }
 

@@ -21,8 +21,7 @@
 use std::collections::HashMap;
 
 use neardup_api::{
-    CandidateIndex, Detector, Document, Judgement, Level, SettingError, Signature,
-    Similarity,
+    CandidateIndex, Detector, Document, Judgement, Level, SettingError, Signature, Similarity,
 };
 use serde::Deserialize;
 
@@ -314,7 +313,7 @@ impl Default for Settings {
         Settings {
             reference: String::new(),
             t1: 0.99,
-            t2: 0.96,
+            t2: 0.98,
             bands: 16,
             rows: 12,
         }
@@ -398,7 +397,10 @@ impl Detector for MultirefDetector {
         let (level, rule) = if s >= self.settings.t1 {
             (Level::Duplicate, format!(">= t1 {:.2}", self.settings.t1))
         } else if s >= self.settings.t2 {
-            (Level::NearDuplicate, format!(">= t2 {:.2}", self.settings.t2))
+            (
+                Level::NearDuplicate,
+                format!(">= t2 {:.2}", self.settings.t2),
+            )
         } else {
             return None;
         };
@@ -477,7 +479,11 @@ mod tests {
     #[test]
     fn shipped_reference_loads() {
         let r = Reference::shipped().unwrap();
-        assert!((450..=1000).contains(&r.grams().len()), "{}", r.grams().len());
+        assert!(
+            (450..=1000).contains(&r.grams().len()),
+            "{}",
+            r.grams().len()
+        );
         assert!(r.parts() >= 10);
     }
 

@@ -164,8 +164,7 @@ impl Sample {
         let mut k = 0;
         for i in 0..sigs.len() {
             for j in i + 1..sigs.len() {
-                if let (Some(a), Some(b), Some(t)) = (sigs.get(i), sigs.get(j), self.truth.get(k))
-                {
+                if let (Some(a), Some(b), Some(t)) = (sigs.get(i), sigs.get(j), self.truth.get(k)) {
                     sum += (signature_cosine(a, b) - t).abs();
                 }
                 k += 1;
@@ -271,7 +270,12 @@ pub fn train(docs: &[Vec<String>], o: &TrainOptions) -> Result<TrainReport, Stri
             let cut = 1 + rng.below(o.length.saturating_sub(1).max(1));
             let cut = cut.min(o.length);
             for (x, y) in [(a, b), (b, a)] {
-                let mut child: Vec<u32> = x.iter().take(cut).chain(y.iter().skip(cut)).copied().collect();
+                let mut child: Vec<u32> = x
+                    .iter()
+                    .take(cut)
+                    .chain(y.iter().skip(cut))
+                    .copied()
+                    .collect();
                 let mutations = (o.length as f64 * 0.1).round() as usize;
                 for _ in 0..mutations {
                     let pos = rng.below(o.length);
@@ -351,8 +355,14 @@ mod tests {
     #[test]
     fn same_result_on_one_thread_and_two() {
         let docs = corpus();
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
         let a = one.install(|| train(&docs, &options(9)).unwrap());
         let b = two.install(|| train(&docs, &options(9)).unwrap());
         assert_eq!(a.reference, b.reference);
@@ -362,7 +372,11 @@ mod tests {
     fn elitism_never_worsens_and_shape_is_kept() {
         let r = train(&corpus(), &options(3)).unwrap();
         assert_eq!(r.history.len(), 9);
-        assert!(r.history.windows(2).all(|w| w[1] <= w[0]), "{:?}", r.history);
+        assert!(
+            r.history.windows(2).all(|w| w[1] <= w[0]),
+            "{:?}",
+            r.history
+        );
         assert_eq!(r.reference.grams().len(), 60);
         assert_eq!(r.reference.parts(), 10);
         // The reported training error is the fitness of the best.
