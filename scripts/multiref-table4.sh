@@ -13,13 +13,13 @@ if [ ! -d "$CORPUS" ]; then
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-echo "| length (3-grams) | parts | train MAE | holdout MAE |"
-echo "|---|---|---|---|"
+echo "| length (3-grams) | parts | train MAE, generation 0 (random) | train MAE, generation 50 | holdout MAE |"
+echo "|---|---|---|---|---|"
 for len in 450 600 1000; do
     for parts in 100 150 300; do
         "$BIN" train-reference --text "$CORPUS" --out "$TMP/ref.txt" \
             --population 100 --generations 50 --seed 1 \
             --length "$len" --parts "$parts" 2>/dev/null |
-            awk -F'\t' '{ printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }'
+            awk -F'\t' '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $5, $3, $4 }'
     done
 done

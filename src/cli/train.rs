@@ -78,9 +78,15 @@ pub fn run(args: &Args, a: &TrainReferenceArgs) -> anyhow::Result<ExitCode> {
         report.holdout_mae,
         a.out.display()
     );
+    // One line for tables: length, parts, train error, holdout error,
+    // best train error of the random initial population.
     println!(
-        "{}\t{}\t{:.4}\t{:.4}",
-        a.length, a.parts, report.train_mae, report.holdout_mae
+        "{}\t{}\t{:.4}\t{:.4}\t{:.4}",
+        a.length,
+        a.parts,
+        report.train_mae,
+        report.holdout_mae,
+        report.history.first().copied().unwrap_or(f64::NAN)
     );
     Ok(ExitCode::SUCCESS)
 }
