@@ -65,17 +65,29 @@ impl TfVector {
     pub fn of_words(words: &[String]) -> TfVector {
         let text = words.join(" ");
         let chars: Vec<char> = text.chars().collect();
-        let mut counts: HashMap<u64, f32> = HashMap::new();
         let mut buf = [0u8; 12];
-        for w in chars.windows(3) {
-            let mut n = 0;
-            for c in w {
-                n += c.encode_utf8(&mut buf[n..]).len();
+        // Hash every 3-gram, sort, and count runs: no hash map, and the
+        // entries come out sorted for the merge in `Signer::signature`.
+        let mut hashes: Vec<u64> = chars
+            .windows(3)
+            .map(|w| {
+                let mut n = 0;
+                for c in w {
+                    n += c.encode_utf8(&mut buf[n..]).len();
+                }
+                xxhash_rust::xxh3::xxh3_64_with_seed(buf.get(..n).unwrap_or(&[]), GRAM_SEED)
+            })
+            .collect();
+        hashes.sort_unstable();
+        let mut entries: Vec<(u64, f32)> = Vec::new();
+        for h in hashes {
+            match entries.last_mut() {
+                Some(last) if last.0 == h => last.1 += 1.0,
+                _ => entries.push((h, 1.0)),
             }
-            let h = xxhash_rust::xxh3::xxh3_64_with_seed(buf.get(..n).unwrap_or(&[]), GRAM_SEED);
-            *counts.entry(h).or_insert(0.0) += 1.0;
         }
-        TfVector::from_counts(counts)
+        let norm = entries.iter().map(|e| e.1 * e.1).sum::<f32>().sqrt();
+        TfVector { entries, norm }
     }
 
     /// The tf vector of an explicit list of 3-grams (a reference part).
@@ -217,27 +229,26 @@ impl Reference {
     }
 }
 
-/// Computes signatures against one reference: a map from 3-gram hash to
-/// the parts holding it (with counts), so a signature costs one lookup per
-/// distinct document 3-gram instead of one pass per part.
+/// Computes signatures against one reference: `(3-gram hash, part,
+/// count)` sorted by hash, so a signature is one merge of two sorted lists
+/// instead of one pass per part.
 #[derive(Clone, Debug)]
 pub struct Signer {
-    postings: HashMap<u64, Vec<(u32, f32)>>,
+    postings: Vec<(u64, u32, f32)>,
     part_norms: Vec<f32>,
 }
 
 impl Signer {
     /// The signer of `reference`.
     pub fn new(reference: &Reference) -> Signer {
-        let mut postings: HashMap<u64, Vec<(u32, f32)>> = HashMap::new();
+        let mut postings = Vec::new();
         let mut part_norms = Vec::with_capacity(reference.parts());
         for p in 0..reference.parts() {
             let tf = TfVector::of_grams(reference.part(p));
             part_norms.push(tf.norm);
-            for (h, c) in tf.entries {
-                postings.entry(h).or_default().push((p as u32, c));
-            }
+            postings.extend(tf.entries.into_iter().map(|(h, c)| (h, p as u32, c)));
         }
+        postings.sort_unstable_by_key(|e| (e.0, e.1));
         Signer {
             postings,
             part_norms,
@@ -251,12 +262,19 @@ impl Signer {
         if doc.norm == 0.0 {
             return dots;
         }
-        for (h, c) in &doc.entries {
-            if let Some(ps) = self.postings.get(h) {
-                for &(p, w) in ps {
+        let (a, b) = (&doc.entries, &self.postings);
+        let (mut i, mut j) = (0, 0);
+        while let (Some(&(h, c)), Some(&(g, p, w))) = (a.get(i), b.get(j)) {
+            match h.cmp(&g) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    // Several postings (parts) may share the hash: advance
+                    // only the reference side.
                     if let Some(d) = dots.get_mut(p as usize) {
                         *d += c * w;
                     }
+                    j += 1;
                 }
             }
         }
