@@ -48,6 +48,7 @@ fn detectors() -> Vec<Box<dyn Detector>> {
         neardup_minhash::ModNDetector::new(Default::default()).map(|d| Box::new(d) as _),
         neardup_bsw::BswDetector::new(Default::default()).map(|d| Box::new(d) as _),
         neardup_sentence::SentenceDetector::new(Default::default()).map(|d| Box::new(d) as _),
+        neardup_multiref::MultirefDetector::new(Default::default()).map(|d| Box::new(d) as _),
     ];
     built.into_iter().map(|d| d.unwrap()).collect()
 }

@@ -7,6 +7,7 @@
 //! - `eval`: the eval command on a tiny generated benchmark;
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
+//! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `score`: the Rust scorer against the Python reference scorer;
@@ -20,6 +21,7 @@ mod dedup;
 mod eval;
 mod extract;
 mod fetch;
+mod multiref;
 mod pairs;
 mod plugins;
 mod score;

@@ -52,6 +52,9 @@ pub enum Command {
     /// verdicts.jsonl, clusters.tsv and clusters.json. `--demo` crawls two
     /// built-in local sites and prints their duplicate report.
     Crawl(CrawlArgs),
+    /// Train a multi-reference cosine reference text with the genetic
+    /// algorithm (Mohammadi and Khasteh 2020) and write it to a file.
+    TrainReference(TrainReferenceArgs),
 }
 
 /// `neardup crawl`.
@@ -98,7 +101,7 @@ pub struct DetectorArgs {
     /// Detector to run, in chain order; repeat for a chain
     /// (`--detector exact --detector simhash`). Replaces decide.detectors.
     /// Built-in: exact, simhash, chunks; plugins: minhash, min_n, mod_n,
-    /// bsw, sentence (settings in [plugins.NAME]).
+    /// bsw, sentence, multiref (settings in [plugins.NAME]).
     #[arg(long = "detector", value_name = "NAME")]
     pub detectors: Vec<String>,
 }
@@ -319,4 +322,46 @@ pub struct PairsArgs {
     /// object on stderr.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `neardup train-reference`.
+#[derive(Debug, ClapArgs)]
+pub struct TrainReferenceArgs {
+    /// Corpus: directories of HTML files, manifest .tsv files, WARC/ARC
+    /// files; with `--text`, plain-text files or directories of them.
+    #[arg(required = true, value_name = "CORPUS")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Where to write the reference.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// Seed of every random draw (same seed and corpus: same file).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Generations.
+    #[arg(long, default_value_t = 50)]
+    pub generations: usize,
+
+    /// Reference texts per generation.
+    #[arg(long, default_value_t = 20)]
+    pub population: usize,
+
+    /// Parts of the reference (signature length).
+    #[arg(long, default_value_t = 150)]
+    pub parts: usize,
+
+    /// 3-grams in the reference.
+    #[arg(long, default_value_t = 1000)]
+    pub length: usize,
+
+    /// Documents sampled from each split for the fitness (all pairs).
+    #[arg(long, default_value_t = 80)]
+    pub sample: usize,
+
+    /// Inputs are plain-text files (UTF-8; invalid bytes replaced), not
+    /// pages: no decoding or main-content extraction, only normalization.
+    #[arg(long)]
+    pub text: bool,
 }

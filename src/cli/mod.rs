@@ -11,6 +11,7 @@ pub mod plugins;
 mod report;
 mod score;
 mod serve;
+mod train;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -34,6 +35,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Load(a) => serve::load(a),
         Command::Pairs(a) => pairs::run(&args, a),
         Command::Crawl(a) => crawl::run(&args, a),
+        Command::TrainReference(a) => train::run(&args, a),
     }
 }
 

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 /// The registry of every detector this binary knows: `exact`, `simhash`,
 /// `chunks`, and the plugins `minhash`, `min_n`, `mod_n`, `bsw`,
-/// `sentence`.
+/// `sentence`, `multiref`.
 pub fn registry() -> Registry {
     let mut r = Registry::default();
     r.register("minhash", |c| {
@@ -24,6 +24,9 @@ pub fn registry() -> Registry {
     r.register("bsw", |c| build(c, "bsw", neardup_bsw::BswDetector::new));
     r.register("sentence", |c| {
         build(c, "sentence", neardup_sentence::SentenceDetector::new)
+    });
+    r.register("multiref", |c| {
+        build(c, "multiref", neardup_multiref::MultirefDetector::new)
     });
     r
 }
@@ -75,7 +78,7 @@ mod tests {
     #[test]
     fn every_plugin_builds_with_defaults() {
         let r = registry();
-        for name in ["minhash", "min_n", "mod_n", "bsw", "sentence"] {
+        for name in ["minhash", "min_n", "mod_n", "bsw", "sentence", "multiref"] {
             let d = r.build(name, &Config::default()).unwrap();
             assert_eq!(d.name(), name);
         }
