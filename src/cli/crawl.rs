@@ -87,7 +87,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             fetcher,
             &mut pages,
             &mut out,
-            shutdown_signal(),
+            super::shutdown_signal("neardup: stopping: finishing the pages in flight"),
         )
         .await?;
         anyhow::Ok(summary)
@@ -126,30 +126,4 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Completes on Ctrl-C (or SIGTERM on Unix): the crawl then drains the
-/// pages in flight and writes every output file.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
-    eprintln!("neardup: stopping: finishing the pages in flight");
 }

@@ -82,3 +82,30 @@ fn batch_options(args: &Args) -> neardup::batch::Options {
         ..neardup::batch::Options::default()
     }
 }
+
+/// Completes on Ctrl-C or, on Unix, SIGTERM (what service managers send),
+/// after printing `message` (what the command does before it exits).
+pub(crate) async fn shutdown_signal(message: &'static str) {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            // No SIGINT handler possible: rely on SIGTERM alone.
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    eprintln!("{message}");
+}

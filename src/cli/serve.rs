@@ -35,37 +35,17 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("listen on {}", a.listen))?;
         let addr = listener.local_addr().context("bound address")?;
         eprintln!("neardup: listening on http://{addr}");
-        neardup::serve::run(listener, deduper, options, shutdown_signal()).await?;
+        neardup::serve::run(
+            listener,
+            deduper,
+            options,
+            super::shutdown_signal("neardup: shutting down: finishing requests in flight"),
+        )
+        .await?;
         eprintln!("neardup: shut down");
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Completes on Ctrl-C or, on Unix, SIGTERM (what service managers send).
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            // No SIGINT handler possible: rely on SIGTERM alone.
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
-    eprintln!("neardup: shutting down: finishing requests in flight");
 }
 
 /// Runs the load generator and prints its report as one JSON object.
