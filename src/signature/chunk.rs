@@ -21,7 +21,7 @@
 //! smallest average is 256 bytes: coarser, kept for comparison.
 
 use neardup_api::{
-    set_similarity, CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity,
+    set_similarity, CandidateIndex, Detector, Document, Judgement, SetRule, Signature, Similarity,
 };
 
 use super::gear::GearChunker;
@@ -153,40 +153,13 @@ impl Detector for ChunkDetector {
     /// `containment_min_chunks` chunks (few chunks are contained by chance).
     fn classify(&self, q: &Signature, e: &Signature, sim: Similarity) -> Option<Judgement> {
         let c = &self.config;
-        if sim.resemblance >= c.duplicate {
-            return Some(Judgement {
-                level: Level::Duplicate,
-                score: sim.resemblance,
-                reason: format!(
-                    "chunk resemblance {:.2} >= {:.2}",
-                    sim.resemblance, c.duplicate
-                ),
-            });
+        SetRule {
+            duplicate: c.duplicate,
+            near_duplicate: c.near_duplicate,
+            containment: c.containment,
+            min_features: c.containment_min_chunks,
         }
-        if sim.resemblance >= c.near_duplicate {
-            return Some(Judgement {
-                level: Level::NearDuplicate,
-                score: sim.resemblance,
-                reason: format!(
-                    "chunk resemblance {:.2} >= {:.2}",
-                    sim.resemblance, c.near_duplicate
-                ),
-            });
-        }
-        let smaller = match (q, e) {
-            (Signature::Set(a), Signature::Set(b)) => a.len().min(b.len()),
-            _ => 0,
-        };
-        (sim.containment >= c.containment && smaller >= c.containment_min_chunks).then(|| {
-            Judgement {
-                level: Level::NearDuplicate,
-                score: sim.containment,
-                reason: format!(
-                    "chunk containment {:.2} >= {:.2} of {smaller} chunks",
-                    sim.containment, c.containment
-                ),
-            }
-        })
+        .judge("chunk", q, e, sim)
     }
 
     fn new_index(&self) -> Box<dyn CandidateIndex> {
@@ -198,6 +171,7 @@ impl Detector for ChunkDetector {
 mod tests {
     use super::*;
     use neardup_api::conformance::{check_detector, doc, edit, vocab_word, words, Lcg};
+    use neardup_api::Level;
 
     fn gear() -> ChunkDetector {
         ChunkDetector::new(&ChunkConfig::default())

@@ -18,7 +18,7 @@
 #![deny(missing_docs)]
 
 use neardup_api::{
-    set_similarity, CandidateIndex, Detector, Document, Judgement, Level, SetIndex, SettingError,
+    set_similarity, CandidateIndex, Detector, Document, Judgement, SetIndex, SetRule, SettingError,
     Signature, Similarity,
 };
 use serde::{Deserialize, Serialize};
@@ -171,13 +171,6 @@ impl BswDetector {
     }
 }
 
-fn set_len(sig: &Signature) -> usize {
-    match sig {
-        Signature::Set(s) => s.len(),
-        _ => 0,
-    }
-}
-
 impl Detector for BswDetector {
     fn name(&self) -> &str {
         "bsw"
@@ -207,31 +200,13 @@ impl Detector for BswDetector {
         sim: Similarity,
     ) -> Option<Judgement> {
         let s = &self.settings;
-        let r = sim.resemblance;
-        if r >= s.near_duplicate {
-            let level = if r >= s.duplicate {
-                Level::Duplicate
-            } else {
-                Level::NearDuplicate
-            };
-            return Some(Judgement {
-                level,
-                score: r,
-                reason: format!("bsw resemblance {r:.2} (w = {}, n = {})", s.window, s.n),
-            });
+        SetRule {
+            duplicate: s.duplicate,
+            near_duplicate: s.near_duplicate,
+            containment: s.containment,
+            min_features: s.containment_min_features,
         }
-        let smaller = set_len(query).min(set_len(earlier));
-        if sim.containment >= s.containment && smaller >= s.containment_min_features {
-            return Some(Judgement {
-                level: Level::NearDuplicate,
-                score: sim.containment,
-                reason: format!(
-                    "bsw containment {:.2} >= {:.2} ({smaller} chunks)",
-                    sim.containment, s.containment
-                ),
-            });
-        }
-        None
+        .judge("bsw chunk", query, earlier, sim)
     }
 
     fn new_index(&self) -> Box<dyn CandidateIndex> {
@@ -243,6 +218,7 @@ impl Detector for BswDetector {
 mod tests {
     use super::*;
     use neardup_api::conformance::{check_detector, doc, words};
+    use neardup_api::Level;
 
     #[test]
     fn conformance() {

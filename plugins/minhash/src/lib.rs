@@ -46,7 +46,7 @@ pub use shingle::Unit;
 pub use sketch::{lsh_threshold, s_curve, Scheme};
 
 use neardup_api::{
-    set_similarity, CandidateIndex, Detector, DocId, Document, Judgement, Level, SetIndex,
+    set_similarity, CandidateIndex, Detector, DocId, Document, Judgement, Level, SetIndex, SetRule,
     SettingError, Signature, Similarity,
 };
 use serde::{Deserialize, Serialize};
@@ -528,44 +528,17 @@ impl Detector for ModNDetector {
         sim: Similarity,
     ) -> Option<Judgement> {
         let s = &self.settings;
-        let r = sim.resemblance;
-        if let Some(level) = level_of(r, s.duplicate, s.near_duplicate) {
-            return Some(Judgement {
-                level,
-                score: r,
-                reason: format!("mod_n resemblance {r:.2} (n = {})", s.n),
-            });
+        SetRule {
+            duplicate: s.duplicate,
+            near_duplicate: s.near_duplicate,
+            containment: s.containment,
+            min_features: s.containment_min_features,
         }
-        let smaller = query.len_hint().min(earlier.len_hint());
-        if sim.containment >= s.containment && smaller >= s.containment_min_features {
-            return Some(Judgement {
-                level: Level::NearDuplicate,
-                score: sim.containment,
-                reason: format!(
-                    "mod_n containment {:.2} >= {:.2} ({smaller} sampled shingles)",
-                    sim.containment, s.containment
-                ),
-            });
-        }
-        None
+        .judge("mod_n shingle", query, earlier, sim)
     }
 
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(SetIndex::new(self.settings.max_postings, 1))
-    }
-}
-
-/// Number of features of a set signature (0 for other kinds).
-trait LenHint {
-    fn len_hint(&self) -> usize;
-}
-
-impl LenHint for Signature {
-    fn len_hint(&self) -> usize {
-        match self {
-            Signature::Set(s) => s.len(),
-            _ => 0,
-        }
     }
 }
 
