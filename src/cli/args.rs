@@ -55,6 +55,28 @@ pub enum Command {
     /// Train a multi-reference cosine reference text with the genetic
     /// algorithm (Mohammadi and Khasteh 2020) and write it to a file.
     TrainReference(TrainReferenceArgs),
+    /// Print the detector comparison tables of docs/detectors.md (Markdown):
+    /// signature and index bytes per page on a benchmark, and the
+    /// Clough-Stevenson graded separation.
+    Compare(CompareArgs),
+}
+
+/// `neardup compare`.
+#[derive(Debug, ClapArgs)]
+pub struct CompareArgs {
+    /// Benchmark directory (manifest.tsv): bytes per page of each
+    /// detector's signature and index.
+    #[arg(long, value_name = "DIR")]
+    pub bench: Option<PathBuf>,
+
+    /// Clough-Stevenson data directory (file_information.csv, the answers
+    /// and orig_task*.txt): per-grade similarity and separation.
+    #[arg(long, value_name = "DIR")]
+    pub clough: Option<PathBuf>,
+
+    /// The detectors to compare, each alone (default: every registered one).
+    #[command(flatten)]
+    pub detectors: DetectorArgs,
 }
 
 /// `neardup crawl`.

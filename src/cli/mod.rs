@@ -2,6 +2,7 @@
 //! calls -> exit code. No detection logic lives here.
 
 mod args;
+mod compare;
 mod crawl;
 mod dedup;
 mod eval;
@@ -36,6 +37,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pairs(a) => pairs::run(&args, a),
         Command::Crawl(a) => crawl::run(&args, a),
         Command::TrainReference(a) => train::run(&args, a),
+        Command::Compare(a) => compare::run(&args, a),
     }
 }
 
