@@ -1,7 +1,9 @@
 //! Plugin detectors: signing (pages/s) and their candidate indexes (insert
 //! every page, then look every page up), on the readability pages' main
 //! text (generated text when ../shared is absent), beside the built-in
-//! chunk detector for scale.
+//! chunk detector for scale. `allpairs` (not a detector: an exact batch
+//! join) joins the same pages' word 5-shingle sets at J = 0.5 and 0.9;
+//! `benches/allpairs.rs` scales it to 100,000 generated documents.
 //!
 //! `cargo bench --bench plugins`
 
@@ -105,5 +107,33 @@ fn index(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sign, index);
+/// Exact all-pairs Jaccard over the pages' word 5-shingle sets (the
+/// `neardup pairs` join), shingling included.
+fn allpairs(c: &mut Criterion) {
+    use neardup_allpairs::{all_pairs, shingle_ids, DocSet, Options};
+    let (docs, source) = documents();
+    let mut group = c.benchmark_group("plugin_allpairs");
+    group.throughput(Throughput::Elements(docs.len() as u64));
+    for threshold in [0.5, 0.9] {
+        group.bench_function(format!("{source}_allpairs_j{threshold}"), |b| {
+            b.iter(|| {
+                let sets: Vec<DocSet> = docs
+                    .iter()
+                    .map(|d| DocSet::from_shingles(shingle_ids(black_box(&d.terms), 5)))
+                    .collect();
+                let options = Options {
+                    threshold,
+                    count_unfiltered: false,
+                    ..Options::default()
+                };
+                let outcome = all_pairs(&sets, &options);
+                assert!(outcome.is_ok());
+                outcome
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sign, index, allpairs);
 criterion_main!(benches);

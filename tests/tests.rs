@@ -2,6 +2,7 @@
 //! directory on fixtures from `testdata/` or files the tests write.
 //!
 //! Modules:
+//! - `compare`: the compare command (graded separation, sizes) on hand-made data;
 //! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
 //! - `dedup`: outputs, warnings, determinism, config and detector flags;
 //! - `eval`: the eval command on a tiny generated benchmark;
@@ -16,6 +17,7 @@
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
+mod compare;
 mod crawl;
 mod dedup;
 mod eval;
