@@ -19,9 +19,12 @@ if [ "${1:-}" = "--write" ]; then
     shift
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
-bench=${1:-$here/../shared/bench/neardup-dev}
-bin=${2:-${CARGO_TARGET_DIR:-$here/target}/release/neardup}
-clough=${3:-$here/../shared/datasets/clough-stevenson/data}
+# Relative defaults from the repo root, so the paths printed into the
+# docs are the portable ones.
+cd "$here"
+bench=${1:-../shared/bench/neardup-dev}
+bin=${2:-${CARGO_TARGET_DIR:-target}/release/neardup}
+clough=${3:-../shared/datasets/clough-stevenson/data}
 for d in "$bench" "$clough"; do
     [ -d "$d" ] || { echo "no data at $d" >&2; exit 1; }
 done
