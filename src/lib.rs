@@ -38,7 +38,6 @@ pub mod fetch;
 pub mod frontier;
 pub mod index;
 pub mod input;
-pub mod modification;
 pub mod output;
 pub mod serve;
 pub mod signature;

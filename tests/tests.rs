@@ -10,7 +10,6 @@
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
-//! - `replicate`: the section 4.1 modification experiment's core;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `store`: document stores, the persistent index, crash safety;
@@ -27,7 +26,6 @@ mod fetch;
 mod multiref;
 mod pairs;
 mod plugins;
-mod replicate;
 mod score;
 mod serve;
 mod store;

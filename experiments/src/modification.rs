@@ -5,7 +5,7 @@
 //! much similarity each signature still reports, per sliding-window size.
 //!
 //! This module is the experiment's core, kept in the library so a test can
-//! check it; `examples/modification.rs` runs it over a corpus and draws the
+//! check it; `src/main.rs` (binary `modification`) runs it over a corpus and draws the
 //! figures. Every method is the shipped detector ([`Detector::sign`] and
 //! [`Detector::similarity`]), so the numbers describe what neardup runs.
 
@@ -16,10 +16,10 @@ use neardup_minhash::{
     Scheme, Unit,
 };
 
-use crate::config::{ChunkConfig, SimhashConfig, TextConfig};
-use crate::signature::chunk::ChunkDetector;
-use crate::signature::simhash::SimhashDetector;
-use crate::text::Normalizer;
+use neardup::config::{ChunkConfig, SimhashConfig, TextConfig};
+use neardup::signature::chunk::ChunkDetector;
+use neardup::signature::simhash::SimhashDetector;
+use neardup::text::Normalizer;
 
 /// The string the paper inserts (its footnote 1: `"a "`).
 pub const INSERT: &str = "a ";

@@ -1,10 +1,10 @@
-//! The core of the section 4.1 replication (`neardup::modification`,
-//! driven by `examples/modification.rs`): the insertions, the seeding, and
+//! The core of the section 4.1 replication (`neardup_experiments`,
+//! driven by the `modification` binary): the insertions, the seeding, and
 //! the behaviour the paper's Figure 2 rests on.
 
 use std::path::Path;
 
-use neardup::modification::{
+use neardup_experiments::{
     default_normalizer, methods, modified_versions, similarity_curves, SplitMix64, INSERT,
 };
 
@@ -124,7 +124,7 @@ fn similarity_falls_with_insertions_and_faster_with_larger_windows() {
 #[test]
 fn mod_100_on_a_real_article_follows_the_paper() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/datasets/readability-test-pages/test/test-pages/wikipedia");
+        .join("../../shared/datasets/readability-test-pages/test/test-pages/wikipedia");
     let Ok(html) = std::fs::read_to_string(dir.join("expected.html")) else {
         eprintln!("note: ../shared readability pages absent, skipping");
         return;

@@ -2,7 +2,7 @@
 //! (Figures 2, 3 and 4) with neardup's shipped detectors.
 //!
 //! ```text
-//! cargo run --release --example modification -- \
+//! cargo run --release -p neardup-experiments --bin modification -- \
 //!     --corpus /work/shared/datasets/readability-test-pages/test/test-pages \
 //!     --out docs/img/modification
 //! ```
@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use neardup::config::{ExtractConfig, ExtractMode};
-use neardup::modification;
+use neardup_experiments as modification;
 use rayon::prelude::*;
 
 #[derive(Parser, Debug)]
