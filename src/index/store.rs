@@ -36,7 +36,9 @@ pub enum Change<'a> {
 ///
 /// Contract: ids are dense and assigned in insertion order (from 0 for a new
 /// store, continuing after the highest id ever assigned for a reopened one);
-/// a removed id is never reused. A record returned by `get` is immutable.
+/// a removed id is never reused (a shared log store such as `RedisStore`
+/// also spends an id on each removal, so its ids have gaps). A record
+/// returned by `get` is immutable.
 ///
 /// Durability: writes may be buffered; a record inserted or removed is
 /// durable (survives a crash of the process) once [`DocStore::flush`] has
