@@ -8,7 +8,7 @@
 # server's memory before/after and per kept page (INFO memory,
 # MEMORY USAGE of the log, LLEN).
 #
-# Usage: scripts/redis-load.sh [REQUESTS] [CLIENTS]
+# Usage: [ONLY_PAIR=1] scripts/redis-load.sh [REQUESTS] [CLIENTS]
 # Needs: a release build (cargo build --release), redis-server, redis-cli.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +54,8 @@ run_one() { # name index
   wait "$spid" 2>/dev/null || true
 }
 
+# ONLY_PAIR=1 runs only the two-worker part at the end.
+if [ -z "${ONLY_PAIR:-}" ]; then
 before=$(used)
 run_one redis "redis://127.0.0.1:$rport/0?ns=load"
 after=$(used)
@@ -67,3 +69,37 @@ echo "   per kept page: used_memory delta $(( (after - before) / entries )) B," 
 run_one redb "$tmp/index.redb"
 echo "== redb file: $(stat -c %s "$tmp/index.redb") bytes"
 run_one memory ""
+fi
+
+# Two workers on one namespace, each loaded by its own generator with the
+# same seed: every page reaches both servers at about the same time, so
+# each must be kept exactly once overall (compare LLEN with the single-
+# server Redis run above, which kept the same page sequence once).
+echo "== two serve workers on ns=pair, two generators with the same seed, concurrently"
+ports=("$sport" "$((sport + 1))")
+spids=()
+for p in "${ports[@]}"; do
+  "$bin" serve --listen "127.0.0.1:$p" --index "redis://127.0.0.1:$rport/0?ns=pair" \
+    2>"$tmp/serve-pair-$p.log" &
+  spids+=($!)
+  pids+=($!)
+done
+for p in "${ports[@]}"; do
+  for _ in $(seq 100); do
+    curl -fsS "http://127.0.0.1:$p/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+done
+lpids=()
+for p in "${ports[@]}"; do
+  "$bin" load --target "http://127.0.0.1:$p" --clients $((clients / 2)) \
+    --requests "$requests" --page-bytes 10000 --max-seconds 120 >"$tmp/load-$p.json" &
+  lpids+=($!)
+done
+wait "${lpids[@]}"
+for p in "${ports[@]}"; do
+  echo "-- worker 127.0.0.1:$p"
+  grep -E '"(ok|sent|transport_errors|checks_per_sec|p50_ms|p99_ms|unique|near_duplicate|duplicate|server_checked)"' "$tmp/load-$p.json"
+done
+echo "   log entries (pages kept overall): $(rcli llen '{nd:pair}:log')"
+for s in "${spids[@]}"; do kill -TERM "$s" 2>/dev/null || true; done
