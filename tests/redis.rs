@@ -8,7 +8,8 @@
 //! (exactly one keeps each); a restarted worker rebuilding from the log
 //! (near-duplicate detection included, not only exact hashes); two `serve`
 //! instances hit concurrently, and removal seen by the other instance; a
-//! mismatched detector chain refused; Redis down as a clear error.
+//! mismatched detector chain refused; Redis down as a clear error; a second
+//! `crawl` over the shared index.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -507,4 +508,32 @@ fn two_serve_instances_hit_at_once_keep_each_page_once() {
             .unwrap();
         assert_eq!(again["kind"], "unique", "{again}");
     });
+}
+
+#[test]
+fn second_crawl_over_the_shared_index_finds_the_first_crawls_pages() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let dir = Dir::new();
+    let url = redis.url("crawl");
+    dir.run(&["crawl", "--demo", "--out", "c1", "--index", &url, "-q"])
+        .expect_code(0);
+    let first = read_verdicts(&dir.read("c1/verdicts.jsonl"));
+    let kept = first.iter().filter(|v| v["verdict"] != "duplicate").count();
+    assert!(kept >= 5, "{first:?}");
+    assert_eq!(redis.log_len("crawl"), kept);
+    // The demo sites come up on new ports: same pages, new URLs. Every
+    // page the second crawl reaches is a copy of one the first crawl kept.
+    dir.run(&["crawl", "--demo", "--out", "c2", "--index", &url, "-q"])
+        .expect_code(0);
+    let second = read_verdicts(&dir.read("c2/verdicts.jsonl"));
+    assert!(!second.is_empty());
+    let first_urls: Vec<&str> = first.iter().map(|v| v["url"].as_str().unwrap()).collect();
+    for v in &second {
+        assert_eq!(v["verdict"], "duplicate", "{v}");
+        let of = v["of_url"].as_str().unwrap();
+        assert!(first_urls.contains(&of), "{v}");
+    }
+    assert_eq!(redis.log_len("crawl"), kept, "nothing new kept");
 }
