@@ -53,33 +53,23 @@ impl RedisServer {
                 .and_then(|l| l.local_addr())
                 .map(|a| a.port())
                 .expect("free port");
-            let mut child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .arg("--dir")
-                .arg(dir.path())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn redis-server");
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline {
-                if ping(port) {
-                    return Some(RedisServer {
-                        child,
-                        port,
-                        _dir: dir,
-                    });
-                }
-                if let Ok(Some(_)) = child.try_wait() {
-                    break; // port taken meanwhile: try another
-                }
-                std::thread::sleep(Duration::from_millis(50));
+            if let Some(child) = spawn_redis(port, &dir) {
+                return Some(RedisServer {
+                    child,
+                    port,
+                    _dir: dir,
+                });
             }
-            let _ = child.kill();
-            let _ = child.wait();
         }
         panic!("redis-server did not start");
+    }
+
+    /// Kills the server and starts an empty one on the same port (what a
+    /// restart without persistence does).
+    fn restart_empty(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn_redis(self.port, &self._dir).expect("restart redis-server");
     }
 
     fn url(&self, ns: &str) -> String {
@@ -98,6 +88,33 @@ impl RedisServer {
             .query(&mut self.con())
             .expect("LLEN")
     }
+}
+
+/// A redis-server on `port`, once it answers PING; `None` if it exited
+/// (port taken).
+fn spawn_redis(port: u16, dir: &Dir) -> Option<Child> {
+    let mut child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn redis-server");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if ping(port) {
+            return Some(child);
+        }
+        if let Ok(Some(_)) = child.try_wait() {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
 }
 
 fn ping(port: u16) -> bool {
@@ -536,4 +553,35 @@ fn second_crawl_over_the_shared_index_finds_the_first_crawls_pages() {
         assert!(first_urls.contains(&of), "{v}");
     }
     assert_eq!(redis.log_len("crawl"), kept, "nothing new kept");
+}
+
+#[test]
+fn redis_going_away_mid_run_is_an_error_not_a_hang() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let loc = RedisLocation::parse(&redis.url("away")).unwrap();
+    let mut d = Deduper::open_redis(Config::default(), &Registry::default(), &loc).unwrap();
+    let v = d
+        .check("https://a.example/0", page_html(0).as_bytes(), None)
+        .unwrap();
+    assert_eq!(v.indexed_as, Some(0));
+    // Down: the page is not decided, with the reason.
+    let _ = redis.child.kill();
+    let _ = redis.child.wait();
+    let down = d
+        .check("https://a.example/1", page_html(1).as_bytes(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(down.contains("ns=away"), "{down}");
+    assert_eq!(d.stats().checked, 1, "a failed check is not counted");
+    // Back, but empty (no persistence): the worker reconnects, and keeping
+    // a page fails clearly instead of retrying forever.
+    redis.restart_empty();
+    let lost = d
+        .check("https://a.example/2", page_html(2).as_bytes(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(lost.contains("lost"), "{lost}");
+    assert_eq!(redis.log_len("away"), 0, "nothing appended to the new log");
 }

@@ -53,12 +53,18 @@ pub const FORMAT_VERSION: u32 = 1;
 const SYNC_BATCH: isize = 4096;
 
 /// Appends `ARGV[2]` to the log `KEYS[1]` only if the log still has
-/// `ARGV[1]` entries; returns 1 if appended, 0 if another writer was first.
+/// `ARGV[1]` entries; returns -1 if appended, else the log's length (more:
+/// another writer was first; fewer: the log lost entries).
 const APPEND_IF_LEN: &str = r"
-if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+local n = redis.call('LLEN', KEYS[1])
+if n ~= tonumber(ARGV[1]) then return n end
 redis.call('RPUSH', KEYS[1], ARGV[2])
-return 1
+return -1
 ";
+
+/// Connect, read and write timeout: a stalled server must not hang a
+/// worker forever.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A log entry as written (borrowing). The record's field order matches
 /// the redb store's encoding.
@@ -159,6 +165,17 @@ impl RedisLocation {
     }
 }
 
+/// A connection with [`TIMEOUT`] on connect, reads and writes.
+fn connect(client: &redis::Client) -> std::result::Result<redis::Connection, String> {
+    let con = client
+        .get_connection_with_timeout(TIMEOUT)
+        .map_err(|e| format!("cannot connect to Redis: {e}"))?;
+    con.set_read_timeout(Some(TIMEOUT))
+        .and_then(|()| con.set_write_timeout(Some(TIMEOUT)))
+        .map_err(|e| format!("cannot set socket timeouts: {e}"))?;
+    Ok(con)
+}
+
 /// `text` with the password of a URL hidden, for error messages.
 fn redact(text: &str) -> String {
     match url::Url::parse(text) {
@@ -173,10 +190,13 @@ fn redact(text: &str) -> String {
 
 /// The document store shared through Redis. See the module docs.
 pub struct RedisStore {
-    con: redis::Connection,
+    client: redis::Client,
+    /// `None` after a failed command: the next one reconnects (a reply may
+    /// still be pending on the old socket, so it is never reused).
+    con: Option<redis::Connection>,
     location: RedisLocation,
     log_key: String,
-    append: redis::Script,
+    append: Arc<redis::Script>,
     detectors: usize,
     /// Every log position read so far: `Some` for a live record.
     records: Vec<Option<Arc<DocRecord>>>,
@@ -223,14 +243,7 @@ impl RedisStore {
         };
         let client = redis::Client::open(location.url.as_str())
             .map_err(|e| err(format!("bad Redis URL: {e}")))?;
-        let timeout = std::time::Duration::from_secs(5);
-        let mut con = client
-            .get_connection_with_timeout(timeout)
-            .map_err(|e| err(format!("cannot connect to Redis: {e}")))?;
-        // A stalled server must not hang a worker forever.
-        con.set_read_timeout(Some(timeout))
-            .and_then(|()| con.set_write_timeout(Some(timeout)))
-            .map_err(|e| err(format!("cannot set socket timeouts: {e}")))?;
+        let mut con = connect(&client).map_err(err)?;
         let meta = postcard::to_allocvec(&(FORMAT_VERSION, identity))
             .map_err(|e| err(format!("cannot encode identity: {e}")))?;
         let meta_key = location.meta_key();
@@ -268,10 +281,11 @@ impl RedisStore {
             )));
         }
         Ok(RedisStore {
-            con,
+            client,
+            con: Some(con),
             location: location.clone(),
             log_key: location.log_key(),
-            append: redis::Script::new(APPEND_IF_LEN),
+            append: Arc::new(redis::Script::new(APPEND_IF_LEN)),
             detectors: identity.detectors.len(),
             records: Vec::new(),
             live: 0,
@@ -287,6 +301,26 @@ impl RedisStore {
     /// The number of log entries applied so far (records and tombstones).
     pub fn position(&self) -> usize {
         self.records.len()
+    }
+
+    /// Runs `f` on the connection, reconnecting first if the last command
+    /// failed; any failure drops the connection.
+    fn run<T>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T> {
+        let mut con = match self.con.take() {
+            Some(con) => con,
+            None => connect(&self.client).map_err(|m| self.err(m))?,
+        };
+        match f(&mut con) {
+            Ok(v) => {
+                self.con = Some(con);
+                Ok(v)
+            }
+            Err(e) => Err(self.err(format!("{what}: {e}"))),
+        }
     }
 
     fn err(&self, message: String) -> Error {
@@ -345,14 +379,21 @@ impl DocStore for RedisStore {
             site: &record.site,
             signatures: &record.signatures,
         })?;
-        let appended: i64 = self
-            .append
-            .key(&self.log_key)
-            .arg(id)
-            .arg(bytes)
-            .invoke(&mut self.con)
-            .map_err(|e| self.err(format!("append to {}: {e}", self.log_key)))?;
-        if appended != 1 {
+        let script = Arc::clone(&self.append);
+        let key = self.log_key.clone();
+        let what = format!("append to {key}");
+        let len: i64 = self.run(&what, |con| script.key(&key).arg(id).arg(bytes).invoke(con))?;
+        if len >= 0 {
+            if len < i64::from(id) {
+                // Retrying could never succeed: the log lost entries this
+                // worker has applied (Redis restarted without persistence,
+                // or the key was deleted).
+                return Err(self.err(format!(
+                    "the log has {len} entries but this worker has read {id}: Redis lost \
+                     data (restarted without persistence, or the key was deleted); \
+                     restart the workers on a fresh namespace"
+                )));
+            }
             return Ok(Err(record));
         }
         self.push_live(Arc::new(record));
@@ -370,11 +411,11 @@ impl DocStore for RedisStore {
             return Ok(None);
         }
         let bytes = self.encode(&EntryRef::Remove(id))?;
-        let _: i64 = redis::cmd("RPUSH")
-            .arg(&self.log_key)
-            .arg(bytes)
-            .query(&mut self.con)
-            .map_err(|e| self.err(format!("append tombstone to {}: {e}", self.log_key)))?;
+        let key = self.log_key.clone();
+        let what = format!("append tombstone to {key}");
+        let _: i64 = self.run(&what, |con| {
+            redis::cmd("RPUSH").arg(&key).arg(bytes).query(con)
+        })?;
         // The tombstone's own position is filled when sync reads it.
         Ok(self.take(id))
     }
@@ -391,12 +432,15 @@ impl DocStore for RedisStore {
     fn sync(&mut self, apply: &mut dyn FnMut(Change<'_>)) -> Result<()> {
         loop {
             let start = self.records.len() as isize;
-            let entries: Vec<Vec<u8>> = redis::cmd("LRANGE")
-                .arg(&self.log_key)
-                .arg(start)
-                .arg(start + SYNC_BATCH - 1)
-                .query(&mut self.con)
-                .map_err(|e| self.err(format!("read {}: {e}", self.log_key)))?;
+            let key = self.log_key.clone();
+            let what = format!("read {key}");
+            let entries: Vec<Vec<u8>> = self.run(&what, |con| {
+                redis::cmd("LRANGE")
+                    .arg(&key)
+                    .arg(start)
+                    .arg(start + SYNC_BATCH - 1)
+                    .query(con)
+            })?;
             let n = entries.len();
             for bytes in entries {
                 let id = self.next_id()?;
