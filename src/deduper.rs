@@ -35,7 +35,9 @@ use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signatur
 use crate::config::{Config, ExtractMode};
 use crate::decode::decode;
 use crate::extract::{extract, Extracted};
-use crate::index::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
+use crate::index::{
+    Change, DocRecord, DocStore, MemoryStore, RedbStore, RedisLocation, RedisStore, StoreIdentity,
+};
 use crate::signature::Registry;
 use crate::text::Normalizer;
 use crate::verdict::{Match, Verdict, VerdictKind};
@@ -149,6 +151,31 @@ impl Deduper {
                 }
             }
         })?;
+        Ok(deduper)
+    }
+
+    /// A deduper over a shared index in Redis (see [`RedisStore`]): the
+    /// log is read and each detector's candidate index rebuilt from it;
+    /// later decisions catch up with other workers first, and keeping a
+    /// page is atomic across workers.
+    ///
+    /// # Errors
+    /// As [`Deduper::with_registry`], and [`crate::Error::Store`] if Redis
+    /// cannot be reached or the namespace was built with another detector
+    /// chain or signature settings.
+    pub fn open_redis(
+        config: Config,
+        registry: &Registry,
+        location: &RedisLocation,
+    ) -> crate::Result<Deduper> {
+        let detectors = build_chain(&config, registry)?;
+        let identity = StoreIdentity {
+            detectors: detectors.iter().map(|d| d.name().to_owned()).collect(),
+            fingerprint: signature_fingerprint(&config)?,
+        };
+        let store = RedisStore::open(location, &identity)?;
+        let mut deduper = Deduper::assemble(config, detectors, Box::new(store));
+        deduper.catch_up()?;
         Ok(deduper)
     }
 
@@ -354,42 +381,36 @@ impl Deduper {
                 self.config.decide.min_terms
             ));
         }
-        let found = self.find_match(&signatures, short)?;
-        let (kind, matched) = match found {
-            None => (VerdictKind::Unique, None),
-            Some((i, id, sim, judgement)) => {
-                let kind = match judgement.level {
-                    neardup_api::Level::Duplicate => VerdictKind::Duplicate,
-                    neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
-                };
-                let rec = self.store.get(id)?;
-                let (key, url) = rec
-                    .map(|r| (r.key.clone(), r.url.clone()))
-                    .unwrap_or_default();
-                let m = Match {
-                    id,
-                    key,
-                    url,
-                    detector: self.detectors[i].name().to_owned(),
-                    similarity: judgement.score,
-                    resemblance: sim.resemblance,
-                    containment: sim.containment,
-                    reason: judgement.reason,
-                };
-                (kind, Some(m))
-            }
+        let mut record = DocRecord {
+            key,
+            url: doc.url,
+            site: doc.site,
+            signatures,
         };
-        let has_features = signatures.iter().any(|s| !s.is_empty());
-        let index_it = has_features
-            && match kind {
-                VerdictKind::Unique => true,
-                VerdictKind::NearDuplicate => self.config.decide.index_near_duplicates,
-                VerdictKind::Duplicate => false,
-            };
-        let indexed_as = if index_it {
-            Some(self.insert_record(key, doc, signatures)?)
-        } else {
-            None
+        // A shared store (Redis) may change under us: catch up, decide, and
+        // keep the page only if nobody wrote in between; otherwise decide
+        // again against what the other worker wrote (one pass when the
+        // store is private to this process).
+        let (kind, matched, indexed_as) = loop {
+            self.catch_up()?;
+            let (kind, matched) = self.judge(&record.signatures, short)?;
+            let has_features = record.signatures.iter().any(|s| !s.is_empty());
+            let index_it = has_features
+                && match kind {
+                    VerdictKind::Unique => true,
+                    VerdictKind::NearDuplicate => self.config.decide.index_near_duplicates,
+                    VerdictKind::Duplicate => false,
+                };
+            if !index_it {
+                break (kind, matched, None);
+            }
+            match self.store.insert_if_current(record)? {
+                Ok(id) => {
+                    self.index_stored(id)?;
+                    break (kind, matched, Some(id));
+                }
+                Err(back) => record = back,
+            }
         };
         // Counted only once nothing can fail any more.
         self.stats.checked += 1;
@@ -403,6 +424,58 @@ impl Deduper {
             matched,
             indexed_as,
             warnings,
+        })
+    }
+
+    /// The verdict kind and match for these signatures against the index.
+    fn judge(
+        &self,
+        signatures: &[Signature],
+        short: bool,
+    ) -> crate::Result<(VerdictKind, Option<Match>)> {
+        let Some((i, id, sim, judgement)) = self.find_match(signatures, short)? else {
+            return Ok((VerdictKind::Unique, None));
+        };
+        let kind = match judgement.level {
+            neardup_api::Level::Duplicate => VerdictKind::Duplicate,
+            neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
+        };
+        let rec = self.store.get(id)?;
+        let (key, url) = rec
+            .map(|r| (r.key.clone(), r.url.clone()))
+            .unwrap_or_default();
+        let m = Match {
+            id,
+            key,
+            url,
+            detector: self.detectors[i].name().to_owned(),
+            similarity: judgement.score,
+            resemblance: sim.resemblance,
+            containment: sim.containment,
+            reason: judgement.reason,
+        };
+        Ok((kind, Some(m)))
+    }
+
+    /// Applies writes other processes made to a shared store to the
+    /// candidate indexes (nothing to do for a store private to us).
+    fn catch_up(&mut self) -> crate::Result<()> {
+        let Deduper { store, indexes, .. } = self;
+        store.sync(&mut |change| match change {
+            Change::Added(id, rec) => {
+                for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
+                    if !sig.is_empty() {
+                        index.insert(id, sig);
+                    }
+                }
+            }
+            Change::Removed(id, rec) => {
+                for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
+                    if !sig.is_empty() {
+                        index.remove(id, sig);
+                    }
+                }
+            }
         })
     }
 
@@ -456,12 +529,26 @@ impl Deduper {
         doc: Document,
         signatures: Vec<Signature>,
     ) -> crate::Result<DocId> {
-        let id = self.store.insert(DocRecord {
+        let mut record = DocRecord {
             key,
             url: doc.url,
             site: doc.site,
             signatures,
-        })?;
+        };
+        // With a shared store, retry after catching up (see `decide`).
+        let id = loop {
+            self.catch_up()?;
+            match self.store.insert_if_current(record)? {
+                Ok(id) => break id,
+                Err(back) => record = back,
+            }
+        };
+        self.index_stored(id)?;
+        Ok(id)
+    }
+
+    /// Adds a freshly stored record to the candidate indexes.
+    fn index_stored(&mut self, id: DocId) -> crate::Result<()> {
         if let Some(rec) = self.store.get(id)? {
             for (index, sig) in self.indexes.iter_mut().zip(&rec.signatures) {
                 if !sig.is_empty() {
@@ -469,7 +556,7 @@ impl Deduper {
                 }
             }
         }
-        Ok(id)
+        Ok(())
     }
 
     /// Indexes an analyzed page without judging it (seeding the index with
@@ -497,6 +584,7 @@ impl Deduper {
     /// # Errors
     /// [`crate::Error::Store`] if the document store fails.
     pub fn remove(&mut self, id: DocId) -> crate::Result<bool> {
+        self.catch_up()?;
         let Some(rec) = self.store.remove(id)? else {
             return Ok(false);
         };

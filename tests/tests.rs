@@ -11,6 +11,7 @@
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
+//! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `store`: document stores, the persistent index, crash safety;
 //! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
@@ -26,6 +27,7 @@ mod fetch;
 mod multiref;
 mod pairs;
 mod plugins;
+mod redis;
 mod score;
 mod serve;
 mod store;

@@ -108,6 +108,13 @@ pub struct CrawlArgs {
     #[arg(long, default_value_t = 100_000, value_name = "N")]
     pub max_frontier: usize,
 
+    /// Index: a redb file (created if missing), or a shared Redis index
+    /// `redis://HOST:PORT[/DB][?ns=NAME]` that several processes use at
+    /// once (docs/redis.md). Must be reopened with the same detector chain
+    /// and signature settings.
+    #[arg(long, value_name = "PATH|URL")]
+    pub index: Option<PathBuf>,
+
     /// The detector chain.
     #[command(flatten)]
     pub detectors: DetectorArgs,
@@ -144,11 +151,12 @@ pub struct DedupArgs {
     #[command(flatten)]
     pub detectors: DetectorArgs,
 
-    /// Persistent index file (redb; created if missing). Pages of earlier
-    /// runs over the same file are matched too, and kept pages are added
-    /// to it. Must be reopened with the same detector chain and signature
-    /// settings.
-    #[arg(long, value_name = "PATH")]
+    /// Persistent index: a redb file (created if missing), or a shared
+    /// Redis index `redis://HOST:PORT[/DB][?ns=NAME]` that several
+    /// processes use at once (docs/redis.md). Pages of earlier runs are
+    /// matched too, and kept pages are added to it. Must be reopened with
+    /// the same detector chain and signature settings.
+    #[arg(long, value_name = "PATH|URL")]
     pub index: Option<PathBuf>,
 
     /// No progress bar, summary or per-page warnings on stderr.
@@ -253,6 +261,13 @@ pub struct ServeArgs {
     /// Most pages in one batch request.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_batch: usize,
+
+    /// Index: a redb file (created if missing), or a shared Redis index
+    /// `redis://HOST:PORT[/DB][?ns=NAME]` that several processes use at
+    /// once (docs/redis.md). Must be reopened with the same detector chain
+    /// and signature settings.
+    #[arg(long, value_name = "PATH|URL")]
+    pub index: Option<PathBuf>,
 
     /// The detector chain.
     #[command(flatten)]

@@ -11,9 +11,7 @@ use neardup::crawl::seeds::{parse_seed, parse_seeds};
 use neardup::crawl::{format_report, Options};
 use neardup::deduper::SharedDeduper;
 use neardup::fetch::Fetcher;
-use neardup::index::MemoryStore;
 use neardup::output::OutputDir;
-use neardup::Deduper;
 
 use super::args::{Args, CrawlArgs};
 
@@ -49,11 +47,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from("neardup-demo"));
-    let deduper = SharedDeduper::new(Deduper::with_registry(
-        config.clone(),
-        &super::plugins::registry(),
-        Box::<MemoryStore>::default(),
-    )?);
+    let deduper = SharedDeduper::new(super::open_deduper(config.clone(), a.index.as_deref())?);
     let fetcher = Arc::new(Fetcher::new(&config.crawl).context("build the HTTP client")?);
     let mut out = OutputDir::create(&out_dir)?;
     let pages_path = out_dir.join("pages.jsonl");

@@ -3,9 +3,7 @@
 use std::process::ExitCode;
 
 use neardup::batch;
-use neardup::index::MemoryStore;
 use neardup::output::{OutputDir, Sink};
-use neardup::Deduper;
 
 use super::args::{Args, DedupArgs};
 use super::report::{memory_line, summary_line, StderrReporter};
@@ -13,11 +11,7 @@ use super::report::{memory_line, summary_line, StderrReporter};
 /// Runs the command.
 pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let registry = super::plugins::registry();
-    let mut deduper = match &a.index {
-        Some(path) => Deduper::open(config, &registry, path)?,
-        None => Deduper::with_registry(config, &registry, Box::<MemoryStore>::default())?,
-    };
+    let mut deduper = super::open_deduper(config, a.index.as_deref())?;
     let before = deduper.stats().indexed;
     let items = batch::items_of(&a.inputs)?;
     let mut out = OutputDir::create(&a.out)?;

@@ -78,6 +78,30 @@ fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Conf
 }
 
 /// The batch options of the global flags.
+/// The deduper over `--index`: in memory without one, a shared Redis index
+/// for a `redis://` (or `rediss://`, `redis+unix://`) URL, else a redb file.
+fn open_deduper(config: Config, index: Option<&Path>) -> anyhow::Result<neardup::Deduper> {
+    let registry = plugins::registry();
+    let text = index.and_then(Path::to_str).unwrap_or_default();
+    let deduper = if index.is_none() {
+        neardup::Deduper::with_registry(
+            config,
+            &registry,
+            Box::<neardup::index::MemoryStore>::default(),
+        )?
+    } else if text.starts_with("redis://")
+        || text.starts_with("rediss://")
+        || text.starts_with("redis+unix://")
+    {
+        let location = neardup::index::RedisLocation::parse(text)?;
+        neardup::Deduper::open_redis(config, &registry, &location)?
+    } else {
+        let path = index.unwrap_or_else(|| Path::new(""));
+        neardup::Deduper::open(config, &registry, path)?
+    };
+    Ok(deduper)
+}
+
 fn batch_options(args: &Args) -> neardup::batch::Options {
     neardup::batch::Options {
         threads: args.threads,

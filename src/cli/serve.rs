@@ -8,14 +8,13 @@ use anyhow::Context as _;
 use neardup::deduper::SharedDeduper;
 use neardup::serve::load::LoadOptions;
 use neardup::serve::ServeOptions;
-use neardup::Deduper;
 
 use super::args::{Args, LoadArgs, ServeArgs};
 
 /// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
 pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let deduper = SharedDeduper::new(Deduper::new(config)?);
+    let deduper = SharedDeduper::new(super::open_deduper(config, a.index.as_deref())?);
     let options = ServeOptions {
         max_body: a.max_body,
         timeout: Duration::from_millis(a.timeout_ms),

@@ -7,11 +7,13 @@
 pub mod chunk;
 pub mod exact;
 pub mod redb_store;
+pub mod redis_store;
 pub mod simhash;
 pub mod store;
 
 pub use chunk::ChunkIndex;
 pub use exact::ExactIndex;
 pub use redb_store::{RedbStore, StoreIdentity};
+pub use redis_store::{RedisLocation, RedisStore};
 pub use simhash::SimhashIndex;
-pub use store::{DocRecord, DocStore, MemoryStore};
+pub use store::{Change, DocRecord, DocStore, MemoryStore};

@@ -22,11 +22,23 @@ pub struct DocRecord {
     pub signatures: Vec<Signature>,
 }
 
+/// A write another process made to a shared store, reported by
+/// [`DocStore::sync`] so the caller can update its candidate indexes.
+#[derive(Clone, Copy, Debug)]
+pub enum Change<'a> {
+    /// A record was stored under this id.
+    Added(DocId, &'a Arc<DocRecord>),
+    /// The record with this id was removed.
+    Removed(DocId, &'a Arc<DocRecord>),
+}
+
 /// Storage of kept documents.
 ///
 /// Contract: ids are dense and assigned in insertion order (from 0 for a new
 /// store, continuing after the highest id ever assigned for a reopened one);
-/// a removed id is never reused. A record returned by `get` is immutable.
+/// a removed id is never reused (a shared log store such as `RedisStore`
+/// also spends an id on each removal, so its ids have gaps). A record
+/// returned by `get` is immutable.
 ///
 /// Durability: writes may be buffered; a record inserted or removed is
 /// durable (survives a crash of the process) once [`DocStore::flush`] has
@@ -61,6 +73,30 @@ pub trait DocStore: Send + Sync {
     /// later `flush` retries them.
     fn flush(&mut self) -> Result<()> {
         Ok(())
+    }
+    /// Catches up with writes other processes made to a shared store since
+    /// the last call, reporting each to `apply` in order. Stores owned by
+    /// one process have nothing to report (the default).
+    ///
+    /// # Errors
+    /// If the shared storage cannot be read.
+    fn sync(&mut self, apply: &mut dyn FnMut(Change<'_>)) -> Result<()> {
+        let _ = apply;
+        Ok(())
+    }
+    /// Stores a record only if no other process wrote to the store since
+    /// the last [`DocStore::sync`]: `Ok(Err(record))` hands it back when one
+    /// did, so the caller can sync, decide again and retry. This is the
+    /// atomic check-and-insert of shared stores; the default (one process)
+    /// always inserts.
+    ///
+    /// # Errors
+    /// As [`DocStore::insert`].
+    fn insert_if_current(
+        &mut self,
+        record: DocRecord,
+    ) -> Result<std::result::Result<DocId, DocRecord>> {
+        self.insert(record).map(Ok)
     }
     /// Number of records present.
     fn len(&self) -> usize;
