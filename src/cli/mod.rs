@@ -49,7 +49,7 @@ fn init_logging() {
     // A second init (never in the binary) is harmless, hence try_init.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(neardup::crawl::progress::log_writer)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 }
