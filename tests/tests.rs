@@ -17,6 +17,7 @@
 
 mod bad_input;
 mod crawl;
+mod crawl_resume;
 mod dedup;
 mod eval;
 mod extract;

@@ -283,7 +283,11 @@ impl CrawlDir {
             checkpoints: 0,
             state: CrawlState::default(),
         };
-        Self::open_files(dir, meta, policy, None)
+        let mut d = Self::open_files(dir, meta, policy, None)?;
+        // A state file from the start: a crawl killed before its first
+        // checkpoint resumes from the seeds.
+        d.write_state()?;
+        Ok(d)
     }
 
     /// Reopens the interrupted crawl in `dir`.
@@ -337,6 +341,10 @@ impl CrawlDir {
                     meta.config_hash
                 ),
             ));
+        }
+        if meta.checkpoints == 0 {
+            // Killed before the first checkpoint: start again from the seeds.
+            return Self::open_files(dir, meta, policy, None).map(|d| Resumed::Ready(Box::new(d)));
         }
         if meta.finished {
             write_clusters(dir)?;
@@ -464,6 +472,18 @@ impl Outputs for CrawlDir {
         self.meta.checkpoints += 1;
         self.meta.finished = state.queue.is_empty();
         self.meta.state = state.clone();
+        self.write_state()
+    }
+    fn progress(&mut self, summary: &CrawlSummary, queued: usize, in_flight: u64) {
+        if let Some(p) = &self.progress {
+            p.update(summary, queued, in_flight);
+        }
+    }
+}
+
+impl CrawlDir {
+    /// Writes `crawl-state.json` atomically and durably (the commit point).
+    fn write_state(&mut self) -> Result<()> {
         let path = self.dir.join(STATE);
         let mut tmp = tempfile::Builder::new()
             .prefix(".crawl-state.")
@@ -479,11 +499,6 @@ impl Outputs for CrawlDir {
         }
         self.last = Instant::now();
         Ok(())
-    }
-    fn progress(&mut self, summary: &CrawlSummary, queued: usize, in_flight: u64) {
-        if let Some(p) = &self.progress {
-            p.update(summary, queued, in_flight);
-        }
     }
 }
 
