@@ -78,6 +78,11 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "DIR", conflicts_with_all = ["seeds", "seed", "demo", "out"])]
     pub resume: Option<PathBuf>,
 
+    /// Also write the fetched responses to this WARC/1.1 file (gzip per
+    /// record when it ends in .gz); duplicates become revisit records.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub warc_out: Option<PathBuf>,
+
     /// Checkpoint the crawl state after this many decided pages.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub checkpoint_pages: u64,

@@ -106,7 +106,14 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
                 }
                 Resumed::Ready(dir) => *dir,
             },
-            None => CrawlDir::create(&out_dir, &config, detectors, &seeds, policy)
+            None => CrawlDir::create(
+                &out_dir,
+                &config,
+                detectors,
+                &seeds,
+                policy,
+                a.warc_out.as_deref(),
+            )
                 .with_context(|| format!("start the crawl in {}", out_dir.display()))?,
         };
         if let (Some(n), false) = (dir.resumed_pages(), a.quiet) {

@@ -50,6 +50,7 @@ pub mod demo;
 pub mod progress;
 pub mod seeds;
 pub mod state;
+pub mod warc;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -216,6 +217,11 @@ pub(crate) trait Outputs {
     /// flushed before each one).
     fn durable(&self) -> bool {
         false
+    }
+    /// An HTTP answer, with the page's verdict when it was checked (for
+    /// the WARC output).
+    fn answer(&mut self, _key: &str, _outcome: &FetchOutcome, _verdict: Option<&Verdict>) -> Result<()> {
+        Ok(())
     }
     /// Counters after each decision, for a progress display.
     fn progress(&mut self, _summary: &CrawlSummary, _queued: usize, _in_flight: u64) {}
@@ -443,13 +449,18 @@ async fn fetch_one(shared: Arc<Shared>, url: Url) -> Fetched {
         // The body is not needed after analysis: move it, do not copy.
         let body = std::mem::take(&mut outcome.body);
         let ct = outcome.content_type.clone();
-        tokio::task::spawn_blocking(move || {
-            deduper.read(|d| d.analyze(&key, &final_url, &body, ct.as_deref()))
+        let analyzed = tokio::task::spawn_blocking(move || {
+            let a = deduper.read(|d| d.analyze(&key, &final_url, &body, ct.as_deref()));
+            (a, body)
         })
         .await
-        .ok()
-        .and_then(|r| r.ok())
-        .map(Box::new)
+        .ok();
+        // The body comes back for the WARC output (held until decided, as
+        // bounded by `max_in_flight`).
+        analyzed.and_then(|(a, body)| {
+            outcome.body = body;
+            a.ok().map(Box::new)
+        })
     } else {
         None
     };
@@ -651,7 +662,7 @@ impl Decider {
             frontier.mark_fetched_target(&final_url);
         }
         let Some(analyzed) = analyzed else {
-            return Ok(());
+            return out.answer(&key, &outcome, None);
         };
         let analyzed = *analyzed;
         // A redirect target fetched before: this page is that page.
@@ -715,6 +726,7 @@ impl Decider {
                 .entry(final_url.as_str().to_owned())
                 .or_insert_with(|| key.clone());
         }
+        out.answer(&key, &outcome, Some(&verdict))?;
         if let Some(id) = verdict.indexed_as {
             self.watermark = self.watermark.max(id.saturating_add(1));
         }

@@ -177,6 +177,9 @@ pub struct Checkpoint {
     pub verdicts_len: u64,
     /// Checkpoints written so far.
     pub checkpoints: u64,
+    /// The WARC output, if any.
+    #[serde(default)]
+    pub warc: Option<super::warc::WarcState>,
     /// The frontier and decider.
     pub state: CrawlState,
 }
@@ -222,6 +225,7 @@ pub struct CrawlDir {
     last: Instant,
     restored: Option<CrawlState>,
     progress: Option<Progress>,
+    warc: Option<super::warc::WarcOut>,
 }
 
 /// File names inside a crawl directory.
@@ -254,7 +258,8 @@ fn config_hash(config: &Config) -> Result<String> {
 
 impl CrawlDir {
     /// Starts a new crawl in `dir` (created if needed): earlier crawl
-    /// files there (state, index, `.jsonl`) are replaced.
+    /// files there (state, index, `.jsonl`) are replaced. Writes the
+    /// responses to `warc` too, if given.
     ///
     /// # Errors
     /// If the directory or files cannot be created.
@@ -264,6 +269,7 @@ impl CrawlDir {
         detectors: Vec<String>,
         seeds: &[Url],
         policy: CheckpointPolicy,
+        warc: Option<&Path>,
     ) -> Result<CrawlDir> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         for name in [STATE, INDEX] {
@@ -281,9 +287,15 @@ impl CrawlDir {
             pages_len: 0,
             verdicts_len: 0,
             checkpoints: 0,
+            warc: None,
             state: CrawlState::default(),
         };
         let mut d = Self::open_files(dir, meta, policy, None)?;
+        if let Some(w) = warc {
+            let mut w = super::warc::WarcOut::create(w)?;
+            d.meta.warc = Some(w.sync()?);
+            d.warc = Some(w);
+        }
         // A state file from the start: a crawl killed before its first
         // checkpoint resumes from the seeds.
         d.write_state()?;
@@ -344,7 +356,11 @@ impl CrawlDir {
         }
         if meta.checkpoints == 0 {
             // Killed before the first checkpoint: start again from the seeds.
-            return Self::open_files(dir, meta, policy, None).map(|d| Resumed::Ready(Box::new(d)));
+            let mut d = Self::open_files(dir, meta, policy, None)?;
+            if let Some(w) = d.meta.warc.clone() {
+                d.warc = Some(super::warc::WarcOut::resume(w)?);
+            }
+            return Ok(Resumed::Ready(Box::new(d)));
         }
         if meta.finished {
             write_clusters(dir)?;
@@ -368,7 +384,11 @@ impl CrawlDir {
             f.sync_all().map_err(io_err(&p))?;
         }
         let restored = Some(meta.state.clone());
-        Self::open_files(dir, meta, policy, restored).map(|d| Resumed::Ready(Box::new(d)))
+        let mut d = Self::open_files(dir, meta, policy, restored)?;
+        if let Some(w) = d.meta.warc.clone() {
+            d.warc = Some(super::warc::WarcOut::resume(w)?);
+        }
+        Ok(Resumed::Ready(Box::new(d)))
     }
 
     fn open_files(
@@ -403,6 +423,7 @@ impl CrawlDir {
             last: Instant::now(),
             restored,
             progress: None,
+            warc: None,
         })
     }
 
@@ -467,12 +488,26 @@ impl Outputs for CrawlDir {
     }
     fn checkpoint(&mut self, state: &CrawlState) -> Result<()> {
         let (pages_len, verdicts_len) = self.sync()?;
+        if let Some(w) = self.warc.as_mut() {
+            self.meta.warc = Some(w.sync()?);
+        }
         self.meta.pages_len = pages_len;
         self.meta.verdicts_len = verdicts_len;
         self.meta.checkpoints += 1;
         self.meta.finished = state.queue.is_empty();
         self.meta.state = state.clone();
         self.write_state()
+    }
+    fn answer(
+        &mut self,
+        key: &str,
+        outcome: &crate::fetch::FetchOutcome,
+        verdict: Option<&Verdict>,
+    ) -> Result<()> {
+        match self.warc.as_mut() {
+            Some(w) => w.answer(key, outcome, verdict),
+            None => Ok(()),
+        }
     }
     fn progress(&mut self, summary: &CrawlSummary, queued: usize, in_flight: u64) {
         if let Some(p) = &self.progress {
