@@ -29,3 +29,4 @@ mod score;
 mod serve;
 mod store;
 mod util;
+mod warc_out;
