@@ -346,7 +346,11 @@ fn ctrl_c_stops_promptly_with_complete_files_and_resume_finishes() {
     // Every file is complete: each line parses, the cluster files exist.
     let verdicts = lines(&dir.read("out/verdicts.jsonl"));
     let pages = lines(&dir.read("out/pages.jsonl"));
-    assert!(!verdicts.is_empty() && verdicts.len() < site_size(), "{}", verdicts.len());
+    assert!(
+        !verdicts.is_empty() && verdicts.len() < site_size(),
+        "{}",
+        verdicts.len()
+    );
     assert_eq!(paths(&pages), paths(&verdicts));
     let clusters: Value =
         serde_json::from_str(&dir.read("out/clusters.json")).expect("clusters.json");

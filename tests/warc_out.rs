@@ -15,7 +15,8 @@ use sha1::{Digest, Sha1};
 
 use crate::util::Dir;
 
-const ARTICLE: &str = "Solar panels on the school roof now cover most of the building's power needs, \
+const ARTICLE: &str =
+    "Solar panels on the school roof now cover most of the building's power needs, \
     the head teacher said on Monday. The project took two years of fundraising by parents, \
     teachers and pupils, and the installation was finished during the summer holidays. \
     Pupils follow the daily production on a screen in the entrance hall.";
@@ -110,7 +111,11 @@ fn parse_warc(bytes: &[u8]) -> Vec<Rec> {
             .collect();
         let len: usize = headers["Content-Length"].parse().expect("length");
         let block = rest[end + 4..end + 4 + len].to_vec();
-        assert_eq!(&rest[end + 4 + len..end + 8 + len], b"\r\n\r\n", "record end");
+        assert_eq!(
+            &rest[end + 4 + len..end + 8 + len],
+            b"\r\n\r\n",
+            "record end"
+        );
         rest = &rest[end + 8 + len..];
         recs.push(Rec { headers, block });
     }
@@ -160,7 +165,11 @@ fn check_records(recs: &[Rec]) {
     assert_eq!(types("/gone"), ["response"]);
     assert!(by_path["/gone"][0].block.starts_with(b"HTTP/1.1 404"));
     assert_eq!(types("/copy"), ["revisit"], "byte-identical copy");
-    assert_eq!(types("/tracked"), ["response", "metadata"], "same text, other bytes");
+    assert_eq!(
+        types("/tracked"),
+        ["response", "metadata"],
+        "same text, other bytes"
+    );
     assert_eq!(types("/near"), ["response", "metadata"]);
     assert_eq!(by_path.len(), 6, "{:?}", by_path.keys());
 
@@ -186,7 +195,10 @@ fn check_records(recs: &[Rec]) {
     let (resp, meta) = (by_path["/near"][0], by_path["/near"][1]);
     assert_eq!(meta.h("WARC-Concurrent-To"), resp.h("WARC-Record-ID"));
     let fields = String::from_utf8_lossy(&meta.block);
-    assert!(fields.contains("neardup-verdict: near_duplicate"), "{fields}");
+    assert!(
+        fields.contains("neardup-verdict: near_duplicate"),
+        "{fields}"
+    );
     assert!(
         fields.contains(&format!("neardup-of: {}", a.h("WARC-Target-URI"))),
         "{fields}"
@@ -195,7 +207,8 @@ fn check_records(recs: &[Rec]) {
         fields.contains(&format!("neardup-of-record: {}", a.h("WARC-Record-ID"))),
         "{fields}"
     );
-    let ids: std::collections::BTreeSet<&str> = recs.iter().map(|r| r.h("WARC-Record-ID")).collect();
+    let ids: std::collections::BTreeSet<&str> =
+        recs.iter().map(|r| r.h("WARC-Record-ID")).collect();
     assert_eq!(ids.len(), recs.len(), "record ids are unique");
 }
 
@@ -207,7 +220,14 @@ fn crawl_writes_a_warc_that_reads_back() {
     config(&dir);
     let seed = format!("http://{addr}/");
     dir.run(&[
-        "--config", "crawl.toml", "crawl", "--seed", &seed, "--out", "out", "--warc-out",
+        "--config",
+        "crawl.toml",
+        "crawl",
+        "--seed",
+        &seed,
+        "--out",
+        "out",
+        "--warc-out",
         "crawl.warc.gz",
     ])
     .expect_code(0);
@@ -216,15 +236,19 @@ fn crawl_writes_a_warc_that_reads_back() {
     let raw = std::fs::read(&path).expect("read");
     let members = raw.windows(3).filter(|w| *w == [0x1f, 0x8b, 0x08]).count();
     let recs = parse_warc(&gunzip(&path));
-    assert!(members >= recs.len(), "{members} gzip members for {} records", recs.len());
+    assert!(
+        members >= recs.len(),
+        "{members} gzip members for {} records",
+        recs.len()
+    );
     check_records(&recs);
 
     // Our reader: the 2xx HTML responses are pages (revisits and metadata
     // are not), keyed by record id, with the body as fetched.
     let pages: Vec<neardup::input::Page> = neardup::input::open(&path)
         .expect("open")
-        .filter_map(|i| match i {
-            neardup::input::Item::Page(p) => Some(p),
+        .map(|i| match i {
+            neardup::input::Item::Page(p) => p,
             neardup::input::Item::Warning(w) => panic!("warning reading back: {w:?}"),
         })
         .collect();
@@ -247,8 +271,17 @@ fn warc_survives_sigkill_and_resume() {
     let mut child = dir
         .cmd()
         .args([
-            "--config", "crawl.toml", "crawl", "--seed", &seed, "--out", "out", "--warc-out",
-            "crawl.warc", "--checkpoint-pages", "1",
+            "--config",
+            "crawl.toml",
+            "crawl",
+            "--seed",
+            &seed,
+            "--out",
+            "out",
+            "--warc-out",
+            "crawl.warc",
+            "--checkpoint-pages",
+            "1",
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -256,8 +289,7 @@ fn warc_survives_sigkill_and_resume() {
         .expect("spawn");
     // Kill once the first page is decided.
     let started = Instant::now();
-    while std::fs::read_to_string(dir.join("out/verdicts.jsonl"))
-        .map_or(0, |t| t.lines().count())
+    while std::fs::read_to_string(dir.join("out/verdicts.jsonl")).map_or(0, |t| t.lines().count())
         < 2
         && started.elapsed() < Duration::from_secs(30)
         && child.try_wait().expect("wait").is_none()
@@ -267,7 +299,13 @@ fn warc_survives_sigkill_and_resume() {
     let _ = child.kill();
     child.wait().expect("wait");
     dir.run(&[
-        "--config", "crawl.toml", "crawl", "--resume", "out", "--checkpoint-pages", "1",
+        "--config",
+        "crawl.toml",
+        "crawl",
+        "--resume",
+        "out",
+        "--checkpoint-pages",
+        "1",
     ])
     .expect_code(0);
     let recs = parse_warc(&std::fs::read(dir.join("crawl.warc")).expect("read"));

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use neardup::crawl::demo::{demo_config, DemoSites};
-use neardup::crawl::seeds::{parse_seed, parse_seeds};
 use neardup::crawl::progress::Progress;
+use neardup::crawl::seeds::{parse_seed, parse_seeds};
 use neardup::crawl::state::{run_in_dir, CheckpointPolicy, CrawlDir, Resumed};
 use neardup::crawl::{format_report, Options};
 use neardup::deduper::SharedDeduper;

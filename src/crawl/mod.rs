@@ -220,7 +220,12 @@ pub(crate) trait Outputs {
     }
     /// An HTTP answer, with the page's verdict when it was checked (for
     /// the WARC output).
-    fn answer(&mut self, _key: &str, _outcome: &FetchOutcome, _verdict: Option<&Verdict>) -> Result<()> {
+    fn answer(
+        &mut self,
+        _key: &str,
+        _outcome: &FetchOutcome,
+        _verdict: Option<&Verdict>,
+    ) -> Result<()> {
         Ok(())
     }
     /// Counters after each decision, for a progress display.

@@ -81,7 +81,9 @@ pub fn format_line(
     elapsed: Duration,
     base: u64,
 ) -> String {
-    let fetched_now = s.attempts.saturating_sub(if base == u64::MAX { 0 } else { base });
+    let fetched_now = s
+        .attempts
+        .saturating_sub(if base == u64::MAX { 0 } else { base });
     let secs = elapsed.as_secs_f64();
     let rate = if secs > 0.0 {
         fetched_now as f64 / secs

@@ -366,7 +366,10 @@ impl CrawlDir {
             write_clusters(dir)?;
             return Ok(Resumed::Finished(Box::new(meta.state.summary)));
         }
-        for (name, len) in [(PAGES, meta.pages_len), (OutputDir::VERDICTS, meta.verdicts_len)] {
+        for (name, len) in [
+            (PAGES, meta.pages_len),
+            (OutputDir::VERDICTS, meta.verdicts_len),
+        ] {
             let p = dir.join(name);
             let f = OpenOptions::new()
                 .write(true)
@@ -599,7 +602,10 @@ struct VerdictIn {
 /// or a cluster file cannot be written.
 pub fn write_clusters(dir: &Path) -> Result<()> {
     let clusters = clusters_from_verdicts(dir)?;
-    for (name, tsv) in [(OutputDir::CLUSTERS_TSV, true), (OutputDir::CLUSTERS_JSON, false)] {
+    for (name, tsv) in [
+        (OutputDir::CLUSTERS_TSV, true),
+        (OutputDir::CLUSTERS_JSON, false),
+    ] {
         let p = dir.join(name);
         let mut f = crate::output::AtomicFile::create(&p)?;
         let r = if tsv {

@@ -351,7 +351,8 @@ impl WarcOut {
 }
 
 fn is_gz(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
 #[cfg(test)]
@@ -372,6 +373,9 @@ mod tests {
     fn warc_date_has_the_iso_shape() {
         let d = warc_date();
         assert_eq!(d.len(), 20, "{d}");
-        assert!(d.starts_with("20") && d.ends_with('Z') && &d[10..11] == "T", "{d}");
+        assert!(
+            d.starts_with("20") && d.ends_with('Z') && &d[10..11] == "T",
+            "{d}"
+        );
     }
 }
