@@ -45,6 +45,11 @@
 //! Shutdown (the `shutdown` future resolving, Ctrl-C in the CLI) stops
 //! dispatching, drains the work in flight (its verdicts are written) and
 //! finishes the sinks, so every output file is complete.
+//!
+//! [`run`] writes to plain writers and keeps nothing on disk; the CLI uses
+//! [`state::run_in_dir`], the same loop with checkpoints so `--resume`
+//! can continue a crawl stopped by Ctrl-C or killed (see [`state`]), an
+//! optional WARC output ([`warc`]) and a progress bar ([`progress`]).
 
 pub mod demo;
 pub mod progress;
