@@ -596,6 +596,28 @@ impl Deduper {
         Ok(true)
     }
 
+    /// Removes every indexed document whose id is `first` or above and
+    /// returns how many there were. A resumed crawl uses it to drop pages
+    /// indexed after its last checkpoint (ids only grow), which it redoes.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn remove_ids_from(&mut self, first: DocId) -> crate::Result<usize> {
+        let mut ids = Vec::new();
+        self.store.for_each(&mut |id, _| {
+            if id >= first {
+                ids.push(id);
+            }
+        })?;
+        let mut removed = 0;
+        for id in ids {
+            if self.remove(id)? {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Approximate heap bytes per tier: each detector's index, then the store.
     pub fn memory(&self) -> Vec<(String, usize)> {
         let mut out: Vec<(String, usize)> = self

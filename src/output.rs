@@ -151,6 +151,11 @@ impl<W: Write> VerdictLines<W> {
         self.out
     }
 
+    /// The writer (to flush and sync it at a checkpoint).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     fn line(&mut self, line: &VerdictLine<'_>) -> Result<()> {
         let io = |e: std::io::Error| Error::io(&self.name, e);
         serde_json::to_writer(&mut self.out, line).map_err(|e| io(e.into()))?;

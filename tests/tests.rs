@@ -20,6 +20,7 @@
 mod bad_input;
 mod compare;
 mod crawl;
+mod crawl_resume;
 mod dedup;
 mod eval;
 mod extract;
@@ -32,3 +33,4 @@ mod score;
 mod serve;
 mod store;
 mod util;
+mod warc_out;

@@ -92,8 +92,31 @@ pub struct CrawlArgs {
 
     /// Output directory (created if needed); `--demo` defaults to
     /// `neardup-demo`.
-    #[arg(long, short, value_name = "DIR", required_unless_present = "demo")]
+    #[arg(long, short, value_name = "DIR", required_unless_present_any = ["demo", "resume"])]
     pub out: Option<PathBuf>,
+
+    /// Continue the interrupted crawl in DIR (same --config/--detectors;
+    /// seeds come from its state).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["seeds", "seed", "demo", "out"])]
+    pub resume: Option<PathBuf>,
+
+    /// Also write the fetched responses to this WARC/1.1 file (gzip per
+    /// record when it ends in .gz); duplicates become revisit records.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub warc_out: Option<PathBuf>,
+
+    /// Checkpoint the crawl state after this many decided pages.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub checkpoint_pages: u64,
+
+    /// Checkpoint the crawl state at least this often (seconds).
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub checkpoint_secs: f64,
+
+    /// Largest number of pages fetched but not yet decided (0: four per
+    /// fetch worker).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_in_flight: usize,
 
     /// Fetch private, loopback and link-local addresses too.
     #[arg(long)]

@@ -1,17 +1,19 @@
 //! `neardup crawl`: seeds and flags to a [`neardup::crawl::run`] call on a
 //! tokio runtime; `--demo` first starts the built-in sites.
 
-use std::io::BufWriter;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use neardup::crawl::demo::{demo_config, DemoSites};
+use neardup::crawl::progress::Progress;
 use neardup::crawl::seeds::{parse_seed, parse_seeds};
+use neardup::crawl::state::{run_in_dir, CheckpointPolicy, CrawlDir, Resumed};
 use neardup::crawl::{format_report, Options};
 use neardup::deduper::SharedDeduper;
 use neardup::fetch::Fetcher;
 use neardup::output::OutputDir;
+use neardup::Deduper;
 
 use super::args::{Args, CrawlArgs};
 
@@ -40,22 +42,48 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             Err(e) => eprintln!("neardup: skipped --seed {s:?}: {e}"),
         }
     }
-    if seeds.is_empty() && !a.demo {
+    if seeds.is_empty() && !a.demo && a.resume.is_none() {
         anyhow::bail!("no valid seed URL (give --seeds FILE or --seed URL)");
     }
     let out_dir = a
-        .out
+        .resume
         .clone()
+        .or_else(|| a.out.clone())
         .unwrap_or_else(|| std::path::PathBuf::from("neardup-demo"));
-    let deduper = SharedDeduper::new(super::open_deduper(config.clone(), a.index.as_deref())?);
+    if let Some(index) = &a.index {
+        // The crawl's own index lives in DIR/index.redb so that --resume can
+        // roll it back to the last checkpoint; a shared index holds other
+        // workers' pages too and cannot be rolled back.
+        if !super::is_redis_location(index) {
+            anyhow::bail!(
+                "crawl keeps its own index in DIR/index.redb; --index takes only a shared redis:// index"
+            );
+        }
+        if a.resume.is_some() {
+            anyhow::bail!(
+                "--resume needs the crawl's own embedded index; it cannot be combined with a shared --index redis://..."
+            );
+        }
+    }
+    if !(a.checkpoint_secs.is_finite() && a.checkpoint_secs >= 0.0) {
+        anyhow::bail!("--checkpoint-secs must be a number of seconds >= 0");
+    }
+    let policy = CheckpointPolicy {
+        pages: a.checkpoint_pages.max(1),
+        interval: std::time::Duration::from_secs_f64(a.checkpoint_secs),
+    };
+    let registry = super::plugins::registry();
+    // The chain's names, as the index and the crawl state record them.
+    let detectors = Deduper::with_registry(
+        config.clone(),
+        &registry,
+        Box::<neardup::index::MemoryStore>::default(),
+    )?
+    .detector_names();
     let fetcher = Arc::new(Fetcher::new(&config.crawl).context("build the HTTP client")?);
-    let mut out = OutputDir::create(&out_dir)?;
-    let pages_path = out_dir.join("pages.jsonl");
-    let pages_file = std::fs::File::create(&pages_path)
-        .with_context(|| format!("create {}", pages_path.display()))?;
-    let mut pages = BufWriter::new(pages_file);
     let options = Options {
         max_frontier: a.max_frontier,
+        max_in_flight: a.max_in_flight,
         ..Options::default()
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -63,7 +91,8 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("start the async runtime")?;
     let summary = rt.block_on(async {
-        if a.demo {
+        // The demo sites must run before the seeds exist.
+        let _sites = if a.demo {
             let sites = DemoSites::start().await.context("start the demo sites")?;
             if !a.quiet {
                 eprintln!(
@@ -72,23 +101,70 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             seeds = sites.seeds();
+            Some(sites)
+        } else {
+            None
+        };
+        let mut dir = match &a.resume {
+            Some(d) => match CrawlDir::resume(d, &config, detectors, policy)
+                .with_context(|| format!("resume the crawl in {}", d.display()))?
+            {
+                Resumed::Finished(s) => {
+                    if !a.quiet {
+                        eprintln!(
+                            "neardup: the crawl in {} had finished ({} pages checked): nothing to do",
+                            d.display(),
+                            s.pages
+                        );
+                    }
+                    return anyhow::Ok(None);
+                }
+                Resumed::Ready(dir) => *dir,
+            },
+            None => CrawlDir::create(
+                &out_dir,
+                &config,
+                detectors,
+                &seeds,
+                policy,
+                a.warc_out.as_deref(),
+            )
+                .with_context(|| format!("start the crawl in {}", out_dir.display()))?,
+        };
+        if let (Some(n), false) = (dir.resumed_pages(), a.quiet) {
+            eprintln!(
+                "neardup: resuming the crawl in {} after {n} pages checked",
+                out_dir.display()
+            );
         }
-        let summary = neardup::crawl::run(
-            seeds,
+        if !a.quiet {
+            if let Some(p) = Progress::stderr() {
+                dir.show_progress(p);
+            }
+        }
+        let deduper = SharedDeduper::new(match a.index.as_deref() {
+            Some(shared) => super::open_deduper(config.clone(), Some(shared))?,
+            None => Deduper::open(config.clone(), &registry, &dir.index_path())
+                .with_context(|| format!("open the index {}", dir.index_path().display()))?,
+        });
+        let summary = run_in_dir(
+            &mut dir,
             &config,
             &options,
             deduper,
             fetcher,
-            &mut pages,
-            &mut out,
             super::shutdown_signal("neardup: stopping: finishing the pages in flight"),
         )
         .await?;
-        anyhow::Ok(summary)
+        anyhow::Ok(Some(summary))
     })?;
+    let Some(summary) = summary else {
+        return Ok(ExitCode::SUCCESS);
+    };
     if !a.quiet {
         if a.demo {
-            print!("{}", format_report(&out.clusters().report()));
+            let clusters = neardup::crawl::state::clusters_from_verdicts(&out_dir)?;
+            print!("{}", format_report(&clusters.report()));
         }
         eprintln!(
             "neardup: {} fetches ({} errors, {} disallowed by robots.txt), {} pages checked: {} unique, {} duplicates ({} by rel=canonical), {} near duplicates in {:.2}s{}",
@@ -101,7 +177,11 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             summary.canonical_duplicates,
             summary.near_duplicates,
             summary.elapsed.as_secs_f64(),
-            if summary.interrupted { " (interrupted)" } else { "" }
+            if summary.interrupted {
+                " (interrupted: continue with --resume)"
+            } else {
+                ""
+            }
         );
         let skipped: Vec<String> = summary
             .skipped

@@ -51,7 +51,7 @@ fn init_logging() {
     // A second init (never in the binary) is harmless, hence try_init.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(neardup::crawl::progress::log_writer)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 }
@@ -80,6 +80,14 @@ fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Conf
 /// The batch options of the global flags.
 /// The deduper over `--index`: in memory without one, a shared Redis index
 /// for a `redis://` (or `rediss://`, `redis+unix://`) URL, else a redb file.
+/// Whether an `--index` value names a shared Redis index rather than a file.
+fn is_redis_location(index: &Path) -> bool {
+    let text = index.to_str().unwrap_or_default();
+    ["redis://", "rediss://", "redis+unix://"]
+        .iter()
+        .any(|scheme| text.starts_with(scheme))
+}
+
 fn open_deduper(config: Config, index: Option<&Path>) -> anyhow::Result<neardup::Deduper> {
     let registry = plugins::registry();
     let text = index.and_then(Path::to_str).unwrap_or_default();
@@ -89,10 +97,7 @@ fn open_deduper(config: Config, index: Option<&Path>) -> anyhow::Result<neardup:
             &registry,
             Box::<neardup::index::MemoryStore>::default(),
         )?
-    } else if text.starts_with("redis://")
-        || text.starts_with("rediss://")
-        || text.starts_with("redis+unix://")
-    {
+    } else if index.is_some_and(is_redis_location) {
         let location = neardup::index::RedisLocation::parse(text)?;
         neardup::Deduper::open_redis(config, &registry, &location)?
     } else {

@@ -45,9 +45,17 @@
 //! Shutdown (the `shutdown` future resolving, Ctrl-C in the CLI) stops
 //! dispatching, drains the work in flight (its verdicts are written) and
 //! finishes the sinks, so every output file is complete.
+//!
+//! [`run`] writes to plain writers and keeps nothing on disk; the CLI uses
+//! [`state::run_in_dir`], the same loop with checkpoints so `--resume`
+//! can continue a crawl stopped by Ctrl-C or killed (see [`state`]), an
+//! optional WARC output ([`warc`]) and a progress bar ([`progress`]).
 
 pub mod demo;
+pub mod progress;
 pub mod seeds;
+pub mod state;
+pub mod warc;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::future::Future;
@@ -55,7 +63,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use url::Url;
 
@@ -93,7 +101,7 @@ impl Default for Options {
 }
 
 /// Counts of a finished (or interrupted) crawl.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CrawlSummary {
     /// Lines written to `pages.jsonl` (fetch attempts and robots skips).
     pub attempts: u64,
@@ -188,6 +196,75 @@ pub async fn run(
     sink: &mut dyn Sink,
     shutdown: impl Future<Output = ()>,
 ) -> Result<CrawlSummary> {
+    let mut out = Plain { pages, sink };
+    drive(
+        seeds, None, config, options, deduper, fetcher, &mut out, shutdown,
+    )
+    .await
+}
+
+/// Where the crawl loop writes, and when and how it checkpoints.
+pub(crate) trait Outputs {
+    /// The `pages.jsonl` writer.
+    fn pages(&mut self) -> &mut dyn Write;
+    /// Where checked pages go.
+    fn sink(&mut self) -> &mut dyn Sink;
+    /// Whether a checkpoint is due, `decided` pages after the last one.
+    fn checkpoint_due(&self, _decided: u64) -> bool {
+        false
+    }
+    /// Makes the outputs durable and records `state` (the index is already
+    /// flushed).
+    fn checkpoint(&mut self, _state: &state::CrawlState) -> Result<()> {
+        Ok(())
+    }
+    /// Whether [`Outputs::checkpoint`] does anything (then the index is
+    /// flushed before each one).
+    fn durable(&self) -> bool {
+        false
+    }
+    /// An HTTP answer, with the page's verdict when it was checked (for
+    /// the WARC output).
+    fn answer(
+        &mut self,
+        _key: &str,
+        _outcome: &FetchOutcome,
+        _verdict: Option<&Verdict>,
+    ) -> Result<()> {
+        Ok(())
+    }
+    /// Counters after each decision, for a progress display.
+    fn progress(&mut self, _summary: &CrawlSummary, _queued: usize, _in_flight: u64) {}
+}
+
+/// The outputs of [`run`]: plain writers, no checkpoints.
+struct Plain<'a> {
+    pages: &'a mut dyn Write,
+    sink: &'a mut dyn Sink,
+}
+
+impl Outputs for Plain<'_> {
+    fn pages(&mut self) -> &mut dyn Write {
+        self.pages
+    }
+    fn sink(&mut self) -> &mut dyn Sink {
+        self.sink
+    }
+}
+
+/// The crawl loop. `restored` is the state of an interrupted crawl to
+/// continue (then `seeds` only define the scope).
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn drive(
+    seeds: Vec<Url>,
+    restored: Option<state::CrawlState>,
+    config: &Config,
+    options: &Options,
+    deduper: SharedDeduper,
+    fetcher: Arc<Fetcher>,
+    out: &mut dyn Outputs,
+    shutdown: impl Future<Output = ()>,
+) -> Result<CrawlSummary> {
     let start = Instant::now();
     let canon = Canonicalizer::new(&config.crawl.canonical);
     let mut frontier = Frontier::new(config, options, &canon, &seeds)?;
@@ -218,13 +295,26 @@ pub async fn run(
     drop(done_tx);
 
     let mut summary = CrawlSummary::default();
-    sink.begin()?;
+    out.sink().begin()?;
     let mut state = Decider {
         positions: HashMap::new(),
         fetched: HashMap::new(),
         records: 0,
+        watermark: 0,
         batch: Summary::default(),
     };
+    if let Some(r) = restored {
+        r.restore(&mut frontier, &mut state, &mut summary);
+    }
+    // Dispatched and not yet decided, by sequence number: a checkpoint
+    // records them at the head of the queue, to be fetched again.
+    let mut in_flight_urls: BTreeMap<u64, (Url, u32)> = BTreeMap::new();
+    let mut since_checkpoint: u64 = 0;
+    if out.durable() {
+        // The starting point is a checkpoint too: a crash before the first
+        // periodic one resumes from here.
+        checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
+    }
     let mut next_dispatch: u64 = 0;
     let mut next_decide: u64 = 0;
     let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
@@ -254,7 +344,14 @@ pub async fn run(
                 reorder.insert(done.job.seq, done);
                 while let Some(done) = reorder.remove(&next_decide) {
                     next_decide += 1;
-                    state.process(done, &mut frontier, &shared.deduper, pages, sink, &mut summary).await?;
+                    in_flight_urls.remove(&done.job.seq);
+                    state.process(done, &mut frontier, &shared.deduper, out, &mut summary).await?;
+                    since_checkpoint += 1;
+                }
+                out.progress(&summary, frontier.queue.len(), next_dispatch - next_decide);
+                if out.checkpoint_due(since_checkpoint) {
+                    checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
+                    since_checkpoint = 0;
                 }
             }
             permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if can_dispatch => {
@@ -264,6 +361,7 @@ pub async fn run(
                     continue;
                 };
                 if let Some((url, depth)) = frontier.next() {
+                    in_flight_urls.insert(next_dispatch, (url.clone(), depth));
                     permit.send(Job { seq: next_dispatch, url, depth });
                     next_dispatch += 1;
                 }
@@ -275,15 +373,39 @@ pub async fn run(
     for h in handles {
         let _ = h.await;
     }
-    pages
+    out.pages()
         .flush()
         .map_err(|e| Error::io(std::path::Path::new("pages.jsonl"), e))?;
-    summary.skipped = std::mem::take(&mut frontier.skipped);
     summary.elapsed = start.elapsed();
     state.batch.elapsed = summary.elapsed;
     state.batch.threads = workers;
-    sink.finish(&state.batch)?;
+    out.sink().finish(&state.batch)?;
+    if out.durable() {
+        // The last checkpoint: nothing in flight; an empty queue (and no
+        // interruption) marks the crawl finished.
+        checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
+    }
+    summary.skipped = std::mem::take(&mut frontier.skipped);
     Ok(summary)
+}
+
+/// Flushes the index (on the blocking pool: it fsyncs), then lets `out`
+/// sync its files and record the crawl state. The state names the index
+/// watermark, so pages indexed after it are dropped on resume.
+async fn checkpoint(
+    out: &mut dyn Outputs,
+    deduper: &SharedDeduper,
+    frontier: &Frontier<'_>,
+    decider: &Decider,
+    summary: &CrawlSummary,
+    in_flight: &BTreeMap<u64, (Url, u32)>,
+) -> Result<()> {
+    let d = deduper.clone();
+    tokio::task::spawn_blocking(move || d.with(|d| d.flush()))
+        .await
+        .map_err(|_| worker_gone())???;
+    let state = state::CrawlState::capture(frontier, decider, summary, in_flight.values());
+    out.checkpoint(&state)
 }
 
 fn worker_gone() -> Error {
@@ -337,13 +459,18 @@ async fn fetch_one(shared: Arc<Shared>, url: Url) -> Fetched {
         // The body is not needed after analysis: move it, do not copy.
         let body = std::mem::take(&mut outcome.body);
         let ct = outcome.content_type.clone();
-        tokio::task::spawn_blocking(move || {
-            deduper.read(|d| d.analyze(&key, &final_url, &body, ct.as_deref()))
+        let analyzed = tokio::task::spawn_blocking(move || {
+            let a = deduper.read(|d| d.analyze(&key, &final_url, &body, ct.as_deref()));
+            (a, body)
         })
         .await
-        .ok()
-        .and_then(|r| r.ok())
-        .map(Box::new)
+        .ok();
+        // The body comes back for the WARC output (held until decided, as
+        // bounded by `max_in_flight`).
+        analyzed.and_then(|(a, body)| {
+            outcome.body = body;
+            a.ok().map(Box::new)
+        })
     } else {
         None
     };
@@ -448,6 +575,8 @@ struct Decider {
     /// Canonical URL fetched (requested or final) -> key of the page.
     fetched: HashMap<String, String>,
     records: usize,
+    /// One past the highest index id given to a page decided so far.
+    watermark: u32,
     batch: Summary,
 }
 
@@ -458,8 +587,7 @@ impl Decider {
         done: Done,
         frontier: &mut Frontier<'_>,
         deduper: &SharedDeduper,
-        pages: &mut dyn Write,
-        sink: &mut dyn Sink,
+        out: &mut dyn Outputs,
         summary: &mut CrawlSummary,
     ) -> Result<()> {
         let Done { job, fetched } = done;
@@ -526,6 +654,7 @@ impl Decider {
             }
         };
         let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
+        let pages = out.pages();
         serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
         pages.write_all(b"\n").map_err(io)?;
 
@@ -543,7 +672,7 @@ impl Decider {
             frontier.mark_fetched_target(&final_url);
         }
         let Some(analyzed) = analyzed else {
-            return Ok(());
+            return out.answer(&key, &outcome, None);
         };
         let analyzed = *analyzed;
         // A redirect target fetched before: this page is that page.
@@ -607,6 +736,10 @@ impl Decider {
                 .entry(final_url.as_str().to_owned())
                 .or_insert_with(|| key.clone());
         }
+        out.answer(&key, &outcome, Some(&verdict))?;
+        if let Some(id) = verdict.indexed_as {
+            self.watermark = self.watermark.max(id.saturating_add(1));
+        }
         let of = verdict
             .matched
             .as_ref()
@@ -637,7 +770,7 @@ impl Decider {
             }
         }
         let expand = verdict.kind != VerdictKind::Duplicate;
-        sink.page(&PageRecord {
+        out.sink().page(&PageRecord {
             position,
             key: key.clone(),
             url: key,

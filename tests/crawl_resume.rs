@@ -1,0 +1,369 @@
+//! `neardup crawl --resume` and Ctrl-C on the real binary against a slow
+//! local site: SIGKILL at several moments then resume, SIGINT then resume;
+//! the final verdicts equal an uninterrupted crawl's, every page once, and
+//! refetches are bounded by the pages in flight.
+
+use std::collections::BTreeMap;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::{header, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use serde_json::Value;
+
+use crate::util::Dir;
+
+/// Pages of the site; with a few duplicates and near duplicates.
+const PAGES: usize = 40;
+/// Pages fetched but not decided, at most (`--max-in-flight`).
+const IN_FLIGHT: usize = 4;
+
+type Hits = Arc<Mutex<BTreeMap<String, usize>>>;
+
+/// Deterministic text for page `i`: 120 words drawn from a 400-word
+/// vocabulary by a small LCG, so pages are unrelated to each other.
+fn text_of(i: usize) -> String {
+    let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut words = Vec::new();
+    for _ in 0..120 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        words.push(format!("word{}", (x >> 33) % 400));
+    }
+    words.join(" ")
+}
+
+/// `/p/i` links to the next two pages; every third page has an exact copy
+/// at `/dup/i`, every fifth a near copy (one sentence added) at `/near/i`.
+fn page(path: &str) -> Option<String> {
+    let (kind, n) = path.trim_start_matches('/').split_once('/')?;
+    let i: usize = n.parse().ok()?;
+    if i >= PAGES {
+        return None;
+    }
+    let mut links = String::new();
+    for j in [i + 1, i + 2] {
+        if j < PAGES {
+            links.push_str(&format!("<a href=\"/p/{j}\">next</a> "));
+        }
+    }
+    if i % 3 == 0 {
+        links.push_str(&format!("<a href=\"/dup/{i}\">copy</a> "));
+    }
+    if i % 5 == 0 {
+        links.push_str(&format!("<a href=\"/near/{i}\">near</a> "));
+    }
+    let body = match kind {
+        "p" => text_of(i),
+        "dup" if i % 3 == 0 => text_of(i),
+        "near" if i % 5 == 0 => format!("{} and one added closing sentence here", text_of(i)),
+        _ => return None,
+    };
+    Some(format!(
+        "<html><head><title>Page {i}</title></head><body><article><p>{body}</p></article>{links}</body></html>"
+    ))
+}
+
+/// The number of distinct pages the crawl reaches from `/p/0`.
+fn site_size() -> usize {
+    PAGES + PAGES.div_ceil(3) + PAGES.div_ceil(5)
+}
+
+/// Serves the site with a delay per page; counts hits per path.
+fn start_site(rt: &tokio::runtime::Runtime, hits: Hits, delay: Duration) -> std::net::SocketAddr {
+    async fn handle(State((hits, delay)): State<(Hits, Duration)>, uri: Uri) -> Response {
+        let path = uri.path().to_owned();
+        *hits.lock().expect("lock").entry(path.clone()).or_insert(0) += 1;
+        if path == "/robots.txt" {
+            return "User-agent: *\nAllow: /\n".into_response();
+        }
+        tokio::time::sleep(delay).await;
+        match page(&path) {
+            Some(html) => ([(header::CONTENT_TYPE, "text/html")], html).into_response(),
+            None => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new().fallback(handle).with_state((hits, delay));
+    rt.spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+fn write_config(dir: &Dir) {
+    dir.write(
+        "crawl.toml",
+        "[crawl]\nallow_private = true\n\n[crawl.scope]\nmax_depth = 100\n\n[crawl.fetch]\nhost_delay_ms = 5\nretries = 0\n",
+    );
+}
+
+fn crawl_args<'a>(seed: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "--config",
+        "crawl.toml",
+        "crawl",
+        "--seed",
+        seed,
+        "--out",
+        out,
+        "--checkpoint-pages",
+        "1",
+        "--max-in-flight",
+        "4",
+    ]
+}
+
+fn resume_args(out: &str) -> Vec<&str> {
+    vec![
+        "--config",
+        "crawl.toml",
+        "crawl",
+        "--resume",
+        out,
+        "--checkpoint-pages",
+        "1",
+        "--max-in-flight",
+        "4",
+    ]
+}
+
+fn spawn(dir: &Dir, args: &[&str]) -> Child {
+    dir.cmd()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn neardup")
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+        .collect()
+}
+
+/// Page fetches (robots.txt excluded: each run fetches it once).
+fn page_hits(hits: &Hits) -> BTreeMap<String, usize> {
+    let mut h = hits.lock().expect("lock").clone();
+    h.remove("/robots.txt");
+    h
+}
+
+/// Paths of `verdicts.jsonl` or `pages.jsonl` lines, in order.
+fn paths(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|v| {
+            let u = v["url"].as_str().expect("url");
+            url::Url::parse(u).expect("URL").path().to_owned()
+        })
+        .collect()
+}
+
+/// Lines in `out/verdicts.jsonl` now (0 when it does not exist yet).
+fn verdict_count(dir: &Dir) -> usize {
+    std::fs::read_to_string(dir.join("out/verdicts.jsonl"))
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+}
+
+/// An uninterrupted crawl: its verdicts, and the hits it made.
+fn reference(rt: &tokio::runtime::Runtime) -> Vec<Value> {
+    let dir = Dir::new();
+    write_config(&dir);
+    let hits = Hits::default();
+    let addr = start_site(rt, Arc::clone(&hits), Duration::ZERO);
+    let seed = format!("http://{addr}/p/0");
+    dir.run(&crawl_args(&seed, "out")).expect_code(0);
+    let verdicts = lines(&dir.read("out/verdicts.jsonl"));
+    // Independent of the program: every page of the site, each once.
+    assert_eq!(verdicts.len(), site_size());
+    assert!(page_hits(&hits).values().all(|&n| n == 1), "{hits:?}");
+    verdicts
+}
+
+/// Verdicts without the host:port (the reference ran on another port).
+fn normalized(verdicts: &[Value], addr: &str) -> Vec<String> {
+    verdicts
+        .iter()
+        .map(|v| v.to_string().replace(addr, "HOST"))
+        .collect()
+}
+
+#[test]
+fn sigkill_at_random_moments_then_resume_loses_and_repeats_nothing() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let reference = reference(&rt);
+    let ref_addr = url::Url::parse(reference[0]["url"].as_str().expect("url")).expect("URL");
+    let ref_host = format!("127.0.0.1:{}", ref_addr.port().expect("port"));
+
+    let dir = Dir::new();
+    write_config(&dir);
+    let hits = Hits::default();
+    let addr = start_site(&rt, Arc::clone(&hits), Duration::from_millis(40));
+    let seed = format!("http://{addr}/p/0");
+    let host = format!("127.0.0.1:{}", addr.port());
+
+    // Kill moments: once the run has decided a new page (start-up time
+    // varies a lot on a loaded machine), plus 0..400 ms from a fixed-seed
+    // LCG.
+    let mut x: u64 = 20_261_122;
+    let mut kills = 0;
+    let mut mid_crawl = 0;
+    for round in 0..4 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let after = Duration::from_millis((x >> 33) % 400);
+        let args = if round == 0 {
+            crawl_args(&seed, "out")
+        } else {
+            resume_args("out")
+        };
+        let before = verdict_count(&dir);
+        let mut child = spawn(&dir, &args);
+        let started = Instant::now();
+        while verdict_count(&dir) <= before
+            && started.elapsed() < Duration::from_secs(30)
+            && child.try_wait().expect("wait").is_none()
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(after);
+        if child.try_wait().expect("wait").is_none() {
+            child.kill().expect("SIGKILL");
+            kills += 1;
+        }
+        let out = child.wait_with_output().expect("wait");
+        eprintln!(
+            "round {round}: killed after {after:?}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let decided = lines(&dir.read("out/verdicts.jsonl")).len();
+        if decided > 0 && decided < site_size() {
+            mid_crawl += 1;
+        }
+    }
+    assert!(
+        kills >= 3 && mid_crawl >= 2,
+        "the site is too fast: {kills} kills, {mid_crawl} mid-crawl"
+    );
+    let run = dir.run(&resume_args("out")).expect_code(0);
+    assert!(run.stderr().contains("resuming"), "{}", run.stderr());
+
+    let verdicts = lines(&dir.read("out/verdicts.jsonl"));
+    let got = paths(&verdicts);
+    let mut unique = got.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), got.len(), "a page decided twice: {got:?}");
+    assert_eq!(got.len(), site_size(), "pages lost: {got:?}");
+    assert_eq!(
+        normalized(&verdicts, &host),
+        normalized(&reference, &ref_host),
+        "verdicts differ from an uninterrupted crawl"
+    );
+    let pages = paths(&lines(&dir.read("out/pages.jsonl")));
+    assert_eq!(pages, got, "pages.jsonl lines lost or repeated");
+    // The cluster files were rebuilt from every run's verdicts.
+    let clusters: Value =
+        serde_json::from_str(&dir.read("out/clusters.json")).expect("clusters.json");
+    assert_eq!(clusters["totals"]["pages"], site_size());
+
+    // Refetches: per kill, at most the pages in flight at the last
+    // checkpoint plus those dispatched while it was being decided.
+    let h = page_hits(&hits);
+    let refetched: usize = h.values().map(|n| n - 1).sum();
+    eprintln!("{kills} kills, {refetched} pages fetched twice: {h:?}");
+    assert_eq!(h.len(), site_size(), "{h:?}");
+    assert!(
+        refetched <= kills * 2 * IN_FLIGHT,
+        "{refetched} refetches after {kills} kills: {h:?}"
+    );
+
+    // A resume of the finished crawl does nothing and says so.
+    let before = page_hits(&hits);
+    let run = dir.run(&resume_args("out")).expect_code(0);
+    assert!(run.stderr().contains("nothing to do"), "{}", run.stderr());
+    assert_eq!(page_hits(&hits), before, "a finished crawl fetched again");
+    assert_eq!(lines(&dir.read("out/verdicts.jsonl")), verdicts);
+}
+
+#[test]
+fn resume_with_another_chain_or_no_state_is_refused() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = Dir::new();
+    write_config(&dir);
+    let hits = Hits::default();
+    let addr = start_site(&rt, Arc::clone(&hits), Duration::from_millis(40));
+    let seed = format!("http://{addr}/p/0");
+    let mut child = spawn(&dir, &crawl_args(&seed, "out"));
+    std::thread::sleep(Duration::from_millis(600));
+    child.kill().expect("SIGKILL");
+    child.wait().expect("wait");
+
+    let mut args = resume_args("out");
+    args.extend(["--detector", "exact"]);
+    let run = dir.run(&args);
+    assert_ne!(run.code(), 0);
+    assert!(run.stderr().contains("detector chain"), "{}", run.stderr());
+
+    let run = dir.run(&resume_args("nowhere"));
+    assert_ne!(run.code(), 0);
+    assert!(run.stderr().contains("crawl state"), "{}", run.stderr());
+}
+
+#[test]
+fn ctrl_c_stops_promptly_with_complete_files_and_resume_finishes() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = Dir::new();
+    write_config(&dir);
+    let hits = Hits::default();
+    let addr = start_site(&rt, Arc::clone(&hits), Duration::from_millis(40));
+    let seed = format!("http://{addr}/p/0");
+    let child = spawn(&dir, &crawl_args(&seed, "out"));
+    std::thread::sleep(Duration::from_millis(800));
+    let sent = Instant::now();
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(ok.success());
+    let out = child.wait_with_output().expect("wait");
+    let took = sent.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(took < Duration::from_secs(10), "exit took {took:?}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+
+    // Every file is complete: each line parses, the cluster files exist.
+    let verdicts = lines(&dir.read("out/verdicts.jsonl"));
+    let pages = lines(&dir.read("out/pages.jsonl"));
+    assert!(
+        !verdicts.is_empty() && verdicts.len() < site_size(),
+        "{}",
+        verdicts.len()
+    );
+    assert_eq!(paths(&pages), paths(&verdicts));
+    let clusters: Value =
+        serde_json::from_str(&dir.read("out/clusters.json")).expect("clusters.json");
+    assert_eq!(clusters["totals"]["pages"], verdicts.len());
+    let state: Value =
+        serde_json::from_str(&dir.read("out/crawl-state.json")).expect("crawl-state.json");
+    assert_eq!(state["finished"], false);
+
+    // A graceful stop leaves nothing in flight: the resume fetches no page
+    // twice.
+    dir.run(&resume_args("out")).expect_code(0);
+    let verdicts = lines(&dir.read("out/verdicts.jsonl"));
+    assert_eq!(verdicts.len(), site_size());
+    let h = page_hits(&hits);
+    assert!(h.values().all(|&n| n == 1), "refetched after Ctrl-C: {h:?}");
+}
