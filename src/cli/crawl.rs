@@ -56,6 +56,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     )?);
     let fetcher = Arc::new(Fetcher::new(&config.crawl).context("build the HTTP client")?);
     let mut out = OutputDir::create(&out_dir)?;
+    super::report_cmd::write_config(&out_dir, &config)?;
     let pages_path = out_dir.join("pages.jsonl");
     let pages_file = std::fs::File::create(&pages_path)
         .with_context(|| format!("create {}", pages_path.display()))?;
@@ -124,6 +125,11 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             OutputDir::CLUSTERS_JSON,
             out_dir.display()
         );
+    }
+    if !a.no_report {
+        // pages.jsonl is still open: flush it so the report counts it all.
+        std::io::Write::flush(&mut pages).context("write pages.jsonl")?;
+        super::report_cmd::after_run(&out_dir, a.quiet)?;
     }
     Ok(ExitCode::SUCCESS)
 }
