@@ -41,7 +41,7 @@
   function table(cols, rows, opts) {
     opts = opts || {};
     var wrap = el("div");
-    var state = { key: opts.sort, asc: false, shown: PAGE, rows: rows };
+    var state = { key: opts.sort, asc: !!opts.asc, shown: PAGE, rows: rows };
     var tbl = el("table", { "data-table": opts.name || "" });
     var more = el("button", { text: "Show more" });
     function draw() {
@@ -90,7 +90,7 @@
     var rowH = 22, w = 640, left = 220, h = top.length * rowH + 6;
     var svg = document.createElementNS(SVG, "svg");
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
-    svg.setAttribute("width", "100%");
+    svg.setAttribute("width", w); svg.setAttribute("height", h);
     svg.setAttribute("data-chart", "duplicate-rate");
     top.forEach(function (s, i) {
       var y = i * rowH + 3;
@@ -119,12 +119,12 @@
       card("pages", fmt(o.pages)), card("unique", fmt(o.unique)),
       card("exact duplicates", fmt(o.duplicates)), card("near duplicates", fmt(o.near_duplicates)),
       card("duplicate rate", o.pages ? pct((o.duplicates + o.near_duplicates) / o.pages) : "0%"),
-      card("clusters", fmt(o.clusters)), card("bytes saved", bytes(o.bytes_saved) + " of " + bytes(o.bytes_total)),
+      card("clusters", fmt(o.clusters)), card("bytes saved of " + bytes(o.bytes_total), bytes(o.bytes_saved)),
       card("index entries saved", fmt(o.index_entries_saved)),
     ]));
     var det = el("div", { cls: "panel" }, [el("h2", { text: "Detectors that fired" })]);
     if (!o.detectors.length) det.appendChild(el("p", { cls: "muted", text: "None: no duplicates found." }));
-    o.detectors.forEach(function (d) { det.appendChild(el("div", null, [el("span", { cls: "tag", text: d[0] }), fmt(d[1]) + " pages"])); });
+    o.detectors.forEach(function (d) { det.appendChild(el("div", null, [el("span", { cls: "tag", text: d[0] }), fmt(d[1]) + (d[1] === 1 ? " page" : " pages")])); });
     app.appendChild(det);
     if (o.fetches) app.appendChild(el("div", { cls: "panel" }, [el("h2", { text: "Crawl" }),
       el("p", { text: fmt(o.fetches[0]) + " fetch attempts, " + fmt(o.fetches[1]) + " failed" })]));
@@ -206,12 +206,15 @@
       var kind = !b.main ? "boilerplate" : otherText.has(b.text) ? "shared" : "differs";
       var div = el("div", { cls: "block " + kind, "data-block": kind }, [el("span", { cls: "btag", text: b.tag })]);
       if (kind === "differs") {
-        // Words of this block missing from the other page are marked.
-        b.text.split(/(\s+)/).forEach(function (tok) {
-          var ws = words(tok);
-          if (ws.length && ws.some(function (w) { return !otherWords.has(w); })) div.appendChild(el("mark", { text: tok }));
-          else div.appendChild(document.createTextNode(tok));
-        });
+        // Words of this block missing from the other page are marked, in
+        // runs (spaces between two marked words join the run).
+        var toks = b.text.split(/(\s+)/);
+        var miss = toks.map(function (t) { var ws = words(t); return ws.length > 0 && ws.some(function (w) { return !otherWords.has(w); }); });
+        toks.forEach(function (t, k) { if (!words(t).length && k > 0 && k < toks.length - 1) miss[k] = miss[k - 1] && miss[k + 1]; });
+        var run = "", on = false;
+        var flush = function () { if (run) div.appendChild(on ? el("mark", { text: run }) : document.createTextNode(run)); run = ""; };
+        toks.forEach(function (t, k) { if (miss[k] !== on) { flush(); on = miss[k]; } run += t; });
+        flush();
       } else div.appendChild(document.createTextNode(b.text));
       box.appendChild(div);
     });
@@ -224,11 +227,15 @@
     D.clusters.forEach(function (c, j) { if (c.id === id) i = j; });
     if (i < 0) { app.appendChild(el("p", { cls: "note", text: "No cluster " + id + " in this report." })); return; }
     var c = D.clusters[i];
+    c.pages.forEach(function (p, k) { p.k = k; });
     app.appendChild(el("h1", { text: "Cluster " + c.id }));
-    app.appendChild(el("p", null, [fmt(c.size) + " pages on "].concat(c.sites.map(function (s) { return link(siteHash(s), s); }))));
-    if (c.hints.length) app.appendChild(el("div", { cls: "panel" }, [el("h2", { text: "URL pattern" })].concat(c.hints.map(function (h) { return el("div", { cls: "hint", text: h.text }); }))));
-    app.appendChild(el("h2", { text: "Members" }));
-    var rows = c.pages.map(function (p, k) { p.k = k; return p; });
+    var on = [fmt(c.size) + " pages on "];
+    c.sites.forEach(function (s, k) { if (k) on.push(", "); on.push(link(siteHash(s), s)); });
+    if (c.hints.length) on.push(el("span", { cls: "muted" }, [" \u2014 URL pattern: "].concat(c.hints.map(function (h, k) { return el("span", { cls: "hint", text: (k ? "; " : "") + h.text }); }))));
+    app.appendChild(el("p", null, on));
+    // The "why" first: the side-by-side view, then every member.
+    diffView(c, i, m);
+    app.appendChild(el("h2", { text: "Members (" + fmt(c.pages.length) + ")" }));
     app.appendChild(table([
       { key: "k", title: "#", num: true, render: function (p) { return p.k ? link(clusterHash(i, p.k), String(p.k)) : "rep"; } },
       { key: "url", title: "URL", url: true },
@@ -237,10 +244,12 @@
       { key: "containment", title: "Containment", num: true, render: function (p) { return p.k ? p.containment.toFixed(3) : ""; } },
       { key: "detector", title: "Detector" },
       { key: "reason", title: "Reason" },
-    ], rows, { sort: "k", name: "members", rowAttrs: function (p) { return { "data-member": p.doc_id }; } }));
-    // Default: first ascending, i.e. representative first.
+    ], c.pages, { sort: "k", asc: true, name: "members", rowAttrs: function (p) { return { "data-member": p.doc_id }; } }));
+  }
+
+  function diffView(c, i, m) {
     app.appendChild(el("h2", { text: "Why it was flagged: representative vs member" }));
-    if (D.texts_missing) { app.appendChild(el("p", { cls: "note", text: D.texts_missing })); return; }
+    if (D.texts_missing) { app.appendChild(el("p", { cls: "note", "data-note": "no-texts", text: D.texts_missing })); return; }
     var members = c.pages.slice(1).filter(function (p) { return D.texts[p.doc_id]; });
     var rep = D.texts[c.pages[0].doc_id];
     if (!rep || !members.length) { app.appendChild(el("p", { cls: "note", text: "No text kept for this cluster (texts.jsonl keeps the representative and the first 20 members of each cluster)." })); return; }
@@ -248,7 +257,7 @@
     var sel = el("select", { "aria-label": "member" });
     members.forEach(function (p) { var o = el("option", { value: String(p.k), text: "#" + p.k + " " + p.url }); if (p === pick) o.selected = true; sel.appendChild(o); });
     sel.onchange = function () { location.hash = clusterHash(i, sel.value); };
-    app.appendChild(el("div", null, ["Member: ", sel, " ", tag(pick.verdict), " ", el("span", { cls: "muted", text: pick.reason })]));
+    app.appendChild(el("div", null, ["Member: ", sel, " ", tag(pick.verdict), " ", el("span", { cls: "muted", text: pick.detector + ": " + pick.reason })]));
     app.appendChild(el("div", { cls: "legend" }, [
       el("span", { cls: "l-shared", text: "shared block (on both pages)" }),
       el("span", { cls: "l-differs", text: "differing block" }),
