@@ -22,7 +22,11 @@ fn session_id_is_the_only_hint_when_only_it_differs() {
     ]);
     assert_eq!(hints.len(), 1, "{hints:?}");
     assert_eq!(hints[0].key, "query:sessionid");
-    assert!(hints[0].text.contains("varies (3 values)"), "{}", hints[0].text);
+    assert!(
+        hints[0].text.contains("varies (3 values)"),
+        "{}",
+        hints[0].text
+    );
 }
 
 #[test]
@@ -34,7 +38,10 @@ fn url_hints_name_the_part_that_differs() {
     );
     // One path segment at the same depth (the second).
     assert_eq!(
-        keys(&["https://a.example/news/1/print", "https://a.example/news/1/amp"]),
+        keys(&[
+            "https://a.example/news/1/print",
+            "https://a.example/news/1/amp"
+        ]),
         ["path:3"]
     );
     assert_eq!(
@@ -46,7 +53,10 @@ fn url_hints_name_the_part_that_differs() {
         ["path:trailing-slash"]
     );
     assert_eq!(
-        keys(&["https://a.example/Docs/Intro", "https://a.example/docs/intro"]),
+        keys(&[
+            "https://a.example/Docs/Intro",
+            "https://a.example/docs/intro"
+        ]),
         ["path:case"]
     );
     assert_eq!(
@@ -103,10 +113,28 @@ fn hand_made_dir(dir: &Dir) -> PathBuf {
     };
     let verdicts = [
         line("p1", "unique", None, None, 100),
-        line("p2", "duplicate", Some("exact"), Some("identical normalized text"), 100),
-        line("p3", "near_duplicate", Some("simhash"), Some("hamming 2"), 300),
+        line(
+            "p2",
+            "duplicate",
+            Some("exact"),
+            Some("identical normalized text"),
+            100,
+        ),
+        line(
+            "p3",
+            "near_duplicate",
+            Some("simhash"),
+            Some("hamming 2"),
+            300,
+        ),
         line("m1", "unique", None, None, 50),
-        line("m2", "duplicate", Some("exact"), Some("identical normalized text"), 50),
+        line(
+            "m2",
+            "duplicate",
+            Some("exact"),
+            Some("identical normalized text"),
+            50,
+        ),
         line("b1", "unique", None, None, 10),
         line("c9", "unique", None, None, 1),
     ];
@@ -223,7 +251,11 @@ fn page_text_and_urls_cannot_break_out_of_the_data_block() {
     let html = dir.read("out/report.html");
     // The page's own two script elements only, and the texts are there
     // (escaped) so the test does check something.
-    assert_eq!(html.matches("</script>").count(), 2, "a script tag broke out");
+    assert_eq!(
+        html.matches("</script>").count(),
+        2,
+        "a script tag broke out"
+    );
     assert_eq!(html.matches("<script").count(), 2);
     assert!(html.contains("\\u003c/script\\u003e\\u003cscript\\u003edocument.title"));
     assert!(!dir.read("out/texts.jsonl").is_empty());
@@ -290,8 +322,7 @@ fn demo_crawl_report_renders_in_chromium() {
         .expect_code(0);
     let out = dir.join("out");
     let report = out.join("report.html");
-    let clusters: serde_json::Value =
-        serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
+    let clusters: serde_json::Value = serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
     let sites: Vec<String> = clusters["sites"]
         .as_object()
         .unwrap()
@@ -303,7 +334,10 @@ fn demo_crawl_report_renders_in_chromium() {
     // Sites table: one row per demo host, built by the script.
     let dom = dump_dom(&chrome, &report, "/sites", None);
     for s in &sites {
-        assert!(dom.contains(&format!("data-site=\"{s}\"")), "no row for {s}");
+        assert!(
+            dom.contains(&format!("data-site=\"{s}\"")),
+            "no row for {s}"
+        );
     }
     assert!(dom.contains("data-chart=\"duplicate-rate\""));
 
@@ -339,7 +373,10 @@ fn demo_crawl_report_renders_in_chromium() {
     assert!(dom.contains("data-block=\"shared\""));
     assert!(dom.contains("data-block=\"differs\""));
     assert!(dom.contains("data-block=\"boilerplate\""));
-    assert!(dom.contains("<mark>"), "no marked words in differing blocks");
+    assert!(
+        dom.contains("<mark>"),
+        "no marked words in differing blocks"
+    );
 
     // Site page: its clusters and URL-pattern hints.
     let site = cluster["sites"][0].as_str().unwrap();
@@ -368,8 +405,7 @@ fn script_in_page_text_does_not_run_in_chromium() {
     evil_dir(&dir);
     dir.run(&["dedup", "manifest.tsv", "--out", "out", "-q"])
         .expect_code(0);
-    let clusters: serde_json::Value =
-        serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
+    let clusters: serde_json::Value = serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
     let id = clusters["sites"]["x.example"]["clusters"][0]["id"]
         .as_str()
         .expect("the two pages form a cluster");

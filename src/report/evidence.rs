@@ -219,7 +219,7 @@ mod tests {
     fn needed_positions_cap_members_and_skip_singletons() {
         // 0 alone; 1 is the root of 2..=25 (24 members).
         let mut roots = vec![0, 1];
-        roots.extend(std::iter::repeat(1).take(24));
+        roots.extend(std::iter::repeat_n(1, 24));
         let got = needed_positions(&roots);
         assert_eq!(got.first(), Some(&1));
         assert!(!got.contains(&0));

@@ -467,7 +467,13 @@ impl Report {
             let sites = c.sites.join(" ");
             for p in &c.pages {
                 let rep = p.verdict == "representative";
-                let num = |x: f64| if rep { String::new() } else { format!("{x:.4}") };
+                let num = |x: f64| {
+                    if rep {
+                        String::new()
+                    } else {
+                        format!("{x:.4}")
+                    }
+                };
                 w.write_record([
                     c.id.as_str(),
                     &c.size.to_string(),
@@ -494,12 +500,12 @@ impl Report {
     /// # Errors
     /// Write errors.
     pub fn write(&self, dir: &Path) -> Result<()> {
-        let csv_err = |path: &Path, e: csv::Error| {
-            Error::io(path, std::io::Error::other(e.to_string()))
-        };
+        let csv_err =
+            |path: &Path, e: csv::Error| Error::io(path, std::io::Error::other(e.to_string()));
         let path = dir.join(SITES_CSV);
         let mut f = AtomicFile::create(&path)?;
-        self.write_sites_csv(&mut f).map_err(|e| csv_err(&path, e))?;
+        self.write_sites_csv(&mut f)
+            .map_err(|e| csv_err(&path, e))?;
         f.commit()?;
         let path = dir.join(CLUSTERS_CSV);
         let mut f = AtomicFile::create(&path)?;
@@ -621,7 +627,10 @@ fn aggregate_hints<'a>(clusters: impl Iterator<Item = &'a Cluster>) -> Vec<HintC
 /// segments (by position when the paths have the same depth), trailing
 /// slashes and letter case. URLs that do not parse are ignored.
 pub fn url_hints(urls: &[&str]) -> Vec<Hint> {
-    let parsed: Vec<url::Url> = urls.iter().filter_map(|u| url::Url::parse(u).ok()).collect();
+    let parsed: Vec<url::Url> = urls
+        .iter()
+        .filter_map(|u| url::Url::parse(u).ok())
+        .collect();
     let mut hints = Vec::new();
     if parsed.len() < 2 {
         return hints;
@@ -648,7 +657,11 @@ pub fn url_hints(urls: &[&str]) -> Vec<Hint> {
     // Query parameters: name -> value per URL (None when absent).
     let queries: Vec<BTreeMap<String, String>> = parsed
         .iter()
-        .map(|u| u.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+        .map(|u| {
+            u.query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect()
+        })
         .collect();
     let mut names: Vec<&String> = queries.iter().flat_map(|q| q.keys()).collect();
     names.sort_unstable();
@@ -674,9 +687,7 @@ pub fn url_hints(urls: &[&str]) -> Vec<Hint> {
     }
     let paths: Vec<&str> = parsed.iter().map(url::Url::path).collect();
     let mut trimmed: Vec<&str> = paths.iter().map(|p| p.trim_end_matches('/')).collect();
-    let lower_equal = trimmed
-        .windows(2)
-        .all(|w| w[0].eq_ignore_ascii_case(w[1]));
+    let lower_equal = trimmed.windows(2).all(|w| w[0].eq_ignore_ascii_case(w[1]));
     let trailing_differs = paths.iter().any(|p| p.ends_with('/') && p.len() > 1)
         && paths.iter().any(|p| !p.ends_with('/'));
     if trailing_differs && trimmed.windows(2).all(|w| w[0] == w[1]) {
