@@ -25,6 +25,15 @@
 //! quickly. Every page-derived string reaches the DOM through
 //! `textContent` or attribute setters, never `innerHTML`.
 //!
+//! Measured on a synthetic 100,000-page run (1,000 sites, 7,462 clusters,
+//! `cargo run --release --example report_100k -- /tmp/report-100k`):
+//! outputs written in 0.96 s, the report in 0.90 s; `report.html` is
+//! 58 MB (most of it the texts of the ~37,000 clustered pages kept for the
+//! diff; `texts.jsonl` is 45 MB); headless Chromium renders `#/sites` in
+//! 12 s wall including browser start (most of it parsing the data block).
+//! Splitting the texts into a side file would make large reports lighter;
+//! it would need a fetch, which `file://` pages cannot do in Chromium.
+//!
 //! The diff classifies the member's blocks against the representative's:
 //! a main-content block whose text also appears on the other side is
 //! *shared*, one that does not is *different* (its words missing on the
