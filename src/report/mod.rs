@@ -324,8 +324,8 @@ impl Report {
             }
         } else {
             report.texts_missing = Some(format!(
-                "{} is absent from {} (written by neardup 0.x dedup and crawl runs): \
-                 no side-by-side view",
+                "{} is absent from {} (output of an older run, or written by \
+                 another tool): no side-by-side view",
                 evidence::EvidenceSpool::FILE,
                 dir.display()
             ));
