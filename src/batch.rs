@@ -82,6 +82,9 @@ pub struct PageRecord {
     pub verdict: Verdict,
     /// Position of the matched page, for duplicates and near duplicates.
     pub of: Option<usize>,
+    /// The page's extracted text blocks (main content and boilerplate),
+    /// moved out of the analysis, for the report's side-by-side view.
+    pub blocks: Vec<crate::extract::Block>,
 }
 
 /// Counts and timing of a finished run.
@@ -330,9 +333,11 @@ impl Run {
         &mut self,
         deduper: &mut Deduper,
         page: Page,
-        analyzed: Analyzed,
+        mut analyzed: Analyzed,
     ) -> crate::Result<PageRecord> {
         let site = analyzed.doc.site.clone();
+        // Deciding does not read the blocks: move them to the record.
+        let blocks = std::mem::take(&mut analyzed.extracted.blocks);
         let mut verdict = deduper.decide(analyzed)?;
         if let Some(mut extra) = self.pending.remove(&page.key) {
             extra.append(&mut verdict.warnings);
@@ -366,6 +371,7 @@ impl Run {
             bytes: page.body.len(),
             verdict,
             of,
+            blocks,
         })
     }
 }

@@ -18,6 +18,7 @@
 //! - [`cluster`]: union-find over accepted matches, per-site aggregation.
 //! - [`input`]: pages from directories, manifests and WARC/ARC files.
 //! - [`output`]: verdicts.jsonl, clusters.tsv, clusters.json.
+//! - [`report`]: `neardup report`: report.html, sites.csv, clusters.csv.
 //! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
 //! - [`frontier`]: crawler URLs: canonical form, scope, robots.txt.
 //! - [`fetch`]: the crawler's HTTP fetcher: limits, retries, politeness.
@@ -39,6 +40,7 @@ pub mod frontier;
 pub mod index;
 pub mod input;
 pub mod output;
+pub mod report;
 pub mod serve;
 pub mod signature;
 pub mod text;

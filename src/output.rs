@@ -20,7 +20,8 @@
 //! `verdicts.jsonl`: per page, in processing order, `doc_id`, `url`, `site`,
 //! `verdict` (`unique`, `duplicate`, `near_duplicate`), `of` / `of_url` (the
 //! matched earlier page), `similarity`, `containment`, `detector`, `reason`
-//! (null for unique pages) and `warnings` (list of strings). An input
+//! (null for unique pages), `bytes` (body size) and `warnings` (list of
+//! strings). An input
 //! record that could not be read gives a line with `"verdict": "error"`,
 //! `doc_id` null, its `location` and the message in `warnings`.
 //!
@@ -31,6 +32,9 @@
 //!
 //! `clusters.json`: totals, per-site counts with the clusters inside the
 //! site, clusters spanning several sites, and unreadable records.
+//!
+//! `texts.jsonl`: the extracted blocks of the clustered pages, for the
+//! report's side-by-side view; see [`crate::report::evidence`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -125,6 +129,8 @@ struct VerdictLine<'a> {
     detector: Option<&'a str>,
     reason: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     location: Option<&'a str>,
     warnings: &'a [String],
 }
@@ -177,6 +183,7 @@ impl<W: Write> Sink for VerdictLines<W> {
             containment: m.map(|m| m.containment),
             detector: m.map(|m| m.detector.as_str()),
             reason: m.map(|m| m.reason.as_str()),
+            bytes: Some(page.bytes),
             location: None,
             warnings: &page.verdict.warnings,
         })
@@ -194,6 +201,7 @@ impl<W: Write> Sink for VerdictLines<W> {
             containment: None,
             detector: None,
             reason: None,
+            bytes: None,
             location: Some(&warning.location),
             warnings: std::slice::from_ref(&warning.message),
         })
@@ -436,6 +444,7 @@ pub struct OutputDir {
     dir: PathBuf,
     verdicts: Option<VerdictLines<AtomicFile>>,
     clusters: ClusterSink,
+    evidence: crate::report::evidence::EvidenceSpool,
 }
 
 impl OutputDir {
@@ -445,6 +454,8 @@ impl OutputDir {
     pub const CLUSTERS_TSV: &'static str = "clusters.tsv";
     /// See [`OutputDir::VERDICTS`].
     pub const CLUSTERS_JSON: &'static str = "clusters.json";
+    /// See [`OutputDir::VERDICTS`].
+    pub const TEXTS: &'static str = crate::report::evidence::EvidenceSpool::FILE;
 
     /// Creates `dir` if needed and starts `verdicts.jsonl`, so an
     /// unwritable directory fails before any page is processed.
@@ -459,6 +470,7 @@ impl OutputDir {
             dir: dir.to_owned(),
             verdicts: Some(VerdictLines::new(file, path)),
             clusters: ClusterSink::new(),
+            evidence: crate::report::evidence::EvidenceSpool::create(dir)?,
         })
     }
 
@@ -489,6 +501,7 @@ impl Sink for OutputDir {
         if let Some(v) = self.verdicts.as_mut() {
             v.page(page)?;
         }
+        self.evidence.page(page)?;
         self.clusters.page(page)
     }
 
@@ -505,7 +518,13 @@ impl Sink for OutputDir {
             v.into_inner().commit()?;
         }
         self.write_with(Self::CLUSTERS_TSV, |f| self.clusters.write_tsv(f))?;
-        self.write_with(Self::CLUSTERS_JSON, |f| self.clusters.write_json(f))
+        self.write_with(Self::CLUSTERS_JSON, |f| self.clusters.write_json(f))?;
+        let roots = assign(self.clusters.members());
+        let needed = crate::report::evidence::needed_positions(&roots);
+        let path = self.dir.join(Self::TEXTS);
+        let mut file = AtomicFile::create(&path)?;
+        self.evidence.write_selected(&needed, &mut file)?;
+        file.commit()
     }
 }
 
@@ -546,6 +565,7 @@ mod tests {
                 },
             },
             of: of.map(|(p, _)| p),
+            blocks: Vec::new(),
         }
     }
 
@@ -616,7 +636,8 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names.len(), 3, "{names:?}");
+        // verdicts.jsonl, clusters.tsv, clusters.json, texts.jsonl.
+        assert_eq!(names.len(), 4, "{names:?}");
     }
 
     #[test]

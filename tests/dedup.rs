@@ -80,14 +80,24 @@ fn every_page_once_copy_is_exact_duplicate_and_bad_pages_warn() {
     let json: serde_json::Value = serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
     assert_eq!(json["totals"]["pages"], 9);
     assert_eq!(json["totals"]["input_errors"], 0);
-    // The three files and nothing else: no temporaries left behind.
+    // The outputs (and the report's files) and nothing else: no
+    // temporaries left behind.
     let names: BTreeSet<String> = std::fs::read_dir(dir.join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    let want: BTreeSet<String> = ["clusters.json", "clusters.tsv", "verdicts.jsonl"]
-        .map(String::from)
-        .into();
+    let want: BTreeSet<String> = [
+        "clusters.csv",
+        "clusters.json",
+        "clusters.tsv",
+        "config.toml",
+        "report.html",
+        "sites.csv",
+        "texts.jsonl",
+        "verdicts.jsonl",
+    ]
+    .map(String::from)
+    .into();
     assert_eq!(names, want);
 }
 

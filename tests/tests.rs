@@ -10,6 +10,7 @@
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
+//! - `report`: the report model, CSV, escaping, and the page in headless Chromium;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
@@ -29,6 +30,7 @@ mod multiref;
 mod pairs;
 mod plugins;
 mod redis;
+mod report;
 mod score;
 mod serve;
 mod store;

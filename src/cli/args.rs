@@ -52,6 +52,10 @@ pub enum Command {
     /// verdicts.jsonl, clusters.tsv and clusters.json. `--demo` crawls two
     /// built-in local sites and prints their duplicate report.
     Crawl(CrawlArgs),
+    /// Write report.html (self-contained: overview, sites, clusters with a
+    /// side-by-side diff), sites.csv and clusters.csv for a dedup or crawl
+    /// output directory. `dedup` and `crawl` run it themselves.
+    Report(ReportArgs),
     /// Train a multi-reference cosine reference text with the genetic
     /// algorithm (Mohammadi and Khasteh 2020) and write it to a file.
     TrainReference(TrainReferenceArgs),
@@ -145,6 +149,19 @@ pub struct CrawlArgs {
     /// No summary or report on stderr/stdout.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Do not write report.html, sites.csv and clusters.csv at the end.
+    #[arg(long)]
+    pub no_report: bool,
+}
+
+/// `neardup report`.
+#[derive(Debug, ClapArgs)]
+pub struct ReportArgs {
+    /// Output directory of a `dedup` or `crawl` run (holds clusters.json
+    /// and verdicts.jsonl); the report files are written there.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 /// Detector chain override, shared by the commands that detect.
@@ -185,6 +202,10 @@ pub struct DedupArgs {
     /// No progress bar, summary or per-page warnings on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Do not write report.html, sites.csv and clusters.csv at the end.
+    #[arg(long)]
+    pub no_report: bool,
 }
 
 /// `neardup eval`.

@@ -131,6 +131,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             )
                 .with_context(|| format!("start the crawl in {}", out_dir.display()))?,
         };
+        super::report_cmd::write_config(dir.dir(), &config)?;
         if let (Some(n), false) = (dir.resumed_pages(), a.quiet) {
             eprintln!(
                 "neardup: resuming the crawl in {} after {n} pages checked",
@@ -198,6 +199,9 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             OutputDir::CLUSTERS_JSON,
             out_dir.display()
         );
+    }
+    if !a.no_report {
+        super::report_cmd::after_run(&out_dir, a.quiet)?;
     }
     Ok(ExitCode::SUCCESS)
 }

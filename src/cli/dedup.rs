@@ -15,6 +15,7 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let before = deduper.stats().indexed;
     let items = batch::items_of(&a.inputs)?;
     let mut out = OutputDir::create(&a.out)?;
+    super::report_cmd::write_config(&a.out, deduper.config())?;
     let mut reporter = StderrReporter::new(a.quiet);
     let mut sinks: Vec<&mut dyn Sink> = vec![&mut out, &mut reporter];
     let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)?;
@@ -37,6 +38,9 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
             OutputDir::CLUSTERS_JSON,
             a.out.display()
         );
+    }
+    if !a.no_report {
+        super::report_cmd::after_run(&a.out, a.quiet)?;
     }
     Ok(ExitCode::SUCCESS)
 }

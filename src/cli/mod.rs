@@ -10,6 +10,7 @@ mod extract;
 mod pairs;
 pub mod plugins;
 mod report;
+mod report_cmd;
 mod score;
 mod serve;
 mod train;
@@ -36,6 +37,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Load(a) => serve::load(a),
         Command::Pairs(a) => pairs::run(&args, a),
         Command::Crawl(a) => crawl::run(&args, a),
+        Command::Report(a) => report_cmd::run(a),
         Command::TrainReference(a) => train::run(&args, a),
         Command::Compare(a) => compare::run(&args, a),
     }

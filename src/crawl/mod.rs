@@ -674,7 +674,9 @@ impl Decider {
         let Some(analyzed) = analyzed else {
             return out.answer(&key, &outcome, None);
         };
-        let analyzed = *analyzed;
+        let mut analyzed = *analyzed;
+        // For the report's diff view; deciding does not read the blocks.
+        let blocks = std::mem::take(&mut analyzed.extracted.blocks);
         // A redirect target fetched before: this page is that page.
         let by_redirect = redirected
             .then(|| self.fetched.get(final_url.as_str()).cloned())
@@ -778,6 +780,7 @@ impl Decider {
             bytes,
             verdict,
             of,
+            blocks,
         })?;
         if expand {
             let links = Scope::links(

@@ -61,6 +61,7 @@ use crate::deduper::SharedDeduper;
 use crate::error::{Error, Result};
 use crate::fetch::Fetcher;
 use crate::output::{ClusterSink, OutputDir, Sink, VerdictLines};
+use crate::report::evidence::EvidenceSpool;
 use crate::verdict::{Match, Verdict, VerdictKind};
 
 /// Version of `crawl-state.json`.
@@ -220,6 +221,7 @@ pub struct CrawlDir {
     dir: PathBuf,
     pages: BufWriter<File>,
     verdicts: VerdictLines<BufWriter<File>>,
+    evidence: EvidenceSpool,
     meta: Checkpoint,
     policy: CheckpointPolicy,
     last: Instant,
@@ -414,10 +416,13 @@ impl CrawlDir {
         };
         let pages = open(PAGES)?;
         let verdicts = VerdictLines::new(open(OutputDir::VERDICTS)?, dir.join(OutputDir::VERDICTS));
+        let evidence =
+            EvidenceSpool::create(dir)?.starting_at(restored.as_ref().map_or(0, |r| r.records));
         Ok(CrawlDir {
             dir: dir.to_owned(),
             pages,
             verdicts,
+            evidence,
             meta,
             policy: CheckpointPolicy {
                 pages: policy.pages.max(1),
@@ -476,12 +481,30 @@ impl CrawlDir {
     }
 }
 
+/// Verdict lines, plus each page's blocks spooled for the report's
+/// side-by-side view.
+impl Sink for CrawlDir {
+    fn begin(&mut self) -> Result<()> {
+        self.verdicts.begin()
+    }
+    fn page(&mut self, page: &PageRecord) -> Result<()> {
+        self.verdicts.page(page)?;
+        self.evidence.page(page)
+    }
+    fn input_error(&mut self, warning: &crate::input::InputWarning) -> Result<()> {
+        self.verdicts.input_error(warning)
+    }
+    fn finish(&mut self, summary: &crate::batch::Summary) -> Result<()> {
+        self.verdicts.finish(summary)
+    }
+}
+
 impl Outputs for CrawlDir {
     fn pages(&mut self) -> &mut dyn Write {
         &mut self.pages
     }
     fn sink(&mut self) -> &mut dyn Sink {
-        &mut self.verdicts
+        self
     }
     fn durable(&self) -> bool {
         true
@@ -578,7 +601,21 @@ pub async fn run_in_dir(
         p.finish();
     }
     write_clusters(&dir.dir)?;
+    write_texts(dir)?;
     Ok(summary)
+}
+
+/// Writes `texts.jsonl` (the report's evidence) for the clusters of the
+/// whole crawl, from the pages this run spooled: after `--resume`, pages
+/// decided by earlier runs have no text there and the report says so.
+fn write_texts(dir: &mut CrawlDir) -> Result<()> {
+    let clusters = clusters_from_verdicts(&dir.dir)?;
+    let roots = crate::cluster::assign(clusters.members());
+    let needed = crate::report::evidence::needed_positions(&roots);
+    let path = dir.dir.join(OutputDir::TEXTS);
+    let mut file = crate::output::AtomicFile::create(&path)?;
+    dir.evidence.write_selected(&needed, &mut file)?;
+    file.commit()
 }
 
 /// One line of `verdicts.jsonl`, as read back.
@@ -673,6 +710,7 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
                 warnings: v.warnings,
             },
             of,
+            blocks: Vec::new(),
         })?;
     }
     Ok(clusters)

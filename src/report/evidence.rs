@@ -1,0 +1,247 @@
+//! The texts behind the report's side-by-side view: `DIR/texts.jsonl`.
+//!
+//! During a run every page's extracted blocks are spooled to an anonymous
+//! temporary file in the output directory (only an offset and a length per
+//! page stay in memory: 12 bytes a page). When the run finishes, the blocks
+//! of the pages the report shows are copied out: for every cluster of two
+//! or more pages, its representative and its first [`MAX_MEMBERS`] other
+//! members. Each page's text is capped at [`MAX_TEXT_BYTES`] (later blocks
+//! are dropped and the page is marked `truncated`). The spool is removed by
+//! the OS when it is closed, also after a crash.
+//!
+//! `texts.jsonl`: one JSON object per page, in processing order:
+//! `{"doc_id", "url", "truncated", "blocks": [{"text", "tag", "main"}]}`;
+//! `main` is false for blocks the extractor classified as boilerplate.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::batch::PageRecord;
+use crate::error::{Error, Result};
+
+/// Members (besides the representative) whose text is kept per cluster.
+pub const MAX_MEMBERS: usize = 20;
+/// Text kept per page, in bytes of UTF-8.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// One block of a page's text in `texts.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextBlock {
+    /// The block's text.
+    pub text: String,
+    /// Its HTML tag (`p`, `li`, `h2`...).
+    pub tag: String,
+    /// Main content (true) or boilerplate (false).
+    pub main: bool,
+}
+
+/// One page's line in `texts.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PageText {
+    /// The page's key.
+    pub doc_id: String,
+    /// Its URL.
+    pub url: String,
+    /// Whether blocks were dropped to stay under [`MAX_TEXT_BYTES`].
+    pub truncated: bool,
+    /// Blocks in document order.
+    pub blocks: Vec<TextBlock>,
+}
+
+/// Spools every page's blocks during a run; see the module doc.
+#[derive(Debug)]
+pub struct EvidenceSpool {
+    /// Anonymous file (already unlinked), so nothing is left behind.
+    spool: BufWriter<File>,
+    /// Where the spool lives, for error messages.
+    dir: PathBuf,
+    /// `(offset, length)` of each page's line, by position.
+    spans: Vec<(u64, u32)>,
+    written: u64,
+    /// Position of the first spooled page: a resumed crawl spools only the
+    /// pages it decides itself.
+    first: usize,
+}
+
+impl EvidenceSpool {
+    /// File name of the output.
+    pub const FILE: &'static str = "texts.jsonl";
+
+    /// Starts a spool in `dir` (same filesystem as the output).
+    ///
+    /// # Errors
+    /// If the temporary file cannot be created.
+    pub fn create(dir: &Path) -> Result<EvidenceSpool> {
+        let file = tempfile::tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
+        Ok(EvidenceSpool {
+            spool: BufWriter::new(file),
+            dir: dir.to_owned(),
+            spans: Vec::new(),
+            written: 0,
+            first: 0,
+        })
+    }
+
+    /// The same spool for a run whose first page has position `first`
+    /// (a resumed crawl); earlier pages have no text in the output.
+    pub fn starting_at(mut self, first: usize) -> EvidenceSpool {
+        self.first = first;
+        self
+    }
+
+    /// Spools one page (pages come in processing order).
+    ///
+    /// # Errors
+    /// Write errors on the spool.
+    pub fn page(&mut self, page: &PageRecord) -> Result<()> {
+        let mut left = MAX_TEXT_BYTES;
+        let mut truncated = false;
+        let mut blocks = Vec::new();
+        for b in &page.blocks {
+            if b.text.len() > left {
+                truncated = true;
+                let cut = floor_char_boundary(&b.text, left);
+                if cut > 0 {
+                    blocks.push(TextBlock {
+                        text: b.text.get(..cut).unwrap_or_default().to_owned(),
+                        tag: b.tag.clone(),
+                        main: b.is_main,
+                    });
+                }
+                break;
+            }
+            left -= b.text.len();
+            blocks.push(TextBlock {
+                text: b.text.clone(),
+                tag: b.tag.clone(),
+                main: b.is_main,
+            });
+        }
+        let line = PageText {
+            doc_id: page.key.clone(),
+            url: page.url.clone(),
+            truncated,
+            blocks,
+        };
+        let mut buf = serde_json::to_vec(&line).map_err(|e| self.err(e.into()))?;
+        buf.push(b'\n');
+        self.spool.write_all(&buf).map_err(|e| self.err(e))?;
+        // A line is at most 64 KB of text plus JSON escaping (at most 6x).
+        let len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+        self.spans.push((self.written, len));
+        self.written += buf.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the lines of the pages at `positions` (sorted, deduplicated
+    /// by the caller or not: both are handled) to `out`.
+    ///
+    /// # Errors
+    /// Read errors on the spool, write errors on `out`.
+    pub fn write_selected(&mut self, positions: &[usize], out: &mut dyn Write) -> Result<()> {
+        self.spool.flush().map_err(|e| self.err(e))?;
+        let mut sorted = positions.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let file = self.spool.get_mut();
+        let mut buf = Vec::new();
+        for p in sorted {
+            let Some(&(offset, len)) = p.checked_sub(self.first).and_then(|i| self.spans.get(i))
+            else {
+                continue;
+            };
+            file.seek(SeekFrom::Start(offset))
+                .map_err(|e| Error::io(&self.dir, e))?;
+            buf.resize(len as usize, 0);
+            file.read_exact(&mut buf)
+                .map_err(|e| Error::io(&self.dir, e))?;
+            out.write_all(&buf)
+                .map_err(|e| Error::io(self.dir.join(Self::FILE), e))?;
+        }
+        // Later pages append at the end again.
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| Error::io(&self.dir, e))?;
+        Ok(())
+    }
+
+    fn err(&self, e: std::io::Error) -> Error {
+        Error::io(self.dir.join("<texts spool>"), e)
+    }
+}
+
+/// Positions whose text the report needs, given each page's cluster root
+/// (see [`crate::cluster::assign`]): the representative and up to
+/// [`MAX_MEMBERS`] other members of every cluster of two or more pages.
+pub fn needed_positions(roots: &[usize]) -> Vec<usize> {
+    let mut taken = vec![0usize; roots.len()];
+    let mut out = Vec::new();
+    for (i, &r) in roots.iter().enumerate() {
+        if r != i {
+            let Some(t) = taken.get_mut(r) else { continue };
+            if *t == 0 {
+                out.push(r);
+            }
+            if *t < MAX_MEMBERS {
+                *t += 1;
+                out.push(i);
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Reads `texts.jsonl`; a malformed line is an error naming its number.
+///
+/// # Errors
+/// Read errors and malformed lines.
+pub fn read_texts(path: &Path) -> Result<Vec<PageText>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let page: PageText = serde_json::from_str(line).map_err(|e| Error::Input {
+            path: path.to_owned(),
+            message: format!("line {}: {e}", n + 1),
+        })?;
+        out.push(page);
+    }
+    Ok(out)
+}
+
+/// The largest char boundary `<= at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut i = at.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn needed_positions_cap_members_and_skip_singletons() {
+        // 0 alone; 1 is the root of 2..=25 (24 members).
+        let mut roots = vec![0, 1];
+        roots.extend(std::iter::repeat_n(1, 24));
+        let got = needed_positions(&roots);
+        assert_eq!(got.first(), Some(&1));
+        assert!(!got.contains(&0));
+        assert_eq!(got.len(), 1 + MAX_MEMBERS);
+        assert_eq!(got.last(), Some(&(1 + MAX_MEMBERS)));
+    }
+
+    #[test]
+    fn cut_is_on_a_char_boundary() {
+        assert_eq!(floor_char_boundary("aé", 2), 1);
+        assert_eq!(floor_char_boundary("aé", 3), 3);
+    }
+}

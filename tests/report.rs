@@ -1,0 +1,424 @@
+//! `neardup report`: the model (URL-pattern hints, cross-site clusters,
+//! CSV exports, missing texts), escaping of page-derived strings, and the
+//! rendered page in a real headless Chromium (skipped when absent).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use neardup::report::{url_hints, Report};
+
+use crate::util::Dir;
+
+fn keys(urls: &[&str]) -> Vec<String> {
+    url_hints(urls).into_iter().map(|h| h.key).collect()
+}
+
+#[test]
+fn session_id_is_the_only_hint_when_only_it_differs() {
+    let hints = url_hints(&[
+        "https://shop.example/item/42?sessionid=a1&lang=en",
+        "https://shop.example/item/42?lang=en&sessionid=b2",
+        "https://shop.example/item/42?sessionid=c3&lang=en",
+    ]);
+    assert_eq!(hints.len(), 1, "{hints:?}");
+    assert_eq!(hints[0].key, "query:sessionid");
+    assert!(
+        hints[0].text.contains("varies (3 values)"),
+        "{}",
+        hints[0].text
+    );
+}
+
+#[test]
+fn url_hints_name_the_part_that_differs() {
+    // A parameter on some URLs only.
+    assert_eq!(
+        keys(&["https://a.example/p", "https://a.example/p?utm_source=x"]),
+        ["query:utm_source"]
+    );
+    // One path segment at the same depth (the second).
+    assert_eq!(
+        keys(&[
+            "https://a.example/news/1/print",
+            "https://a.example/news/1/amp"
+        ]),
+        ["path:3"]
+    );
+    assert_eq!(
+        keys(&["https://a.example/a/x.html", "https://a.example/b/x.html"]),
+        ["path:1"]
+    );
+    assert_eq!(
+        keys(&["https://a.example/docs/", "https://a.example/docs"]),
+        ["path:trailing-slash"]
+    );
+    assert_eq!(
+        keys(&[
+            "https://a.example/Docs/Intro",
+            "https://a.example/docs/intro"
+        ]),
+        ["path:case"]
+    );
+    assert_eq!(
+        keys(&["http://a.example/x", "https://b.example/x"]),
+        ["host", "scheme"]
+    );
+    // Identical URLs, or one URL: nothing to say.
+    assert!(keys(&["https://a.example/x", "https://a.example/x"]).is_empty());
+    assert!(keys(&["https://a.example/x"]).is_empty());
+    assert!(keys(&["not a url", "https://a.example/x"]).is_empty());
+}
+
+/// A hand-written output directory: site `a.example` with one cluster
+/// whose members differ by `sessionid`, site `b.example` with no cluster,
+/// and one cross-site cluster (`m1` on a.example, mirrored on c.example).
+fn hand_made_dir(dir: &Dir) -> PathBuf {
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let tricky = "https://a.example/x?q=\"a,b\"\nc";
+    let clusters = serde_json::json!({
+        "totals": {"pages": 7, "unique": 3, "duplicates": 3, "near_duplicates": 1,
+                   "duplicate_rate": 4.0 / 7.0, "clusters": 2, "input_errors": 0},
+        "sites": {
+            "a.example": {"pages": 4, "unique": 1, "duplicates": 2, "near_duplicates": 1,
+                "duplicate_rate": 0.75, "clusters": [{
+                    "id": "p1", "size": 3, "representative": "p1",
+                    "representative_url": "https://a.example/p?sessionid=1",
+                    "representative_site": "a.example", "sites": ["a.example"],
+                    "members": [
+                        {"doc_id": "p2", "url": "https://a.example/p?sessionid=2", "site": "a.example",
+                         "verdict": "duplicate", "of": "p1", "similarity": 1.0, "containment": 1.0, "detector": "exact"},
+                        {"doc_id": "p3", "url": tricky, "site": "a.example",
+                         "verdict": "near_duplicate", "of": "p1", "similarity": 0.9, "containment": 0.95, "detector": "simhash"}
+                    ]}]},
+            "b.example": {"pages": 1, "unique": 1, "duplicates": 0, "near_duplicates": 0,
+                "duplicate_rate": 0.0, "clusters": []},
+            "c.example": {"pages": 2, "unique": 1, "duplicates": 1, "near_duplicates": 0,
+                "duplicate_rate": 0.5, "clusters": []}
+        },
+        "cross_site": [{
+            "id": "m1", "size": 2, "representative": "m1",
+            "representative_url": "https://a.example/story", "representative_site": "a.example",
+            "sites": ["a.example", "c.example"],
+            "members": [{"doc_id": "m2", "url": "https://c.example/story", "site": "c.example",
+                "verdict": "duplicate", "of": "m1", "similarity": 1.0, "containment": 1.0, "detector": "exact"}]
+        }],
+        "input_errors": []
+    });
+    std::fs::write(out.join("clusters.json"), clusters.to_string()).unwrap();
+    let line = |id: &str, verdict: &str, det: Option<&str>, reason: Option<&str>, bytes: u64| {
+        serde_json::json!({"doc_id": id, "url": "u", "site": "s", "verdict": verdict,
+            "detector": det, "reason": reason, "bytes": bytes, "warnings": []})
+        .to_string()
+    };
+    let verdicts = [
+        line("p1", "unique", None, None, 100),
+        line(
+            "p2",
+            "duplicate",
+            Some("exact"),
+            Some("identical normalized text"),
+            100,
+        ),
+        line(
+            "p3",
+            "near_duplicate",
+            Some("simhash"),
+            Some("hamming 2"),
+            300,
+        ),
+        line("m1", "unique", None, None, 50),
+        line(
+            "m2",
+            "duplicate",
+            Some("exact"),
+            Some("identical normalized text"),
+            50,
+        ),
+        line("b1", "unique", None, None, 10),
+        line("c9", "unique", None, None, 1),
+    ];
+    std::fs::write(out.join("verdicts.jsonl"), verdicts.join("\n") + "\n").unwrap();
+    out
+}
+
+#[test]
+fn model_counts_sites_clusters_and_cross_site() {
+    let dir = Dir::new();
+    let out = hand_made_dir(&dir);
+    let r = Report::load(&out).unwrap();
+    assert_eq!(r.overview.pages, 7);
+    assert_eq!(r.overview.bytes_total, 611);
+    assert_eq!(r.overview.bytes_saved, 450);
+    assert_eq!(r.overview.index_entries_saved, 4);
+    assert_eq!(
+        r.overview.detectors,
+        [("exact".to_owned(), 2), ("simhash".to_owned(), 1)]
+    );
+    // Cross-site: only m1, and it is listed on both of its sites.
+    let cross = r.cross_site();
+    assert_eq!(cross.len(), 1);
+    assert_eq!(r.clusters[cross[0]].id, "m1");
+    let site = |n: &str| r.sites.iter().find(|s| s.name == n).unwrap();
+    assert!(site("c.example").clusters.contains(&cross[0]));
+    assert!(site("a.example").clusters.contains(&cross[0]));
+    assert!(site("b.example").clusters.is_empty());
+    // a.example: the 3-page cluster first, then the 2-page cross-site one.
+    let a = site("a.example");
+    assert_eq!(a.largest, 3);
+    assert_eq!(r.clusters[a.clusters[0]].id, "p1");
+    assert_eq!(a.dropped, 3);
+    // The reason comes from verdicts.jsonl.
+    let p1 = &r.clusters[a.clusters[0]];
+    assert_eq!(p1.pages[0].verdict, "representative");
+    assert_eq!(p1.pages[2].reason, "hamming 2");
+    // No texts.jsonl: the report says why.
+    assert!(r.texts.is_empty());
+    assert!(r.texts_missing.as_deref().unwrap().contains("texts.jsonl"));
+}
+
+#[test]
+fn csv_exports_round_trip_commas_quotes_and_newlines() {
+    let dir = Dir::new();
+    let out = hand_made_dir(&dir);
+    dir.run(&["report", "out"]).expect_code(0);
+    let mut rd = csv::Reader::from_path(out.join("clusters.csv")).unwrap();
+    let headers = rd.headers().unwrap().clone();
+    assert_eq!(&headers[4], "url");
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    // 3 pages of p1, 2 of m1.
+    assert_eq!(rows.len(), 5);
+    let tricky = rows.iter().find(|r| &r[3] == "p3").unwrap();
+    assert_eq!(&tricky[4], "https://a.example/x?q=\"a,b\"\nc");
+    assert_eq!(&tricky[6], "near_duplicate");
+    assert_eq!(&tricky[8], "0.9000");
+    let mut rd = csv::Reader::from_path(out.join("sites.csv")).unwrap();
+    let sites: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    assert_eq!(sites.len(), 3);
+    let a = sites.iter().find(|r| &r[0] == "a.example").unwrap();
+    assert_eq!(&a[3], "3"); // dropped
+    assert_eq!(&a[5], "2"); // clusters, the cross-site one included
+    assert_eq!(&a[6], "3"); // largest
+}
+
+#[test]
+fn report_of_a_directory_without_outputs_is_a_clear_error() {
+    let dir = Dir::new();
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    let run = dir.run(&["report", "empty"]).expect_code(2);
+    assert!(run.stderr().contains("clusters.json"), "{}", run.stderr());
+    dir.write("bad/clusters.json", "{\"totals\": 3}");
+    let run = dir.run(&["report", "bad"]).expect_code(2);
+    assert!(
+        run.stderr().contains("not a neardup clusters.json"),
+        "{}",
+        run.stderr()
+    );
+}
+
+const EVIL: &str = "</script><script>document.title='pwned';document.body.setAttribute('data-pwned','1')</script><!--";
+
+/// Two near-identical pages whose text and URLs carry script tags.
+fn evil_dir(dir: &Dir) {
+    let body = |extra: &str| {
+        format!(
+            "<html><head><title>t</title></head><body><nav>Home | News</nav><article>\
+             <p>{e} The harbour master reported that the ferry timetable changes on Monday \
+             because of the storm repairs on the northern pier.</p>\
+             <p>Passengers should check the board at the terminal before travelling, and \
+             the cafe stays open late during the works.</p><p>{extra}</p></article></body></html>",
+            e = EVIL.replace('<', "&lt;")
+        )
+    };
+    dir.write("docs/a.html", body("First edition."));
+    dir.write("docs/b.html", body("Second edition."));
+    dir.write(
+        "manifest.tsv",
+        format!(
+            "doc_id\turl\tpath\n\
+             a</script>\thttps://x.example/a?{EVIL}\tdocs/a.html\n\
+             b\thttps://x.example/b?s=</script>\tdocs/b.html\n"
+        ),
+    );
+}
+
+#[test]
+fn page_text_and_urls_cannot_break_out_of_the_data_block() {
+    let dir = Dir::new();
+    evil_dir(&dir);
+    dir.run(&["dedup", "manifest.tsv", "--out", "out", "-q"])
+        .expect_code(0);
+    let html = dir.read("out/report.html");
+    // The page's own two script elements only, and the texts are there
+    // (escaped) so the test does check something.
+    assert_eq!(
+        html.matches("</script>").count(),
+        2,
+        "a script tag broke out"
+    );
+    assert_eq!(html.matches("<script").count(), 2);
+    assert!(html.contains("\\u003c/script\\u003e\\u003cscript\\u003edocument.title"));
+    assert!(!dir.read("out/texts.jsonl").is_empty());
+}
+
+// ---- the rendered page in a real browser ----
+
+fn chromium() -> Option<PathBuf> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+/// Runs headless Chromium on `file://REPORT#HASH`; returns the rendered DOM.
+fn dump_dom(chrome: &Path, report: &Path, hash: &str, screenshot: Option<&Path>) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let url = format!("file://{}#{hash}", report.display());
+    let mut cmd = Command::new(chrome);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--virtual-time-budget=5000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.path().display()));
+    match screenshot {
+        Some(p) => {
+            cmd.arg(format!("--screenshot={}", p.display()))
+                .arg("--window-size=1280,900");
+        }
+        None => {
+            cmd.arg("--dump-dom");
+        }
+    }
+    let out = cmd.arg(&url).output().expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+#[test]
+fn demo_crawl_report_renders_in_chromium() {
+    let Some(chrome) = chromium() else {
+        eprintln!("note: chromium not installed (apt-get install chromium): browser test skipped");
+        return;
+    };
+    let dir = Dir::new();
+    dir.run(&["crawl", "--demo", "--out", "out", "-q"])
+        .expect_code(0);
+    let out = dir.join("out");
+    let report = out.join("report.html");
+    let clusters: serde_json::Value = serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
+    let sites: Vec<String> = clusters["sites"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(sites.len(), 2, "{sites:?}");
+
+    // Sites table: one row per demo host, built by the script.
+    let dom = dump_dom(&chrome, &report, "/sites", None);
+    for s in &sites {
+        assert!(
+            dom.contains(&format!("data-site=\"{s}\"")),
+            "no row for {s}"
+        );
+    }
+    assert!(dom.contains("data-chart=\"duplicate-rate\""));
+
+    // A cluster with a near duplicate: members and the side-by-side view.
+    let all: Vec<&serde_json::Value> = clusters["sites"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|s| s["clusters"].as_array().unwrap())
+        .chain(clusters["cross_site"].as_array().unwrap())
+        .collect();
+    let (cluster, n) = all
+        .iter()
+        .find_map(|c| {
+            let members = c["members"].as_array().unwrap();
+            members
+                .iter()
+                .position(|m| m["verdict"] == "near_duplicate")
+                .map(|p| (c, p + 1))
+        })
+        .expect("the demo has a near duplicate in a cluster");
+    let id = cluster["id"].as_str().unwrap();
+    let dom = dump_dom(&chrome, &report, &format!("/cluster/{}/{n}", enc(id)), None);
+    let members = cluster["members"].as_array().unwrap();
+    for m in members {
+        let doc = m["doc_id"].as_str().unwrap();
+        assert!(
+            dom.contains(&format!("data-member=\"{doc}\"")),
+            "no member row {doc}"
+        );
+    }
+    assert!(dom.contains("data-diff="), "no side-by-side view");
+    assert!(dom.contains("data-block=\"shared\""));
+    assert!(dom.contains("data-block=\"differs\""));
+    assert!(dom.contains("data-block=\"boilerplate\""));
+    assert!(
+        dom.contains("<mark>"),
+        "no marked words in differing blocks"
+    );
+
+    // Site page: its clusters and URL-pattern hints.
+    let site = cluster["sites"][0].as_str().unwrap();
+    let dom = dump_dom(&chrome, &report, &format!("/site/{}", enc(site)), None);
+    assert!(dom.contains(&format!("data-cluster=\"{id}\"")));
+    assert!(dom.contains("data-hint="));
+
+    // A screenshot, kept for a look (docs/report.png comes from one).
+    let shot = out.join("report.png");
+    dump_dom(
+        &chrome,
+        &report,
+        &format!("/cluster/{}/{n}", enc(id)),
+        Some(&shot),
+    );
+    assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
+}
+
+#[test]
+fn script_in_page_text_does_not_run_in_chromium() {
+    let Some(chrome) = chromium() else {
+        eprintln!("note: chromium not installed: browser test skipped");
+        return;
+    };
+    let dir = Dir::new();
+    evil_dir(&dir);
+    dir.run(&["dedup", "manifest.tsv", "--out", "out", "-q"])
+        .expect_code(0);
+    let clusters: serde_json::Value = serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
+    let id = clusters["sites"]["x.example"]["clusters"][0]["id"]
+        .as_str()
+        .expect("the two pages form a cluster");
+    let dom = dump_dom(
+        &chrome,
+        &dir.join("out/report.html"),
+        &format!("/cluster/{}/1", enc(id)),
+        None,
+    );
+    // Rendered (the diff is there, with the text as text) but not run.
+    assert!(dom.contains("data-diff="));
+    assert!(dom.contains("document.title='pwned'"));
+    // The text mentions data-pwned; only the attribute would mean it ran.
+    assert!(!dom.contains("data-pwned=\"1\""));
+    assert!(dom.contains("<title>neardup report</title>"));
+}
