@@ -9,6 +9,7 @@
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
+//! - `redirect_scope`: redirect hops refused by robots.txt or scope in a crawl;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `store`: document stores, the persistent index, crash safety;
@@ -24,6 +25,7 @@ mod fetch;
 mod multiref;
 mod pairs;
 mod plugins;
+mod redirect_scope;
 mod score;
 mod serve;
 mod store;
