@@ -11,6 +11,7 @@
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `report`: the report model, CSV, escaping, and the page in headless Chromium;
+//! - `redirect_scope`: redirect hops refused by robots.txt or scope in a crawl;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
@@ -29,6 +30,7 @@ mod fetch;
 mod multiref;
 mod pairs;
 mod plugins;
+mod redirect_scope;
 mod redis;
 mod report;
 mod score;

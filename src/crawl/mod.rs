@@ -41,6 +41,10 @@
 //!   has `status: null` and `error: "robots_disallowed"` (or
 //!   `"robots_unreachable"` when robots.txt could not be fetched: RFC 9309
 //!   then disallows the whole host for a while).
+//! - Each redirect hop is checked like a link (scope at the page's depth,
+//!   then the target host's robots.txt) before it is requested; a refused
+//!   hop ends the fetch with `error: "redirect_refused: redirect to URL
+//!   refused: REASON"` (module `hops`).
 //!
 //! Shutdown (the `shutdown` future resolving, Ctrl-C in the CLI) stops
 //! dispatching, drains the work in flight (its verdicts are written) and
@@ -52,6 +56,7 @@
 //! optional WARC output ([`warc`]) and a progress bar ([`progress`]).
 
 pub mod demo;
+mod hops;
 pub mod progress;
 pub mod seeds;
 pub mod state;
@@ -174,6 +179,8 @@ struct Shared {
     fetcher: Arc<Fetcher>,
     robots: RobotsCache,
     deduper: SharedDeduper,
+    /// Scope test for redirect targets.
+    hops: hops::HopScope,
 }
 
 /// Crawls from `seeds` until the frontier is empty and nothing is in
@@ -281,6 +288,7 @@ pub(crate) async fn drive(
         fetcher,
         robots: RobotsCache::new(&config.crawl),
         deduper: deduper.clone(),
+        hops: hops::HopScope::new(config, &seeds)?,
     });
     let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
     let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
@@ -426,7 +434,7 @@ async fn worker(
         let Some(job) = job else { return };
         // A panic while fetching (a bug) must not lose the job: the
         // frontier waits for every dispatched job, so it would never end.
-        let task = tokio::spawn(fetch_one(Arc::clone(&shared), job.url.clone()));
+        let task = tokio::spawn(fetch_one(Arc::clone(&shared), job.url.clone(), job.depth));
         let fetched = match task.await {
             Ok(f) => f,
             Err(e) => Fetched::Internal(e.to_string()),
@@ -437,7 +445,7 @@ async fn worker(
     }
 }
 
-async fn fetch_one(shared: Arc<Shared>, url: Url) -> Fetched {
+async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
     let started = Instant::now();
     let robots = shared.robots.check(&shared.fetcher, &url).await;
     if !robots.allowed {
@@ -445,7 +453,13 @@ async fn fetch_one(shared: Arc<Shared>, url: Url) -> Fetched {
             unreachable: robots.source == RobotsSource::Unreachable,
         };
     }
-    let mut outcome = match shared.fetcher.fetch(&url).await {
+    let guard = hops::CrawlGuard {
+        scope: &shared.hops,
+        robots: &shared.robots,
+        fetcher: &shared.fetcher,
+        depth,
+    };
+    let mut outcome = match shared.fetcher.fetch_checked(&url, &guard).await {
         Ok(o) => o,
         Err(e) => return Fetched::Failed(e, started.elapsed()),
     };

@@ -9,7 +9,9 @@
 
 use std::collections::HashSet;
 use std::error::Error as StdError;
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -54,6 +56,19 @@ impl FetchOptions {
             ),
         }
     }
+}
+
+/// A check run on every redirect target before it is requested: the crawl
+/// loop refuses hops that leave the crawl's scope or that the target host's
+/// robots.txt disallows (a redirect must not be a way around either). The
+/// private-address guard runs on every hop regardless.
+pub trait RedirectGuard: Sync {
+    /// `Ok(())` to follow the redirect to `target`; an error (typically
+    /// [`FetchError::RedirectRefused`]) ends the fetch with that error.
+    fn check<'a>(
+        &'a self,
+        target: &'a Url,
+    ) -> Pin<Box<dyn Future<Output = Result<(), FetchError>> + Send + 'a>>;
 }
 
 /// The crawler's HTTP client. Cheap to share behind an `Arc`; all methods
@@ -135,6 +150,19 @@ impl Fetcher {
         self.fetch_with(url, &self.defaults).await
     }
 
+    /// GET `url` with the configured limits, asking `guard` before
+    /// following each redirect (see [`Fetcher::fetch_guarded`]).
+    ///
+    /// # Errors
+    /// As [`Fetcher::fetch_guarded`].
+    pub async fn fetch_checked(
+        &self,
+        url: &Url,
+        guard: &dyn RedirectGuard,
+    ) -> Result<FetchOutcome, FetchError> {
+        self.fetch_guarded(url, &self.defaults, Some(guard)).await
+    }
+
     /// GET `url` with these limits.
     ///
     /// # Errors
@@ -143,6 +171,21 @@ impl Fetcher {
         &self,
         url: &Url,
         options: &FetchOptions,
+    ) -> Result<FetchOutcome, FetchError> {
+        self.fetch_guarded(url, options, None).await
+    }
+
+    /// GET `url` with these limits, asking `guard` (when given) before
+    /// following each redirect. `url` itself is not passed to the guard:
+    /// the caller checked it before asking for it.
+    ///
+    /// # Errors
+    /// As [`Fetcher::fetch`], plus the guard's error for a refused hop.
+    pub async fn fetch_guarded(
+        &self,
+        url: &Url,
+        options: &FetchOptions,
+        guard: Option<&dyn RedirectGuard>,
     ) -> Result<FetchOutcome, FetchError> {
         let start = Instant::now();
         let mut current = url.clone();
@@ -178,6 +221,9 @@ impl Fetcher {
                             max: options.max_redirects,
                             chain,
                         });
+                    }
+                    if let Some(guard) = guard {
+                        guard.check(&next).await?;
                     }
                     current = next;
                     continue;

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use url::Url;
 
-pub use client::{FetchOptions, Fetcher};
+pub use client::{FetchOptions, Fetcher, RedirectGuard};
 pub use limits::Politeness;
 
 /// Why a fetch failed. Each variant is one thing a crawl report counts.
@@ -80,6 +80,17 @@ pub enum FetchError {
         /// The header value (lossy UTF-8).
         location: String,
     },
+    /// A redirect to a URL the crawl must not fetch: outside the crawl's
+    /// scope, or disallowed by the target host's robots.txt. The target is
+    /// not requested.
+    #[error("redirect to {target} refused: {reason}")]
+    RedirectRefused {
+        /// The redirect target (as the `Location` header resolved).
+        target: Url,
+        /// Why: `robots_disallowed`, `robots_unreachable`, or a scope skip
+        /// reason (`off_site`, `excluded`, ...).
+        reason: String,
+    },
     /// Response headers larger than `crawl.fetch.max_header_bytes`.
     #[error("response headers are {bytes} bytes, more than {max}")]
     HeadersTooLarge {
@@ -115,6 +126,7 @@ impl FetchError {
             FetchError::TooManyRedirects { .. } => "too_many_redirects",
             FetchError::RedirectLoop { .. } => "redirect_loop",
             FetchError::BadRedirect { .. } => "bad_redirect",
+            FetchError::RedirectRefused { .. } => "redirect_refused",
             FetchError::HeadersTooLarge { .. } => "headers_too_large",
             FetchError::BodyTooLarge { .. } => "body_too_large",
             FetchError::Http(_) => "http",
