@@ -63,6 +63,18 @@ pub enum Command {
     /// signature and index bytes per page on a benchmark, and the
     /// Clough-Stevenson graded separation.
     Compare(CompareArgs),
+    /// Describe the detector chain in force (config and --detector): each
+    /// detector in order with what its settings imply, e.g. the minhash
+    /// LSH index's candidate threshold and S-curve.
+    Detectors(DetectorsArgs),
+}
+
+/// `neardup detectors`.
+#[derive(Debug, ClapArgs)]
+pub struct DetectorsArgs {
+    /// The detector chain to describe (default: the config's).
+    #[command(flatten)]
+    pub detectors: DetectorArgs,
 }
 
 /// `neardup compare`.

@@ -5,6 +5,7 @@ mod args;
 mod compare;
 mod crawl;
 mod dedup;
+mod detectors;
 mod eval;
 mod extract;
 mod pairs;
@@ -40,6 +41,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Report(a) => report_cmd::run(a),
         Command::TrainReference(a) => train::run(&args, a),
         Command::Compare(a) => compare::run(&args, a),
+        Command::Detectors(a) => detectors::run(&args, a),
     }
 }
 

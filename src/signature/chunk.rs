@@ -165,6 +165,24 @@ impl Detector for ChunkDetector {
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(ChunkIndex::new(self.config.max_postings))
     }
+
+    fn describe(&self) -> Vec<String> {
+        let c = &self.config;
+        vec![
+            format!(
+                "{:?} content-defined chunks of the normalized text: average {} B (min {}, max {}, window {} B)",
+                c.chunker, c.avg_size, c.min_size, c.max_size, c.window
+            ),
+            format!(
+                "resemblance >= {} is a duplicate, >= {} a near duplicate; containment of the smaller page >= {} (with >= {} chunks) a near duplicate",
+                c.duplicate, c.near_duplicate, c.containment, c.containment_min_chunks
+            ),
+            format!(
+                "index: sampled chunk postings; a chunk held by more than {} pages is site chrome and yields no candidates",
+                c.max_postings
+            ),
+        ]
+    }
 }
 
 #[cfg(test)]

@@ -173,6 +173,23 @@ impl Detector for SimhashDetector {
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(SimhashIndex::new(self.config.max_distance))
     }
+
+    fn describe(&self) -> Vec<String> {
+        let c = &self.config;
+        let k = c.max_distance;
+        vec![
+            format!(
+                "64-bit SimHash of {}-term shingles ({:?} weights): Hamming distance 0 is a duplicate, 1..={k} a near duplicate (similarity >= {:.3})",
+                c.shingle,
+                c.weights,
+                1.0 - f64::from(k) / 64.0
+            ),
+            format!(
+                "index: {} blocked tables (Manku et al. 2007), every fingerprint within distance {k} is found, no linear scan",
+                k + 1
+            ),
+        ]
+    }
 }
 
 #[cfg(test)]

@@ -267,6 +267,13 @@ pub trait Detector: Send + Sync {
     fn handles_short_pages(&self) -> bool {
         false
     }
+
+    /// Lines for people choosing settings: what the detector's settings
+    /// imply (e.g. an LSH index's candidate threshold and S-curve), shown
+    /// by `neardup detectors`. The default says nothing.
+    fn describe(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A detector's in-memory lookup structure: which earlier documents may match

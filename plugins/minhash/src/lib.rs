@@ -214,6 +214,29 @@ impl Detector for MinhashDetector {
         let s = &self.settings;
         Box::new(LshIndex::new(s.bands, s.rows, s.max_postings))
     }
+
+    fn describe(&self) -> Vec<String> {
+        let s = &self.settings;
+        let mut lines = vec![format!(
+            "Sketch_n: {} minima ({:?}) of {}-{} shingles; duplicate >= {}, near duplicate >= {}",
+            s.num_perm,
+            s.scheme,
+            s.shingle,
+            match s.unit {
+                Unit::Word => "word",
+                Unit::Byte => "byte",
+            },
+            s.duplicate,
+            s.near_duplicate
+        )];
+        lines.extend(sketch::describe_banding(s.bands, s.rows));
+        let at_near = s_curve(s.near_duplicate, s.bands, s.rows);
+        lines.push(format!(
+            "a pair at the near-duplicate threshold {} becomes a candidate with probability {at_near:.4}",
+            s.near_duplicate
+        ));
+        lines
+    }
 }
 
 /// LSH banding index over MinHash sketches: band key -> documents, in a

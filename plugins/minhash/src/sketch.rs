@@ -108,6 +108,22 @@ pub fn s_curve(s: f64, bands: usize, rows: usize) -> f64 {
     1.0 - (1.0 - s.powi(rows as i32)).powi(bands as i32)
 }
 
+/// A human summary of a banding scheme: the candidate threshold and the
+/// S-curve at s = 0.1, 0.2, ..., 1.0, one line each (for `neardup
+/// detectors`, so users can see which resemblances the index will find).
+pub fn describe_banding(bands: usize, rows: usize) -> Vec<String> {
+    let mut lines = vec![format!(
+        "LSH banding: b = {bands} bands of r = {rows} rows; candidate threshold (1/b)^(1/r) = {:.3}",
+        lsh_threshold(bands, rows)
+    )];
+    lines.push("S-curve, P(candidate) = 1 - (1 - s^r)^b:".to_owned());
+    for tenth in 1..=10 {
+        let s = f64::from(tenth) / 10.0;
+        lines.push(format!("  s = {s:.1}  P = {:.4}", s_curve(s, bands, rows)));
+    }
+    lines
+}
+
 /// The band keys of a sketch: one 32-bit hash per band of `rows` values,
 /// salted with the band number so equal values in different bands differ.
 pub fn band_keys(sketch: &[u32], bands: usize, rows: usize) -> Vec<u32> {
