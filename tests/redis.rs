@@ -174,6 +174,8 @@ fn record(n: u64) -> DocRecord {
         url: format!("https://a.example/{n}"),
         site: "a.example".into(),
         signatures: vec![Signature::Fingerprint(n)],
+        // The log keeps no fetch times: records read back have 0.
+        fetched_at: 0,
     }
 }
 
