@@ -751,7 +751,7 @@ fn mixed_pages() -> Vec<(String, Vec<u8>)> {
     (0..240u64)
         .map(|n| {
             let body = match n % 6 {
-                0 | 1 | 2 => page(&text(1000 + n, 120)),
+                0..=2 => page(&text(1000 + n, 120)),
                 3 => page(&text(1000 + n - 3, 120)),
                 4 => page(&edited(1000 + n - 4, 120)),
                 _ => page(&text(1000 + n / 12, 40)),
