@@ -26,6 +26,8 @@ pub struct Config {
     pub chunks: ChunkConfig,
     /// The verdict: detector chain, short pages, what gets indexed.
     pub decide: DecideConfig,
+    /// The index over time: recrawls, expiry, the record cache of `--index`.
+    pub index: IndexConfig,
     /// The crawler: URL canonicalization, scope, robots.txt, fetching.
     pub crawl: CrawlConfig,
     /// Settings of plugin detectors, one table per detector name, e.g.
@@ -212,6 +214,34 @@ impl Default for DecideConfig {
             detectors: vec!["exact".into(), "simhash".into(), "chunks".into()],
             min_terms: 20,
             index_near_duplicates: true,
+        }
+    }
+}
+
+/// How the index treats pages over time, and how much of it stays in RAM.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexConfig {
+    /// A page checked again at the URL of an indexed page replaces that
+    /// page's fingerprints (a recrawl), so a changed page is never matched
+    /// against its own older version. Off: every check is a new page.
+    pub replace_same_url: bool,
+    /// Seconds after its last fetch at which an indexed page expires: it no
+    /// longer matches and is removed from the index. 0: never. Needs a
+    /// store that records fetch times (memory or `--index PATH`, not Redis).
+    pub ttl_secs: u64,
+    /// Bytes of document records the `--index PATH` store keeps in RAM (a
+    /// least-recently-used cache); the rest is read from the file when a
+    /// candidate is verified. Candidate indexes always stay in RAM.
+    pub cache_bytes: usize,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig {
+            replace_same_url: true,
+            ttl_secs: 0,
+            cache_bytes: 256 << 20,
         }
     }
 }
@@ -646,6 +676,13 @@ impl Config {
         range("extract.max_links", e.max_links, 0, 1_000_000)?;
 
         range("text.detect_bytes", self.text.detect_bytes, 64, 1 << 20)?;
+        range64(
+            "index.cache_bytes",
+            self.index.cache_bytes as u64,
+            0,
+            1 << 40,
+        )?;
+        range64("index.ttl_secs", self.index.ttl_secs, 0, 3_153_600_000)?;
 
         let s = &self.simhash;
         range("simhash.shingle", s.shingle, 1, 8)?;

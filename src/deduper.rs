@@ -28,6 +28,8 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
@@ -35,8 +37,10 @@ use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signatur
 use crate::config::{Config, ExtractMode};
 use crate::decode::decode;
 use crate::extract::{extract, Extracted};
+use crate::frontier::canonical::Canonicalizer;
 use crate::index::{
-    Change, DocRecord, DocStore, MemoryStore, RedbStore, RedisLocation, RedisStore, StoreIdentity,
+    unix_now, Change, DocRecord, DocStore, MemoryStore, RedbStore, RedisLocation, RedisStore,
+    StoreIdentity,
 };
 use crate::signature::Registry;
 use crate::text::Normalizer;
@@ -78,6 +82,90 @@ pub struct Stats {
     pub indexed: u64,
 }
 
+/// The detector name in the [`Match`] of an unchanged re-fetch: the page
+/// at this URL is indexed with exactly these signatures already.
+pub const SAME_URL: &str = "same_url";
+
+/// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
+pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// Which indexed page holds each URL: derived state, rebuilt from the store
+/// on open like the candidate indexes. Keyed by a stable hash (xxh3, fixed
+/// seed) of the URL's canonical form (`crawl.canonical` rules, so
+/// `HTTP://A.example:80/x#top` and `http://a.example/x` are one page);
+/// a hit is confirmed against the stored URL, so a hash collision can
+/// never replace another page.
+struct UrlMap {
+    canon: Canonicalizer,
+    ids: HashMap<u64, DocId>,
+}
+
+impl UrlMap {
+    /// The canonical form of `url` (the URL itself if it has none, e.g. a
+    /// `file://` URL of a batch input).
+    fn canonical(&self, url: &str) -> String {
+        self.canon
+            .canonicalize(url)
+            .map_or_else(|_| url.to_owned(), String::from)
+    }
+
+    fn key(&self, url: &str) -> u64 {
+        crate::signature::hash64(self.canonical(url).as_bytes())
+    }
+
+    fn added(&mut self, id: DocId, rec: &DocRecord) {
+        // Ids grow: the newest record of a URL wins.
+        self.ids.insert(self.key(&rec.url), id);
+    }
+
+    fn removed(&mut self, id: DocId, rec: &DocRecord) {
+        let key = self.key(&rec.url);
+        if self.ids.get(&key) == Some(&id) {
+            self.ids.remove(&key);
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        // hashbrown: one control byte per bucket besides the entry.
+        self.ids.capacity() * (std::mem::size_of::<(u64, DocId)>() + 1)
+    }
+}
+
+/// The derived state a stored record contributes to: candidate indexes,
+/// the URL map and (with `index.ttl_secs`) the expiry queue.
+fn derive_added(
+    indexes: &mut [Box<dyn CandidateIndex>],
+    urls: &mut UrlMap,
+    expiry: &mut Option<BinaryHeap<Reverse<(u64, DocId)>>>,
+    id: DocId,
+    rec: &DocRecord,
+) {
+    for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
+        if !sig.is_empty() {
+            index.insert(id, sig);
+        }
+    }
+    urls.added(id, rec);
+    if let Some(queue) = expiry {
+        queue.push(Reverse((rec.fetched_at, id)));
+    }
+}
+
+/// Undoes [`derive_added`] (expiry entries are dropped lazily).
+fn derive_removed(
+    indexes: &mut [Box<dyn CandidateIndex>],
+    urls: &mut UrlMap,
+    id: DocId,
+    rec: &DocRecord,
+) {
+    for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
+        if !sig.is_empty() {
+            index.remove(id, sig);
+        }
+    }
+    urls.removed(id, rec);
+}
+
 /// The near-duplicate checker: a detector chain, its candidate indexes and a
 /// document store.
 pub struct Deduper {
@@ -86,6 +174,12 @@ pub struct Deduper {
     detectors: Vec<Box<dyn Detector>>,
     indexes: Vec<Box<dyn CandidateIndex>>,
     store: Box<dyn DocStore>,
+    urls: UrlMap,
+    /// `(fetched_at, id)`, earliest first, when `index.ttl_secs > 0`. An
+    /// entry whose record was removed or fetched again since is skipped
+    /// when it comes due.
+    expiry: Option<BinaryHeap<Reverse<(u64, DocId)>>>,
+    clock: Clock,
     stats: Stats,
 }
 
@@ -141,33 +235,36 @@ impl Deduper {
             detectors: detectors.iter().map(|d| d.name().to_owned()).collect(),
             fingerprint: signature_fingerprint(&config)?,
         };
-        let store = RedbStore::open(path, &identity)?;
+        let store = RedbStore::open_with(path, &identity, config.index.cache_bytes)?;
         let mut deduper = Deduper::assemble(config, detectors, Box::new(store));
-        let Deduper { store, indexes, .. } = &mut deduper;
-        store.for_each(&mut |id, rec| {
-            for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
-                if !sig.is_empty() {
-                    index.insert(id, sig);
-                }
-            }
-        })?;
+        deduper.rebuild()?;
         Ok(deduper)
     }
 
     /// A deduper over a shared index in Redis (see [`RedisStore`]): the
     /// log is read and each detector's candidate index rebuilt from it;
     /// later decisions catch up with other workers first, and keeping a
-    /// page is atomic across workers.
+    /// page is atomic across workers. Recrawls and removal by URL work
+    /// through the log's tombstones; expiry does not (the log keeps no
+    /// fetch times).
     ///
     /// # Errors
     /// As [`Deduper::with_registry`], and [`crate::Error::Store`] if Redis
     /// cannot be reached or the namespace was built with another detector
-    /// chain or signature settings.
+    /// chain or signature settings; [`crate::Error::Config`] if
+    /// `index.ttl_secs` is set.
     pub fn open_redis(
         config: Config,
         registry: &Registry,
         location: &RedisLocation,
     ) -> crate::Result<Deduper> {
+        if config.index.ttl_secs > 0 {
+            return Err(crate::Error::Config {
+                key: "index.ttl_secs".into(),
+                value: config.index.ttl_secs.to_string(),
+                allowed: "must be 0 with a Redis index: the shared log keeps no fetch times".into(),
+            });
+        }
         let detectors = build_chain(&config, registry)?;
         let identity = StoreIdentity {
             detectors: detectors.iter().map(|d| d.name().to_owned()).collect(),
@@ -185,14 +282,47 @@ impl Deduper {
         store: Box<dyn DocStore>,
     ) -> Deduper {
         let indexes = detectors.iter().map(|d| d.new_index()).collect();
+        let urls = UrlMap {
+            canon: Canonicalizer::new(&config.crawl.canonical),
+            ids: HashMap::new(),
+        };
+        let expiry = (config.index.ttl_secs > 0).then(BinaryHeap::new);
         Deduper {
             normalizer: Normalizer::new(&config.text),
             config,
             detectors,
             indexes,
             store,
+            urls,
+            expiry,
+            clock: Arc::new(unix_now),
             stats: Stats::default(),
         }
+    }
+
+    /// Derives the candidate indexes, URL map and expiry queue from every
+    /// record of the store.
+    fn rebuild(&mut self) -> crate::Result<()> {
+        let Deduper {
+            store,
+            indexes,
+            urls,
+            expiry,
+            ..
+        } = self;
+        store.for_each(&mut |id, rec| derive_added(indexes, urls, expiry, id, rec))
+    }
+
+    /// Replaces the clock (Unix seconds) that stamps fetch times and
+    /// decides expiry: tests and simulations step time without sleeping.
+    /// The default is the system clock.
+    pub fn set_clock(&mut self, clock: impl Fn() -> u64 + Send + Sync + 'static) {
+        self.clock = Arc::new(clock);
+    }
+
+    /// The current time of the deduper's clock, in Unix seconds.
+    pub fn now(&self) -> u64 {
+        (self.clock)()
     }
 
     /// Makes every page indexed or removed so far durable (a no-op for the
@@ -362,6 +492,15 @@ impl Deduper {
     /// order, verify them against stored signatures, decide, and index the
     /// page if it is kept.
     ///
+    /// Recrawls (`index.replace_same_url`): if a page is indexed at the
+    /// same canonical URL, an unchanged re-fetch (identical signatures) is
+    /// a [`VerdictKind::Duplicate`] whose match is that page with detector
+    /// [`SAME_URL`] (its fetch time is refreshed, nothing else changes);
+    /// a changed page first removes the old version, then is judged like
+    /// any page, so it is never matched against its own older version (it
+    /// can still be a copy of another page, which the verdict then names).
+    /// Pages past `index.ttl_secs` are expired here first.
+    ///
     /// # Errors
     /// [`crate::Error::Store`] if the document store fails; the page then
     /// counts as not checked and is not indexed.
@@ -381,11 +520,13 @@ impl Deduper {
                 self.config.decide.min_terms
             ));
         }
+        let now = self.now();
         let mut record = DocRecord {
             key,
             url: doc.url,
             site: doc.site,
             signatures,
+            fetched_at: now,
         };
         // A shared store (Redis) may change under us: catch up, decide, and
         // keep the page only if nobody wrote in between; otherwise decide
@@ -393,7 +534,11 @@ impl Deduper {
         // store is private to this process).
         let (kind, matched, indexed_as) = loop {
             self.catch_up()?;
-            let (kind, matched) = self.judge(&record.signatures, short)?;
+            self.expire_at(now)?;
+            if let Some(m) = self.recrawl(&record, now)? {
+                break (VerdictKind::Duplicate, Some(m), None);
+            }
+            let (kind, matched) = self.judge(&record.signatures, short, now)?;
             let has_features = record.signatures.iter().any(|s| !s.is_empty());
             let index_it = has_features
                 && match kind {
@@ -427,13 +572,107 @@ impl Deduper {
         })
     }
 
+    /// The indexed page at the canonical URL of `url`, if any.
+    fn same_url(&self, url: &str) -> crate::Result<Option<(DocId, Arc<DocRecord>)>> {
+        let Some(&id) = self.urls.ids.get(&self.urls.key(url)) else {
+            return Ok(None);
+        };
+        let Some(rec) = self.store.get(id)? else {
+            return Ok(None);
+        };
+        // Confirm: a 64-bit hash collision must not replace another page.
+        if rec.url != url && self.urls.canonical(&rec.url) != self.urls.canonical(url) {
+            return Ok(None);
+        }
+        Ok(Some((id, rec)))
+    }
+
+    /// Recrawl handling before a page is judged: `Some(match)` for an
+    /// unchanged re-fetch (its fetch time refreshed), else the old version
+    /// at the same URL (if any) is removed and `None` returned.
+    fn recrawl(&mut self, record: &DocRecord, now: u64) -> crate::Result<Option<Match>> {
+        if !self.config.index.replace_same_url {
+            return Ok(None);
+        }
+        let Some((id, old)) = self.same_url(&record.url)? else {
+            return Ok(None);
+        };
+        if old.signatures == record.signatures && !self.is_expired(&old, now) {
+            if self.store.touch(id, now)? {
+                if let Some(queue) = &mut self.expiry {
+                    queue.push(Reverse((now, id)));
+                }
+            }
+            return Ok(Some(Match {
+                id,
+                key: old.key.clone(),
+                url: old.url.clone(),
+                detector: SAME_URL.into(),
+                similarity: 1.0,
+                resemblance: 1.0,
+                containment: 1.0,
+                reason: "unchanged since last fetch: this URL is indexed with the same signatures"
+                    .into(),
+            }));
+        }
+        self.remove_record(id)?;
+        Ok(None)
+    }
+
+    /// Returns true if and only if `rec` is past `index.ttl_secs` at `now`.
+    fn is_expired(&self, rec: &DocRecord, now: u64) -> bool {
+        let ttl = self.config.index.ttl_secs;
+        ttl > 0 && rec.fetched_at.saturating_add(ttl) <= now
+    }
+
+    /// Removes every page whose last fetch is `index.ttl_secs` or more
+    /// before `now`, from the store and the derived indexes; returns how
+    /// many. Cheap when nothing is due (one look at the queue's head).
+    fn expire_at(&mut self, now: u64) -> crate::Result<usize> {
+        let ttl = self.config.index.ttl_secs;
+        let mut removed = 0;
+        loop {
+            let Some(queue) = &mut self.expiry else {
+                return Ok(0);
+            };
+            let Some(&Reverse((at, id))) = queue.peek() else {
+                break;
+            };
+            if at.saturating_add(ttl) > now {
+                break;
+            }
+            queue.pop();
+            // Skip entries of removed pages and of pages fetched again
+            // since (their newer entry is still queued).
+            let due = self.store.get(id)?.is_some_and(|rec| rec.fetched_at == at);
+            if due && self.remove_record(id)? {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Removes every page past `index.ttl_secs` now (by the deduper's
+    /// clock) and returns how many; [`Deduper::decide`] does this too, so
+    /// call it only to expire pages while no page is being checked. Flush
+    /// to make the removals durable.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn expire(&mut self) -> crate::Result<usize> {
+        self.catch_up()?;
+        let now = self.now();
+        self.expire_at(now)
+    }
+
     /// The verdict kind and match for these signatures against the index.
     fn judge(
         &self,
         signatures: &[Signature],
         short: bool,
+        now: u64,
     ) -> crate::Result<(VerdictKind, Option<Match>)> {
-        let Some((i, id, sim, judgement)) = self.find_match(signatures, short)? else {
+        let Some((i, id, sim, judgement)) = self.find_match(signatures, short, now)? else {
             return Ok((VerdictKind::Unique, None));
         };
         let kind = match judgement.level {
@@ -460,22 +699,16 @@ impl Deduper {
     /// Applies writes other processes made to a shared store to the
     /// candidate indexes (nothing to do for a store private to us).
     fn catch_up(&mut self) -> crate::Result<()> {
-        let Deduper { store, indexes, .. } = self;
+        let Deduper {
+            store,
+            indexes,
+            urls,
+            expiry,
+            ..
+        } = self;
         store.sync(&mut |change| match change {
-            Change::Added(id, rec) => {
-                for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
-                    if !sig.is_empty() {
-                        index.insert(id, sig);
-                    }
-                }
-            }
-            Change::Removed(id, rec) => {
-                for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
-                    if !sig.is_empty() {
-                        index.remove(id, sig);
-                    }
-                }
-            }
+            Change::Added(id, rec) => derive_added(indexes, urls, expiry, id, rec),
+            Change::Removed(id, rec) => derive_removed(indexes, urls, id, rec),
         })
     }
 
@@ -484,6 +717,7 @@ impl Deduper {
         &self,
         signatures: &[Signature],
         short: bool,
+        now: u64,
     ) -> crate::Result<Option<(usize, DocId, Similarity, Judgement)>> {
         let mut candidates = Vec::new();
         for (i, (det, sig)) in self.detectors.iter().zip(signatures).enumerate() {
@@ -497,6 +731,10 @@ impl Deduper {
                 let Some(rec) = self.store.get(id)? else {
                     continue;
                 };
+                // Expired but not yet swept: as good as gone.
+                if self.is_expired(&rec, now) {
+                    continue;
+                }
                 let Some(earlier) = rec.signatures.get(i) else {
                     continue;
                 };
@@ -529,15 +767,24 @@ impl Deduper {
         doc: Document,
         signatures: Vec<Signature>,
     ) -> crate::Result<DocId> {
+        let now = self.now();
         let mut record = DocRecord {
             key,
             url: doc.url,
             site: doc.site,
             signatures,
+            fetched_at: now,
         };
         // With a shared store, retry after catching up (see `decide`).
         let id = loop {
             self.catch_up()?;
+            // A seed at the URL of an indexed page replaces it, as a
+            // recrawl would.
+            if self.config.index.replace_same_url {
+                if let Some((old, _)) = self.same_url(&record.url)? {
+                    self.remove_record(old)?;
+                }
+            }
             match self.store.insert_if_current(record)? {
                 Ok(id) => break id,
                 Err(back) => record = back,
@@ -547,16 +794,27 @@ impl Deduper {
         Ok(id)
     }
 
-    /// Adds a freshly stored record to the candidate indexes.
+    /// Adds a freshly stored record to the derived indexes.
     fn index_stored(&mut self, id: DocId) -> crate::Result<()> {
         if let Some(rec) = self.store.get(id)? {
-            for (index, sig) in self.indexes.iter_mut().zip(&rec.signatures) {
-                if !sig.is_empty() {
-                    index.insert(id, sig);
-                }
-            }
+            derive_added(
+                &mut self.indexes,
+                &mut self.urls,
+                &mut self.expiry,
+                id,
+                &rec,
+            );
         }
         Ok(())
+    }
+
+    /// Removes a record from the store and the derived indexes.
+    fn remove_record(&mut self, id: DocId) -> crate::Result<bool> {
+        let Some(rec) = self.store.remove(id)? else {
+            return Ok(false);
+        };
+        derive_removed(&mut self.indexes, &mut self.urls, id, &rec);
+        Ok(true)
     }
 
     /// Indexes an analyzed page without judging it (seeding the index with
@@ -585,15 +843,30 @@ impl Deduper {
     /// [`crate::Error::Store`] if the document store fails.
     pub fn remove(&mut self, id: DocId) -> crate::Result<bool> {
         self.catch_up()?;
-        let Some(rec) = self.store.remove(id)? else {
-            return Ok(false);
+        self.remove_record(id)
+    }
+
+    /// Removes the indexed page at `url` (compared in canonical form, like
+    /// recrawls) and returns its id, or `None` if no page is indexed there.
+    /// Flush to make the removal durable.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn remove_url(&mut self, url: &str) -> crate::Result<Option<DocId>> {
+        self.catch_up()?;
+        let Some((id, _)) = self.same_url(url)? else {
+            return Ok(None);
         };
-        for (index, sig) in self.indexes.iter_mut().zip(&rec.signatures) {
-            if !sig.is_empty() {
-                index.remove(id, sig);
-            }
-        }
-        Ok(true)
+        self.remove_record(id)?;
+        Ok(Some(id))
+    }
+
+    /// The id of the page indexed at `url` (canonical form), if any.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn id_of_url(&self, url: &str) -> crate::Result<Option<DocId>> {
+        Ok(self.same_url(url)?.map(|(id, _)| id))
     }
 
     /// Removes every indexed document whose id is `first` or above and
@@ -618,7 +891,9 @@ impl Deduper {
         Ok(removed)
     }
 
-    /// Approximate heap bytes per tier: each detector's index, then the store.
+    /// Approximate heap bytes per tier: each detector's index, `urls` (the
+    /// URL map and expiry queue of recrawls and `index.ttl_secs`), then the
+    /// store (for `--index PATH`: its record cache and unflushed writes).
     pub fn memory(&self) -> Vec<(String, usize)> {
         let mut out: Vec<(String, usize)> = self
             .detectors
@@ -626,6 +901,10 @@ impl Deduper {
             .zip(&self.indexes)
             .map(|(d, i)| (d.name().to_owned(), i.heap_bytes()))
             .collect();
+        let expiry = self.expiry.as_ref().map_or(0, |q| {
+            q.capacity() * std::mem::size_of::<Reverse<(u64, DocId)>>()
+        });
+        out.push(("urls".into(), self.urls.heap_bytes() + expiry));
         out.push(("store".into(), self.store.heap_bytes()));
         out
     }

@@ -20,7 +20,7 @@ use neardup::deduper::SharedDeduper;
 use neardup::index::{Change, DocRecord, DocStore, RedisLocation, RedisStore, StoreIdentity};
 use neardup::serve::{self, ServeOptions};
 use neardup::signature::Registry;
-use neardup::{Config, Deduper};
+use neardup::{Config, Deduper, VerdictKind};
 use neardup_api::Signature;
 use serde_json::{json, Value};
 
@@ -174,6 +174,8 @@ fn record(n: u64) -> DocRecord {
         url: format!("https://a.example/{n}"),
         site: "a.example".into(),
         signatures: vec![Signature::Fingerprint(n)],
+        // The log keeps no fetch times: records read back have 0.
+        fetched_at: 0,
     }
 }
 
@@ -584,4 +586,79 @@ fn redis_going_away_mid_run_is_an_error_not_a_hang() {
         .to_string();
     assert!(lost.contains("lost"), "{lost}");
     assert_eq!(redis.log_len("away"), 0, "nothing appended to the new log");
+}
+
+#[test]
+fn recrawl_on_one_worker_replaces_the_page_for_every_worker() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let loc = RedisLocation::parse(&redis.url("recrawl")).unwrap();
+    let open = || Deduper::open_redis(Config::default(), &Registry::default(), &loc).unwrap();
+    let (mut a, mut b) = (open(), open());
+    let v1 = page_html(1);
+    // Page 1 with every 30th word changed: a near copy of v1.
+    let v2 = page_html(1).replacen(
+        &page_text(1),
+        &{
+            page_text(1)
+                .split(' ')
+                .enumerate()
+                .map(|(i, w)| if i % 30 == 3 { "changed" } else { w })
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+        1,
+    );
+    let first = a
+        .check("https://a.example/news", v1.as_bytes(), None)
+        .unwrap();
+    let old = first.indexed_as.unwrap();
+    // Worker B fetches the URL again, unchanged: named as such.
+    let same = b
+        .check("https://a.example/news", v1.as_bytes(), None)
+        .unwrap();
+    let m = same.matched.unwrap();
+    assert_eq!(
+        (m.id, m.detector.as_str()),
+        (old, neardup::deduper::SAME_URL)
+    );
+    // Then changed: unique, the old version tombstoned in the log.
+    let changed = b
+        .check("https://a.example/news", v2.as_bytes(), None)
+        .unwrap();
+    assert_eq!(changed.kind, VerdictKind::Unique, "{changed:?}");
+    let new = changed.indexed_as.unwrap();
+    // Worker A sees the replacement: the old text now matches the new
+    // version (a near copy), not the removed one.
+    let old_copy = a
+        .check("https://b.example/copy", v1.as_bytes(), None)
+        .unwrap();
+    assert_eq!(
+        old_copy.matched.map(|m| m.id),
+        Some(new),
+        "{:?}",
+        old_copy.kind
+    );
+    assert_eq!(a.id_of_url("https://a.example/news").unwrap(), Some(new));
+    // Delete by URL on A reaches B.
+    assert_eq!(a.remove_url("https://a.example/news").unwrap(), Some(new));
+    // B no longer matches the removed page: the copy of v2 finds only the
+    // near copy A indexed at b.example/copy.
+    let again = b
+        .check("https://c.example/copy", v2.as_bytes(), None)
+        .unwrap();
+    assert_eq!(
+        again.matched.map(|m| m.url),
+        Some("https://b.example/copy".to_owned()),
+        "{:?}",
+        again.kind
+    );
+    // And with that one removed too, v2 is unique again.
+    assert!(b.remove_url("https://b.example/copy").unwrap().is_some());
+    assert!(b.remove_url("https://c.example/copy").unwrap().is_some());
+    let last = a
+        .check("https://d.example/copy", v2.as_bytes(), None)
+        .unwrap();
+    assert_eq!(last.kind, VerdictKind::Unique, "{last:?}");
 }

@@ -380,8 +380,8 @@ async fn deleted_page_no_longer_matches_and_stats_count() {
         .iter()
         .map(|m| m["tier"].as_str().unwrap())
         .collect();
-    assert_eq!(tiers, ["exact", "simhash", "chunks", "store"]);
-    assert!(stats["memory"][3]["bytes"].as_u64().unwrap() > 0);
+    assert_eq!(tiers, ["exact", "simhash", "chunks", "urls", "store"]);
+    assert!(stats["memory"][4]["bytes"].as_u64().unwrap() > 0);
 
     let id = first["indexed_as"].as_u64().unwrap();
     let (status, body) = s
@@ -395,6 +395,60 @@ async fn deleted_page_no_longer_matches_and_stats_count() {
         .await;
     assert_error(&again, 404, "not_found");
     let (_, recheck) = s.post("/v1/check", &page("https://c.example/1", 20)).await;
+    assert_eq!(recheck["kind"], "unique", "{recheck}");
+    s.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_by_url_then_the_same_page_is_unique_and_recrawls_replace() {
+    let s = Server::start(ServeOptions::default()).await;
+    let (_, first) = s
+        .post("/v1/check", &page("https://a.example/news", 30))
+        .await;
+    let id = first["indexed_as"].as_u64().unwrap();
+    // Unchanged re-fetch: a duplicate of itself, named as such.
+    let (_, again) = s
+        .post("/v1/check", &page("https://a.example/news", 30))
+        .await;
+    assert_eq!(again["kind"], "duplicate", "{again}");
+    assert_eq!(again["matched"]["detector"], "same_url");
+    assert_eq!(again["matched"]["id"], id);
+    // Changed page at the same URL: unique, and replaces the old version.
+    let (_, changed) = s
+        .post("/v1/check", &page("https://a.example/news", 31))
+        .await;
+    assert_eq!(changed["kind"], "unique", "{changed}");
+    let new_id = changed["indexed_as"].as_u64().unwrap();
+    assert_ne!(new_id, id);
+    assert_eq!(s.stats().await["indexed"], 1, "the old version is gone");
+
+    let missing = s.send(s.http.delete(s.url("/v1/docs"))).await;
+    assert_error(&missing, 400, "missing_field");
+    let bad = s
+        .send(s.http.delete(s.url("/v1/docs?url=not%20a%20url")))
+        .await;
+    assert_error(&bad, 400, "invalid_url");
+    let none = s
+        .send(
+            s.http
+                .delete(s.url("/v1/docs?url=https%3A%2F%2Fa.example%2Fother")),
+        )
+        .await;
+    assert_error(&none, 404, "not_found");
+    // Another spelling of the same URL (case, default port, fragment).
+    let (status, body) = s
+        .send(
+            s.http
+                .delete(s.url("/v1/docs?url=HTTPS%3A%2F%2FA.example%3A443%2Fnews%23top")),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({"id": new_id, "removed": true}));
+    assert_eq!(s.stats().await["indexed"], 0);
+    // The identical page, anywhere, is now unique.
+    let (_, recheck) = s
+        .post("/v1/check", &page("https://b.example/copy", 31))
+        .await;
     assert_eq!(recheck["kind"], "unique", "{recheck}");
     s.stop().await.unwrap();
 }
@@ -780,10 +834,39 @@ async fn openapi_document_matches_the_server() {
         .post("/v1/check", &page("https://seed.example/", 70))
         .await;
     let id = seeded["indexed_as"].as_u64().unwrap();
+    // Query parameters take their documented examples; the page to delete
+    // by URL is indexed at the example URL.
+    let query = |op: &Value| -> String {
+        let params: Vec<String> = op["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["in"] == "query")
+            .map(|p| {
+                let value = p["example"].as_str().unwrap();
+                let encoded: String =
+                    url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+                format!("{}={encoded}", p["name"].as_str().unwrap())
+            })
+            .collect();
+        if params.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", params.join("&"))
+        }
+    };
+    let by_url = doc.pointer("/paths/~1v1~1docs/delete").unwrap();
+    let example_url = by_url["parameters"][0]["example"].as_str().unwrap();
+    let (status, _) = s.post("/v1/check", &page(example_url, 71)).await;
+    assert_eq!(status, 200);
     let mut served = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
-            let url = s.url(&path.replace("{id}", &id.to_string()));
+            let url = s.url(&format!(
+                "{}{}",
+                path.replace("{id}", &id.to_string()),
+                query(op)
+            ));
             let mut req = match method.as_str() {
                 "get" => s.http.get(&url),
                 "post" => s.http.post(&url),
@@ -813,7 +896,7 @@ async fn openapi_document_matches_the_server() {
             served += 1;
         }
     }
-    assert_eq!(served, 6);
+    assert_eq!(served, 7);
 
     // Error answers are documented for the operations that give them.
     let documented_error = |path: &str, method: &str, status: u16, body: &Value| {

@@ -31,6 +31,7 @@ fn record(n: u32) -> DocRecord {
             Signature::Fingerprint(u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             Signature::Set((0..n).map(|i| i * 7 + n).collect()),
         ],
+        fetched_at: 1_700_000_000 + u64::from(n),
     }
 }
 
@@ -69,7 +70,12 @@ fn store_suite(store: &mut dyn DocStore) {
             (4, "k10".to_owned())
         ]
     );
+    // Fetch times: touch refreshes a present record only.
+    assert!(store.touch(0, 5).unwrap());
+    assert_eq!(store.get(0).unwrap().unwrap().fetched_at, 5);
+    assert!(!store.touch(1, 5).unwrap(), "removed");
     store.flush().unwrap();
+    assert_eq!(store.get(0).unwrap().unwrap().fetched_at, 5, "after flush");
     assert_eq!(store.len(), 3);
     assert!(!store.is_empty());
     assert!(store.heap_bytes() > 0);
@@ -109,8 +115,6 @@ fn redb_store_reopens_with_records_removals_and_next_id() {
     }
     assert_eq!(s.get(2).unwrap(), None);
     assert_eq!(s.get(4).unwrap(), None);
-    assert_eq!(s.id_of_url(&record(3).url).unwrap(), Some(3));
-    assert_eq!(s.id_of_url(&record(2).url).unwrap(), None, "removed");
     assert_eq!(
         s.insert(record(7)).unwrap(),
         5,
@@ -431,4 +435,369 @@ fn killed_runs_lose_no_acknowledged_page_and_keep_none_twice() {
         "crash test: {acknowledged} verdict lines acknowledged before kills, \
          {durable_unacknowledged} pages durable but not yet written out"
     );
+}
+
+/// A near copy of `text(seed, n)`: every 20th word replaced.
+fn edited(seed: u64, n: usize) -> String {
+    text(seed, n)
+        .split(' ')
+        .enumerate()
+        .map(|(i, w)| if i % 20 == 7 { "zzyzx" } else { w })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A deduper in memory, or over a new redb file in `dir`, with `config`.
+fn deduper(dir: Option<&Dir>, config: Config) -> Deduper {
+    match dir {
+        None => Deduper::with_registry(config, &Registry::default(), Box::<MemoryStore>::default())
+            .unwrap(),
+        Some(dir) => Deduper::open(config, &Registry::default(), &dir.join("r.redb")).unwrap(),
+    }
+}
+
+fn recrawl_suite(dir: Option<&Dir>) {
+    let mut d = deduper(dir, Config::default());
+    let (old, new) = (page(&text(40, 150)), page(&edited(40, 150)));
+    let first = d.check("https://a.example/news", &old, None).unwrap();
+    let id0 = first.indexed_as.unwrap();
+    // Unchanged re-fetch: named as such, nothing added.
+    let same = d.check("https://a.example/news", &old, None).unwrap();
+    assert_eq!(same.kind, VerdictKind::Duplicate);
+    let m = same.matched.unwrap();
+    assert_eq!(
+        (m.id, m.detector.as_str()),
+        (id0, neardup::deduper::SAME_URL)
+    );
+    assert!(m.reason.contains("unchanged"), "{}", m.reason);
+    assert_eq!(same.indexed_as, None);
+    assert_eq!(d.stats().indexed, 1);
+    // Changed at the same URL (another spelling of it): unique, replaces.
+    let changed = d
+        .check("HTTPS://A.example:443/news#top", &new, None)
+        .unwrap();
+    assert_eq!(changed.kind, VerdictKind::Unique, "{changed:?}");
+    let id1 = changed.indexed_as.unwrap();
+    assert_ne!(id1, id0);
+    assert_eq!(d.stats().indexed, 1, "the old version is gone");
+    assert_eq!(d.id_of_url("https://a.example/news").unwrap(), Some(id1));
+    // The old version no longer matches anything but the new one does.
+    let old_copy = d.check("https://b.example/old", &old, None).unwrap();
+    assert_eq!(
+        old_copy.matched.map(|m| m.id),
+        Some(id1),
+        "near copy of the new version"
+    );
+    let new_copy = d.check("https://b.example/new", &new, None).unwrap();
+    assert_eq!(new_copy.kind, VerdictKind::Duplicate);
+    assert_eq!(new_copy.matched.unwrap().id, id1);
+
+    // A new version that copies another page: the verdict names that page
+    // and the old version is removed all the same.
+    let other = d
+        .check("https://c.example/x", &page(&text(41, 150)), None)
+        .unwrap();
+    let other_id = other.indexed_as.unwrap();
+    let moved = d
+        .check("https://a.example/news", &page(&text(41, 150)), None)
+        .unwrap();
+    assert_eq!(moved.kind, VerdictKind::Duplicate);
+    let m = moved.matched.unwrap();
+    assert_eq!((m.id, m.url.as_str()), (other_id, "https://c.example/x"));
+    assert_eq!(d.id_of_url("https://a.example/news").unwrap(), None);
+    d.flush().unwrap();
+    if let Some(dir) = dir {
+        drop(d);
+        let d = deduper(Some(dir), Config::default());
+        assert_eq!(d.id_of_url("https://a.example/news").unwrap(), None);
+        assert_eq!(
+            d.id_of_url("https://c.example/x").unwrap(),
+            Some(other_id),
+            "URL map rebuilt on open"
+        );
+    }
+}
+
+#[test]
+fn recrawl_of_a_changed_page_is_unique_and_replaces_in_memory() {
+    recrawl_suite(None);
+}
+
+#[test]
+fn recrawl_of_a_changed_page_is_unique_and_replaces_in_redb() {
+    recrawl_suite(Some(&Dir::new()));
+}
+
+#[test]
+fn without_replace_same_url_a_changed_page_matches_its_old_version() {
+    let mut config = Config::default();
+    config.index.replace_same_url = false;
+    let mut d = deduper(None, config);
+    d.check("https://a.example/news", &page(&text(40, 150)), None)
+        .unwrap();
+    let changed = d
+        .check("https://a.example/news", &page(&edited(40, 150)), None)
+        .unwrap();
+    assert_eq!(changed.kind, VerdictKind::NearDuplicate);
+}
+
+#[test]
+fn delete_by_url_then_an_identical_page_is_unique() {
+    let dir = Dir::new();
+    let body = page(&text(50, 120));
+    {
+        let mut d = deduper(Some(&dir), Config::default());
+        let id = d
+            .check("https://a.example/p?x=1", &body, None)
+            .unwrap()
+            .indexed_as
+            .unwrap();
+        assert_eq!(d.remove_url("https://a.example/other").unwrap(), None);
+        assert_eq!(d.remove_url("https://A.EXAMPLE/p?x=1").unwrap(), Some(id));
+        assert_eq!(
+            d.remove_url("https://a.example/p?x=1").unwrap(),
+            None,
+            "once"
+        );
+        d.flush().unwrap();
+    }
+    let mut d = deduper(Some(&dir), Config::default());
+    assert_eq!(d.stats().indexed, 0, "removal is durable");
+    let v = d.check("https://b.example/copy", &body, None).unwrap();
+    assert_eq!(v.kind, VerdictKind::Unique);
+}
+
+/// A clock the test steps by hand.
+fn manual_clock(d: &mut Deduper, start: u64) -> Arc<std::sync::atomic::AtomicU64> {
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(start));
+    let c = Arc::clone(&now);
+    d.set_clock(move || c.load(std::sync::atomic::Ordering::SeqCst));
+    now
+}
+
+fn ttl_suite(dir: Option<&Dir>) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut config = Config::default();
+    config.index.ttl_secs = 100;
+    let mut d = deduper(dir, config.clone());
+    let now = manual_clock(&mut d, 1_000);
+    let (a, b) = (page(&text(60, 120)), page(&text(61, 120)));
+    let ida = d
+        .check("https://a.example/a", &a, None)
+        .unwrap()
+        .indexed_as
+        .unwrap();
+    now.store(1_010, SeqCst);
+    d.check("https://a.example/b", &b, None).unwrap();
+    now.store(1_099, SeqCst);
+    let copy = d.check("https://z.example/1", &a, None).unwrap();
+    assert_eq!(copy.kind, VerdictKind::Duplicate, "not expired yet");
+    // An unchanged re-fetch keeps `a` alive from now on.
+    let refetch = d.check("https://a.example/a", &a, None).unwrap();
+    assert_eq!(refetch.matched.unwrap().id, ida);
+    now.store(1_110, SeqCst);
+    // `b` (fetched at 1010) expired at 1110; `a` (re-fetched at 1099) lives.
+    let b_copy = d.check("https://z.example/2", &b, None).unwrap();
+    assert_eq!(
+        b_copy.kind,
+        VerdictKind::Unique,
+        "expired pages no longer match"
+    );
+    let a_copy = d.check("https://z.example/3", &a, None).unwrap();
+    assert_eq!(a_copy.kind, VerdictKind::Duplicate);
+    assert_eq!(d.stats().indexed, 2, "a, and b's copy z/2 (b removed)");
+    assert_eq!(d.id_of_url("https://a.example/b").unwrap(), None);
+    d.flush().unwrap();
+    if let Some(dir) = dir {
+        // Fetch times persist: after reopening, expiry goes on from them.
+        drop(d);
+        let mut d = deduper(Some(dir), config);
+        let now = manual_clock(&mut d, 1_150);
+        assert_eq!(d.expire().unwrap(), 0, "a (1099) and z/2 (1110) live");
+        now.store(1_199, SeqCst);
+        assert_eq!(d.expire().unwrap(), 1, "a expires at 1199");
+        now.store(1_210, SeqCst);
+        assert_eq!(d.expire().unwrap(), 1, "z/2 expires at 1210");
+        assert_eq!(d.stats().indexed, 0);
+        d.flush().unwrap();
+        drop(d);
+        assert_eq!(deduper(Some(dir), Config::default()).stats().indexed, 0);
+    } else {
+        now.store(1_210, SeqCst);
+        assert_eq!(d.expire().unwrap(), 2);
+        assert_eq!(d.stats().indexed, 0);
+    }
+}
+
+#[test]
+fn ttl_expires_pages_by_the_injected_clock_in_memory() {
+    ttl_suite(None);
+}
+
+#[test]
+fn ttl_expires_pages_by_the_injected_clock_in_redb() {
+    ttl_suite(Some(&Dir::new()));
+}
+
+#[test]
+fn ttl_with_a_redis_index_is_refused_clearly() {
+    let mut config = Config::default();
+    config.index.ttl_secs = 60;
+    // Refused before connecting: nothing listens on port 1.
+    let loc = neardup::index::RedisLocation::parse("redis://127.0.0.1:1").unwrap();
+    let err = Deduper::open_redis(config, &Registry::default(), &loc)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("index.ttl_secs") && err.contains("Redis"),
+        "{err}"
+    );
+}
+
+/// The format-1 record layout (no fetch time), as written before format 2.
+#[derive(serde::Serialize)]
+struct RecordV1<'a> {
+    key: &'a str,
+    url: &'a str,
+    site: &'a str,
+    signatures: &'a [Signature],
+}
+
+#[test]
+fn format_1_file_is_upgraded_in_place_with_the_open_time() {
+    let dir = Dir::new();
+    let path = dir.join("v1.redb");
+    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+    let docs: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("docs");
+    let urls: redb::TableDefinition<&str, u32> = redb::TableDefinition::new("urls");
+    {
+        let db = redb::Database::create(&path).unwrap();
+        let txn = db.begin_write().unwrap();
+        {
+            let mut m = txn.open_table(meta).unwrap();
+            m.insert("format", 1u32.to_le_bytes().as_slice()).unwrap();
+            let id = postcard::to_allocvec(&identity()).unwrap();
+            m.insert("identity", id.as_slice()).unwrap();
+            m.insert("next_id", 4u32.to_le_bytes().as_slice()).unwrap();
+            let mut d = txn.open_table(docs).unwrap();
+            let mut u = txn.open_table(urls).unwrap();
+            for n in [0u32, 1, 3] {
+                let r = record(n);
+                let bytes = postcard::to_allocvec(&RecordV1 {
+                    key: &r.key,
+                    url: &r.url,
+                    site: &r.site,
+                    signatures: &r.signatures,
+                })
+                .unwrap();
+                d.insert(n, bytes.as_slice()).unwrap();
+                u.insert(r.url.as_str(), n).unwrap();
+            }
+        }
+        txn.commit().unwrap();
+    }
+    {
+        let mut s = RedbStore::open_at(&path, &identity(), 1 << 20, 777).unwrap();
+        assert_eq!(s.len(), 3);
+        for n in [0, 1, 3] {
+            let want = DocRecord {
+                fetched_at: 777,
+                ..record(n)
+            };
+            assert_eq!(s.get(n).unwrap().as_deref(), Some(&want));
+        }
+        assert_eq!(s.insert(record(9)).unwrap(), 4, "next_id kept");
+        s.flush().unwrap();
+    }
+    // Now format 2: opens without upgrading again (times stay 777).
+    let s = RedbStore::open_at(&path, &identity(), 1 << 20, 999).unwrap();
+    assert_eq!(s.get(0).unwrap().unwrap().fetched_at, 777);
+    assert_eq!(s.get(4).unwrap().as_deref(), Some(&record(9)));
+    let db_tables = {
+        drop(s);
+        let db = redb::Database::open(&path).unwrap();
+        let read = db.begin_read().unwrap();
+        read.list_tables()
+            .unwrap()
+            .map(|t| redb::TableHandle::name(&t).to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert!(!db_tables.contains(&"urls".to_owned()), "{db_tables:?}");
+}
+
+#[test]
+fn redb_store_within_a_small_cache_reads_records_back_from_the_file() {
+    let dir = Dir::new();
+    let path = dir.join("small.redb");
+    let mut s = RedbStore::open_with(&path, &identity(), 4096).unwrap();
+    for n in 0..200 {
+        s.insert(record(n)).unwrap();
+        if n % 50 == 49 {
+            s.flush().unwrap();
+        }
+    }
+    s.flush().unwrap();
+    for n in (0..200).rev() {
+        assert_eq!(s.get(n).unwrap().as_deref(), Some(&record(n)));
+    }
+    let c = s.cache_stats();
+    assert!(c.bytes <= 3 * 1024, "cache within 3/4 of 4096 bytes: {c:?}");
+    assert!(c.misses >= 150, "most reads went to the file: {c:?}");
+    assert!(s.heap_bytes() < 16 * 1024, "{}", s.heap_bytes());
+}
+
+/// Pages with near and exact copies, deterministic.
+fn mixed_pages() -> Vec<(String, Vec<u8>)> {
+    (0..240u64)
+        .map(|n| {
+            let body = match n % 6 {
+                0..=2 => page(&text(1000 + n, 120)),
+                3 => page(&text(1000 + n - 3, 120)),
+                4 => page(&edited(1000 + n - 4, 120)),
+                _ => page(&text(1000 + n / 12, 40)),
+            };
+            // Every 8th page re-fetches an earlier URL (recrawls).
+            let url = if n % 8 == 7 {
+                format!("https://s.example/{}", n - 5)
+            } else {
+                format!("https://s.example/{n}")
+            };
+            (url, body)
+        })
+        .collect()
+}
+
+#[test]
+fn budgeted_store_gives_the_same_verdicts_as_memory() {
+    let pages = mixed_pages();
+    let mut mem = deduper(None, Config::default());
+    let dir = Dir::new();
+    let mut config = Config::default();
+    config.index.cache_bytes = 0; // every committed read goes to the file
+    let mut disk = deduper(Some(&dir), config);
+    let mut kinds = HashMap::new();
+    for (i, (url, body)) in pages.iter().enumerate() {
+        let a = mem.check(url, body, None).unwrap();
+        let b = disk.check(url, body, None).unwrap();
+        assert_eq!(
+            (
+                a.kind,
+                a.matched.as_ref().map(|m| (m.id, &m.detector)),
+                a.indexed_as
+            ),
+            (
+                b.kind,
+                b.matched.as_ref().map(|m| (m.id, &m.detector)),
+                b.indexed_as
+            ),
+            "page {i} {url}"
+        );
+        *kinds.entry(a.kind).or_insert(0) += 1;
+        if i % 16 == 15 {
+            disk.flush().unwrap();
+        }
+    }
+    // The data exercises every verdict.
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    assert_eq!(mem.stats().indexed, disk.stats().indexed);
 }

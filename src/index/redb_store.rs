@@ -2,22 +2,30 @@
 //!
 //! # Layout
 //! - table `docs`: doc id (`u32`) -> record, postcard-encoded (key, url,
-//!   site, one signature per detector; integers are varints, so a chunk set
-//!   costs about 4-5 bytes per hash);
-//! - table `urls`: URL -> id of the latest record stored for it;
+//!   site, one signature per detector, fetch time in Unix seconds;
+//!   integers are varints, so a chunk set costs about 4-5 bytes per hash);
 //! - table `meta`: `format` (u32 LE, [`FORMAT_VERSION`]), `next_id` (u32 LE,
 //!   the id the next insert gets: ids are never reused, also after removals
 //!   of the highest id), `identity` (postcard [`StoreIdentity`]: detector
 //!   chain and config fingerprint).
 //!
+//! Format 1 (before fetch times) had no time in its records and a `urls`
+//! table; opening such a file upgrades it in place, in one transaction
+//! (a crash during the upgrade leaves it at format 1): every record gets
+//! the time of the upgrade as its fetch time, and `urls` is dropped (the
+//! URL map is derived state, rebuilt by the deduper on open).
+//!
 //! # Memory
-//! Every record is also kept in RAM (a [`MemoryStore`] mirror loaded at
-//! open), so reads never touch the disk and never fail. The file is the
-//! ground truth; the mirror and the candidate indexes are rebuilt from it.
-//! A memory budget (records paged out) is not implemented yet.
+//! Records live in the file. RAM holds a bounded cache of them: a
+//! least-recently-used cache of decoded records (3/4 of the budget,
+//! counted in record heap bytes) and redb's own page cache (1/4), plus the
+//! writes not yet flushed. A read that misses the cache reads the record
+//! from the file (one B-tree lookup through a read transaction kept open
+//! until the next commit). The candidate indexes, which the deduper keeps
+//! in RAM, are rebuilt from the file on open.
 //!
 //! # Durability contract
-//! `insert` and `remove` apply to the mirror at once and are buffered;
+//! `insert`, `remove` and `touch` are buffered (reads see them at once);
 //! [`DocStore::flush`] commits every buffered write in one redb
 //! transaction with `Durability::Immediate` (fsync), and only then are
 //! they durable. A crash loses exactly the writes since the last successful
@@ -26,22 +34,27 @@
 //! the batch driver does: it flushes each window before writing its
 //! verdicts). Dropping the store flushes on a best-effort basis.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use neardup_api::{DocId, Signature};
-use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{Database, ReadOnlyTable, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Deserialize, Serialize};
 
-use super::store::{DocRecord, DocStore, MemoryStore};
+use super::store::{record_bytes, DocRecord, DocStore};
 use crate::{Error, Result};
 
 /// Version of the on-disk layout; bumped on any incompatible change.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
-const URLS: TableDefinition<&str, u32> = TableDefinition::new("urls");
+/// Format 1 only: URL -> id (dropped by the upgrade to format 2).
+const URLS_V1: TableDefinition<&str, u32> = TableDefinition::new("urls");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+
+/// Records decoded per transaction while upgrading a format-1 file.
+const UPGRADE_BATCH: usize = 100_000;
 
 /// What the stored signatures were computed with. Reopening a store with a
 /// different identity is an error: signatures of another chain or config
@@ -61,6 +74,7 @@ struct RecordRef<'a> {
     url: &'a str,
     site: &'a str,
     signatures: &'a [Signature],
+    fetched_at: u64,
 }
 
 /// A record as decoded from the `docs` table.
@@ -70,29 +84,191 @@ struct RecordOwned {
     url: String,
     site: String,
     signatures: Vec<Signature>,
+    fetched_at: u64,
 }
 
-/// A write not yet committed.
+/// A format-1 record (no fetch time), read only to upgrade a file.
+#[derive(Deserialize)]
+struct RecordV1 {
+    key: String,
+    url: String,
+    site: String,
+    signatures: Vec<Signature>,
+}
+
+/// A write not yet committed: the latest state of one id.
 #[derive(Debug)]
 enum Pending {
-    Put(DocId, Arc<DocRecord>),
-    Remove(DocId, Arc<DocRecord>),
+    Put(Arc<DocRecord>),
+    Removed,
 }
 
-/// A [`DocStore`] in a redb file, with an in-memory mirror of the records.
-/// See the module documentation for the layout and durability contract.
+/// Fixed bytes a cached record costs beyond its own heap bytes (the
+/// node, the map entry): keeps a cache of tiny records bounded too.
+const NODE_BYTES: usize = 64;
+
+/// A least-recently-used cache of records, bounded in bytes: a hash map
+/// from id to a slot of a doubly linked list kept in a vector.
+#[derive(Debug, Default)]
+struct Lru {
+    capacity: usize,
+    bytes: usize,
+    map: HashMap<DocId, usize>,
+    nodes: Vec<Node>,
+    free: Vec<usize>,
+    /// Most recently used node, or `NIL`.
+    head: usize,
+    /// Least recently used node, or `NIL`.
+    tail: usize,
+    hits: u64,
+    misses: u64,
+}
+
+const NIL: usize = usize::MAX;
+
+#[derive(Debug)]
+struct Node {
+    id: DocId,
+    rec: Option<Arc<DocRecord>>,
+    bytes: usize,
+    prev: usize,
+    next: usize,
+}
+
+impl Lru {
+    fn new(capacity: usize) -> Lru {
+        Lru {
+            capacity,
+            head: NIL,
+            tail: NIL,
+            ..Lru::default()
+        }
+    }
+
+    fn unlink(&mut self, i: usize) {
+        let (prev, next) = (self.nodes[i].prev, self.nodes[i].next);
+        match prev {
+            NIL => self.head = next,
+            p => self.nodes[p].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.nodes[n].prev = prev,
+        }
+    }
+
+    fn push_front(&mut self, i: usize) {
+        self.nodes[i].prev = NIL;
+        self.nodes[i].next = self.head;
+        if self.head != NIL {
+            self.nodes[self.head].prev = i;
+        }
+        self.head = i;
+        if self.tail == NIL {
+            self.tail = i;
+        }
+    }
+
+    fn get(&mut self, id: DocId) -> Option<Arc<DocRecord>> {
+        let Some(&i) = self.map.get(&id) else {
+            self.misses += 1;
+            return None;
+        };
+        self.hits += 1;
+        if self.head != i {
+            self.unlink(i);
+            self.push_front(i);
+        }
+        self.nodes[i].rec.clone()
+    }
+
+    fn remove(&mut self, id: DocId) {
+        if let Some(i) = self.map.remove(&id) {
+            self.unlink(i);
+            self.bytes -= self.nodes[i].bytes;
+            self.nodes[i].rec = None;
+            self.free.push(i);
+        }
+    }
+
+    fn insert(&mut self, id: DocId, rec: Arc<DocRecord>) {
+        self.remove(id);
+        let bytes = record_bytes(&rec) + NODE_BYTES;
+        if bytes > self.capacity {
+            return;
+        }
+        while self.bytes + bytes > self.capacity && self.tail != NIL {
+            let victim = self.nodes[self.tail].id;
+            self.remove(victim);
+        }
+        let node = Node {
+            id,
+            rec: Some(rec),
+            bytes,
+            prev: NIL,
+            next: NIL,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                self.nodes.len() - 1
+            }
+        };
+        self.map.insert(id, i);
+        self.bytes += bytes;
+        self.push_front(i);
+    }
+
+    fn clear(&mut self) {
+        *self = Lru::new(self.capacity);
+    }
+
+    /// Heap bytes: the records and nodes, plus the vector's spare slots.
+    fn heap_bytes(&self) -> usize {
+        self.bytes
+            + (self.nodes.capacity() - self.map.len()) * std::mem::size_of::<Node>()
+            + self.map.capacity() * (std::mem::size_of::<(DocId, usize)>() + 1)
+    }
+}
+
+/// Hits and misses of the record cache of a [`RedbStore`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Reads answered from the cache.
+    pub hits: u64,
+    /// Reads that went to the file.
+    pub misses: u64,
+    /// Bytes the cache holds now.
+    pub bytes: usize,
+    /// Records the cache holds now.
+    pub records: usize,
+}
+
+/// A [`DocStore`] in a redb file, with a bounded cache of records in RAM.
+/// See the module documentation for the layout, memory and durability.
 pub struct RedbStore {
     db: Database,
     path: PathBuf,
-    mem: MemoryStore,
-    pending: Vec<Pending>,
+    /// Signatures per record (the chain's length), checked on every read.
+    detectors: usize,
+    next_id: u32,
+    live: usize,
+    pending: BTreeMap<DocId, Pending>,
+    pending_bytes: usize,
+    cache: Mutex<Lru>,
+    /// The `docs` table as of the last commit, for cache misses.
+    reader: Mutex<Option<ReadOnlyTable<u32, &'static [u8]>>>,
 }
 
 impl std::fmt::Debug for RedbStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedbStore")
             .field("path", &self.path)
-            .field("len", &self.mem.len())
+            .field("len", &self.live)
             .field("pending", &self.pending.len())
             .finish()
     }
@@ -122,65 +298,180 @@ fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
         url: &r.url,
         site: &r.site,
         signatures: &r.signatures,
+        fetched_at: r.fetched_at,
     })
     .map_err(|e| err(path, format!("cannot encode record: {e}")))
 }
 
+/// Decodes a record of the `docs` table and checks its signature count.
+fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
+    let rec: RecordOwned = postcard::from_bytes(bytes)
+        .map_err(|e| err(path, format!("record {id} is corrupt: {e}")))?;
+    if rec.signatures.len() != detectors {
+        return Err(err(
+            path,
+            format!(
+                "record {id} has {} signatures for a chain of {detectors} detectors: corrupt index",
+                rec.signatures.len(),
+            ),
+        ));
+    }
+    Ok(DocRecord {
+        key: rec.key,
+        url: rec.url,
+        site: rec.site,
+        signatures: rec.signatures,
+        fetched_at: rec.fetched_at,
+    })
+}
+
+/// The metadata of an opened file.
+struct Meta {
+    next_id: u32,
+    format: u32,
+}
+
 impl RedbStore {
-    /// Opens the index file at `path`, creating it if it does not exist.
+    /// Opens the index file at `path` with the default record cache
+    /// (`index.cache_bytes`), creating it if it does not exist.
+    ///
+    /// # Errors
+    /// As [`RedbStore::open_with`].
+    pub fn open(path: &Path, identity: &StoreIdentity) -> Result<RedbStore> {
+        let cache = crate::config::IndexConfig::default().cache_bytes;
+        Self::open_with(path, identity, cache)
+    }
+
+    /// Opens the index file at `path`, creating it if it does not exist,
+    /// with `cache_bytes` of RAM for records (see the module docs). A
+    /// format-1 file is upgraded in place, its records stamped with `now`
+    /// (Unix seconds) as their fetch time.
     ///
     /// # Errors
     /// [`Error::Store`] if the file cannot be opened (corrupt, not a redb
     /// file, locked by another process), is not a neardup index, has
     /// another format version, or was built with another identity (the
     /// message names both chains).
-    pub fn open(path: &Path, identity: &StoreIdentity) -> Result<RedbStore> {
+    pub fn open_with(
+        path: &Path,
+        identity: &StoreIdentity,
+        cache_bytes: usize,
+    ) -> Result<RedbStore> {
+        Self::open_at(path, identity, cache_bytes, unix_now())
+    }
+
+    /// [`RedbStore::open_with`] with the upgrade time given (for tests).
+    ///
+    /// # Errors
+    /// As [`RedbStore::open_with`].
+    pub fn open_at(
+        path: &Path,
+        identity: &StoreIdentity,
+        cache_bytes: usize,
+        now: u64,
+    ) -> Result<RedbStore> {
         if !path.exists() {
             Self::create_new(path, identity)?;
         }
-        let db = Database::open(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
-        let next_id = Self::check_meta(&db, path, identity)?;
-        let mut slots: Vec<Option<Arc<DocRecord>>> = vec![None; next_id as usize];
+        let page_cache = (cache_bytes / 4).max(1 << 20);
+        let db = Database::builder()
+            .set_cache_size(page_cache)
+            .open(path)
+            .map_err(|e| err(path, format!("cannot open: {e}")))?;
+        let meta = Self::check_meta(&db, path, identity)?;
+        if meta.format == 1 {
+            Self::upgrade_v1(&db, path, identity, now)?;
+        }
         let read = db.begin_read().map_err(|e| err(path, e))?;
         let docs = read.open_table(DOCS).map_err(|e| err(path, e))?;
-        for entry in docs.iter().map_err(|e| err(path, e))? {
-            let (id, bytes) = entry.map_err(|e| err(path, e))?;
-            let id = id.value();
-            let rec: RecordOwned = postcard::from_bytes(bytes.value())
-                .map_err(|e| err(path, format!("record {id} is corrupt: {e}")))?;
-            if rec.signatures.len() != identity.detectors.len() {
+        let live = usize::try_from(docs.len().map_err(|e| err(path, e))?)
+            .map_err(|_| err(path, "too many records"))?;
+        if let Some(last) = docs.last().map_err(|e| err(path, e))? {
+            let last = last.0.value();
+            if last >= meta.next_id {
                 return Err(err(
                     path,
                     format!(
-                        "record {id} has {} signatures for a chain of {} detectors: corrupt index",
-                        rec.signatures.len(),
-                        identity.detectors.len()
+                        "record id {last} is not below next_id {}: corrupt index",
+                        meta.next_id
                     ),
                 ));
             }
-            let slot = slots.get_mut(id as usize).ok_or_else(|| {
-                err(
-                    path,
-                    format!("record id {id} is not below next_id {next_id}: corrupt index"),
-                )
-            })?;
-            *slot = Some(Arc::new(DocRecord {
-                key: rec.key,
-                url: rec.url,
-                site: rec.site,
-                signatures: rec.signatures,
-            }));
         }
         drop(docs);
         drop(read);
         Ok(RedbStore {
             db,
             path: path.to_owned(),
-            mem: MemoryStore::from_slots(slots),
-            pending: Vec::new(),
+            detectors: identity.detectors.len(),
+            next_id: meta.next_id,
+            live,
+            pending: BTreeMap::new(),
+            pending_bytes: 0,
+            cache: Mutex::new(Lru::new(cache_bytes - cache_bytes / 4)),
+            reader: Mutex::new(None),
         })
     }
 
+    /// Rewrites every format-1 record with a fetch time and drops the
+    /// `urls` table, in one transaction that also sets the format to 2.
+    fn upgrade_v1(db: &Database, path: &Path, identity: &StoreIdentity, now: u64) -> Result<()> {
+        let e = |x: redb::Error| err(path, x);
+        let txn = db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+            let mut from = 0u32;
+            loop {
+                // Decode a batch, then rewrite it (a table cannot be read
+                // while it is being written).
+                let mut batch = Vec::new();
+                for entry in docs.range(from..).map_err(|x| e(x.into()))? {
+                    let (id, bytes) = entry.map_err(|x| e(x.into()))?;
+                    let id = id.value();
+                    let old: RecordV1 = postcard::from_bytes(bytes.value())
+                        .map_err(|x| err(path, format!("record {id} is corrupt: {x}")))?;
+                    batch.push((id, old));
+                    if batch.len() == UPGRADE_BATCH {
+                        break;
+                    }
+                }
+                let Some(&(last, _)) = batch.last() else {
+                    break;
+                };
+                let full = batch.len() == UPGRADE_BATCH;
+                for (id, old) in batch {
+                    if old.signatures.len() != identity.detectors.len() {
+                        return Err(err(
+                            path,
+                            format!("record {id} has a wrong signature count: corrupt index"),
+                        ));
+                    }
+                    let rec = DocRecord {
+                        key: old.key,
+                        url: old.url,
+                        site: old.site,
+                        signatures: old.signatures,
+                        fetched_at: now,
+                    };
+                    docs.insert(id, encode(path, &rec)?.as_slice())
+                        .map_err(|x| e(x.into()))?;
+                }
+                if !full || last == u32::MAX {
+                    break;
+                }
+                from = last + 1;
+            }
+        }
+        txn.delete_table(URLS_V1).map_err(|x| e(x.into()))?;
+        {
+            let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+            meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                .map_err(|x| e(x.into()))?;
+        }
+        txn.commit().map_err(|x| e(x.into()))?;
+        tracing::info!(path = %path.display(), "index upgraded from format 1 to {FORMAT_VERSION}");
+        Ok(())
+    }
     /// Creates a new index beside `path` and renames it into place once its
     /// metadata is committed, so a crash while creating never leaves a
     /// half-initialized file behind that later opens fail on.
@@ -212,12 +503,13 @@ impl RedbStore {
         Ok(())
     }
 
-    /// Checks (or, for a new file, writes) the metadata; returns `next_id`.
-    fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<u32> {
+    /// Checks (or, for a new file, writes) the metadata; returns `next_id`
+    /// and the format (1 or 2: format 1 is upgraded by the caller).
+    fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<Meta> {
         let e = |e: redb::Error| err(path, e);
         let txn = db.begin_write().map_err(|x| e(x.into()))?;
         let had_tables = txn.list_tables().map_err(|x| e(x.into()))?.count() > 0;
-        let next_id = {
+        let meta_out = {
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
             let format = meta.get("format").map_err(|x| e(x.into()))?;
             match format {
@@ -234,12 +526,15 @@ impl RedbStore {
                         .map_err(|x| e(x.into()))?;
                     meta.insert("next_id", 0u32.to_le_bytes().as_slice())
                         .map_err(|x| e(x.into()))?;
-                    0
+                    Meta {
+                        next_id: 0,
+                        format: FORMAT_VERSION,
+                    }
                 }
                 Some(format) => {
                     let version = u32_of(path, "format", format.value())?;
                     drop(format);
-                    if version != FORMAT_VERSION {
+                    if version != FORMAT_VERSION && version != 1 {
                         return Err(err(
                             path,
                             format!(
@@ -279,15 +574,17 @@ impl RedbStore {
                         .get("next_id")
                         .map_err(|x| e(x.into()))?
                         .ok_or_else(|| err(path, "metadata `next_id` missing: corrupt index"))?;
-                    u32_of(path, "next_id", next.value())?
+                    Meta {
+                        next_id: u32_of(path, "next_id", next.value())?,
+                        format: version,
+                    }
                 }
             }
         };
         // Create the other tables so readers always find them.
         txn.open_table(DOCS).map_err(|x| e(x.into()))?;
-        txn.open_table(URLS).map_err(|x| e(x.into()))?;
         txn.commit().map_err(|x| e(x.into()))?;
-        Ok(next_id)
+        Ok(meta_out)
     }
 
     /// The index file.
@@ -300,16 +597,15 @@ impl RedbStore {
         self.pending.len()
     }
 
-    /// The id of the latest record stored for `url`, as of the last flush.
-    ///
-    /// # Errors
-    /// If the file cannot be read.
-    pub fn id_of_url(&self, url: &str) -> Result<Option<DocId>> {
-        let e = |x: redb::Error| err(&self.path, x);
-        let read = self.db.begin_read().map_err(|x| e(x.into()))?;
-        let urls = read.open_table(URLS).map_err(|x| e(x.into()))?;
-        let id = urls.get(url).map_err(|x| e(x.into()))?;
-        Ok(id.map(|v| v.value()))
+    /// Hits, misses and size of the record cache so far.
+    pub fn cache_stats(&self) -> CacheStats {
+        let c = self.lock_cache();
+        CacheStats {
+            hits: c.hits,
+            misses: c.misses,
+            bytes: c.bytes,
+            records: c.map.len(),
+        }
     }
 
     /// Records in the file, as of the last flush (for checks and reports).
@@ -323,68 +619,188 @@ impl RedbStore {
         docs.len().map_err(|x| e(x.into()))
     }
 
+    /// The cache, usable again after a panic elsewhere (it is then
+    /// emptied: a cache may always forget).
+    fn lock_cache(&self) -> MutexGuard<'_, Lru> {
+        match self.cache.lock() {
+            Ok(c) => c,
+            Err(poisoned) => {
+                let mut c = poisoned.into_inner();
+                c.clear();
+                c
+            }
+        }
+    }
+
+    /// Reads a committed record from the file.
+    fn read_committed(&self, id: DocId) -> Result<Option<DocRecord>> {
+        let e = |x: redb::Error| err(&self.path, x);
+        let mut reader = match self.reader.lock() {
+            Ok(r) => r,
+            Err(poisoned) => {
+                let mut r = poisoned.into_inner();
+                *r = None;
+                r
+            }
+        };
+        if reader.is_none() {
+            let read = self.db.begin_read().map_err(|x| e(x.into()))?;
+            *reader = Some(read.open_table(DOCS).map_err(|x| e(x.into()))?);
+        }
+        let Some(table) = reader.as_ref() else {
+            return Ok(None);
+        };
+        let Some(bytes) = table.get(id).map_err(|x| e(x.into()))? else {
+            return Ok(None);
+        };
+        decode(&self.path, id, bytes.value(), self.detectors).map(Some)
+    }
+
+    fn set_pending(&mut self, id: DocId, op: Pending) {
+        if let Pending::Put(r) = &op {
+            self.pending_bytes += record_bytes(r);
+        }
+        if let Some(Pending::Put(old)) = self.pending.insert(id, op) {
+            self.pending_bytes -= record_bytes(&old);
+        }
+    }
+
     fn commit(&mut self) -> Result<()> {
         let path = self.path.clone();
         let e = |x: redb::Error| err(&path, x);
-        let next_id = u32::try_from(self.mem.next_id())
-            .map_err(|_| err(&path, "more than u32::MAX documents"))?;
+        // redb's default durability is `Immediate`: fsync before commit returns.
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
             let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
-            let mut urls = txn.open_table(URLS).map_err(|x| e(x.into()))?;
-            for op in &self.pending {
+            for (id, op) in &self.pending {
                 match op {
-                    Pending::Put(id, rec) => {
+                    Pending::Put(rec) => {
                         docs.insert(*id, encode(&path, rec)?.as_slice())
                             .map_err(|x| e(x.into()))?;
-                        urls.insert(rec.url.as_str(), *id)
-                            .map_err(|x| e(x.into()))?;
                     }
-                    Pending::Remove(id, rec) => {
+                    Pending::Removed => {
                         docs.remove(*id).map_err(|x| e(x.into()))?;
-                        let current = urls
-                            .get(rec.url.as_str())
-                            .map_err(|x| e(x.into()))?
-                            .map(|v| v.value());
-                        if current == Some(*id) {
-                            urls.remove(rec.url.as_str()).map_err(|x| e(x.into()))?;
-                        }
                     }
                 }
             }
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
-            meta.insert("next_id", next_id.to_le_bytes().as_slice())
+            meta.insert("next_id", self.next_id.to_le_bytes().as_slice())
                 .map_err(|x| e(x.into()))?;
         }
         txn.commit().map_err(|x| e(x.into()))?;
-        self.pending.clear();
+        // Committed records move to the cache: they were just used.
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_bytes = 0;
+        let mut cache = self.lock_cache();
+        for (id, op) in pending {
+            if let Pending::Put(rec) = op {
+                cache.insert(id, rec);
+            }
+        }
+        drop(cache);
+        // Later misses must see this commit.
+        match self.reader.get_mut() {
+            Ok(r) => *r = None,
+            Err(poisoned) => *poisoned.into_inner() = None,
+        }
         Ok(())
     }
 }
 
+/// The current time in Unix seconds (0 if the clock is before 1970).
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 impl DocStore for RedbStore {
     fn insert(&mut self, record: DocRecord) -> Result<DocId> {
-        let id = self.mem.insert(record)?;
-        if let Some(rec) = self.mem.get(id)? {
-            self.pending.push(Pending::Put(id, rec));
-        }
+        let id = self.next_id;
+        self.next_id = id.checked_add(1).ok_or_else(|| {
+            err(
+                &self.path,
+                "more than u32::MAX documents: the id space is exhausted",
+            )
+        })?;
+        self.set_pending(id, Pending::Put(Arc::new(record)));
+        self.live += 1;
         Ok(id)
     }
 
     fn get(&self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
-        self.mem.get(id)
+        match self.pending.get(&id) {
+            Some(Pending::Put(rec)) => return Ok(Some(Arc::clone(rec))),
+            Some(Pending::Removed) => return Ok(None),
+            None => {}
+        }
+        if id >= self.next_id {
+            return Ok(None);
+        }
+        if let Some(rec) = self.lock_cache().get(id) {
+            return Ok(Some(rec));
+        }
+        let Some(rec) = self.read_committed(id)? else {
+            return Ok(None);
+        };
+        let rec = Arc::new(rec);
+        self.lock_cache().insert(id, Arc::clone(&rec));
+        Ok(Some(rec))
     }
 
     fn remove(&mut self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
-        let removed = self.mem.remove(id)?;
-        if let Some(rec) = &removed {
-            self.pending.push(Pending::Remove(id, Arc::clone(rec)));
-        }
-        Ok(removed)
+        let Some(rec) = self.get(id)? else {
+            return Ok(None);
+        };
+        self.lock_cache().remove(id);
+        self.set_pending(id, Pending::Removed);
+        self.live -= 1;
+        Ok(Some(rec))
     }
 
+    fn touch(&mut self, id: DocId, fetched_at: u64) -> Result<bool> {
+        let Some(rec) = self.get(id)? else {
+            return Ok(false);
+        };
+        if rec.fetched_at != fetched_at {
+            let mut updated = DocRecord::clone(&rec);
+            updated.fetched_at = fetched_at;
+            self.lock_cache().remove(id);
+            self.set_pending(id, Pending::Put(Arc::new(updated)));
+        }
+        Ok(true)
+    }
+
+    /// Reads the file (as of the last flush) with the unflushed writes
+    /// applied over it; records read here bypass the cache, so rebuilding
+    /// the candidate indexes of a large file does not evict the hot set.
     fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
-        self.mem.for_each(f)
+        let e = |x: redb::Error| err(&self.path, x);
+        let read = self.db.begin_read().map_err(|x| e(x.into()))?;
+        let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
+        for entry in docs.iter().map_err(|x| e(x.into()))? {
+            let (id, bytes) = entry.map_err(|x| e(x.into()))?;
+            let id = id.value();
+            match self.pending.get(&id) {
+                Some(Pending::Removed) => continue,
+                Some(Pending::Put(rec)) => {
+                    f(id, rec);
+                    continue;
+                }
+                None => {}
+            }
+            let rec = decode(&self.path, id, bytes.value(), self.detectors)?;
+            f(id, &Arc::new(rec));
+        }
+        // Unflushed new records: ids above every committed one.
+        for (id, op) in &self.pending {
+            if let Pending::Put(rec) = op {
+                if docs.get(*id).map_err(|x| e(x.into()))?.is_none() {
+                    f(*id, rec);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -395,11 +811,13 @@ impl DocStore for RedbStore {
     }
 
     fn len(&self) -> usize {
-        self.mem.len()
+        self.live
     }
 
     fn heap_bytes(&self) -> usize {
-        self.mem.heap_bytes()
+        self.lock_cache().heap_bytes()
+            + self.pending_bytes
+            + self.pending.len() * std::mem::size_of::<(DocId, Pending)>() * 2
     }
 }
 
@@ -408,5 +826,43 @@ impl Drop for RedbStore {
         if let Err(e) = self.flush() {
             tracing::warn!(error = %e, "index not flushed on close");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(n: u32, payload: usize) -> Arc<DocRecord> {
+        Arc::new(DocRecord {
+            key: format!("k{n}"),
+            url: String::new(),
+            site: String::new(),
+            signatures: vec![Signature::Set(vec![n; payload])],
+            fetched_at: 0,
+        })
+    }
+
+    #[test]
+    fn lru_evicts_least_recently_used_within_its_byte_budget() {
+        let one = record_bytes(&rec(0, 10)) + NODE_BYTES;
+        let mut lru = Lru::new(3 * one);
+        for n in 0..3 {
+            lru.insert(n, rec(n, 10));
+        }
+        assert!(lru.get(0).is_some(), "0 is now most recent");
+        lru.insert(3, rec(3, 10));
+        assert!(lru.get(1).is_none(), "1 was least recently used");
+        for n in [0, 2, 3] {
+            assert_eq!(lru.get(n).map(|r| r.key.clone()), Some(format!("k{n}")));
+        }
+        assert!(lru.bytes <= 3 * one);
+        lru.remove(2);
+        assert!(lru.get(2).is_none());
+        assert_eq!(lru.map.len(), 2);
+        // A record larger than the whole budget is not cached.
+        lru.insert(9, rec(9, 10_000));
+        assert!(lru.get(9).is_none());
+        assert_eq!((lru.hits, lru.misses), (4, 3));
     }
 }

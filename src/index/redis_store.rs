@@ -471,6 +471,7 @@ impl DocStore for RedisStore {
                             url,
                             site,
                             signatures,
+                            fetched_at: 0,
                         });
                         self.push_live(Arc::clone(&rec));
                         apply(Change::Added(id, &rec));

@@ -20,6 +20,10 @@ pub struct DocRecord {
     pub site: String,
     /// One signature per detector of the chain, in chain order.
     pub signatures: Vec<Signature>,
+    /// When the page was last fetched (checked), in Unix seconds; what
+    /// `index.ttl_secs` counts from. 0 when unknown (a Redis log keeps no
+    /// times).
+    pub fetched_at: u64,
 }
 
 /// A write another process made to a shared store, reported by
@@ -98,6 +102,17 @@ pub trait DocStore: Send + Sync {
     ) -> Result<std::result::Result<DocId, DocRecord>> {
         self.insert(record).map(Ok)
     }
+    /// Sets the fetch time of a present record (an unchanged re-fetch keeps
+    /// the page alive under `index.ttl_secs`). Returns whether the record
+    /// was present and the store keeps times; stores without times (the
+    /// default) do nothing.
+    ///
+    /// # Errors
+    /// If the storage fails.
+    fn touch(&mut self, id: DocId, fetched_at: u64) -> Result<bool> {
+        let _ = (id, fetched_at);
+        Ok(false)
+    }
     /// Number of records present.
     fn len(&self) -> usize;
     /// Returns true if and only if the store holds no record.
@@ -116,7 +131,8 @@ pub struct MemoryStore {
     bytes: usize,
 }
 
-fn record_bytes(r: &DocRecord) -> usize {
+/// Approximate heap bytes of one record (what caches account).
+pub(crate) fn record_bytes(r: &DocRecord) -> usize {
     std::mem::size_of::<DocRecord>()
         + r.key.capacity()
         + r.url.capacity()
@@ -129,18 +145,6 @@ fn record_bytes(r: &DocRecord) -> usize {
 }
 
 impl MemoryStore {
-    /// A store holding `records` at their ids (`None`: removed or never
-    /// committed); the next insert gets id `records.len()`.
-    pub(crate) fn from_slots(records: Vec<Option<Arc<DocRecord>>>) -> MemoryStore {
-        let live = records.iter().filter(|r| r.is_some()).count();
-        let bytes = records.iter().flatten().map(|r| record_bytes(r)).sum();
-        MemoryStore {
-            records,
-            live,
-            bytes,
-        }
-    }
-
     /// The id the next insert will get.
     pub fn next_id(&self) -> usize {
         self.records.len()
@@ -179,6 +183,19 @@ impl DocStore for MemoryStore {
             }
         }
         Ok(())
+    }
+
+    fn touch(&mut self, id: DocId, fetched_at: u64) -> Result<bool> {
+        let Some(slot) = self.records.get_mut(id as usize) else {
+            return Ok(false);
+        };
+        let Some(rec) = slot else {
+            return Ok(false);
+        };
+        if rec.fetched_at != fetched_at {
+            Arc::make_mut(rec).fetched_at = fetched_at;
+        }
+        Ok(true)
     }
 
     fn len(&self) -> usize {

@@ -104,7 +104,8 @@ pub struct BatchBody {
 /// Approximate heap bytes of one tier.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct TierMemory {
-    /// Detector name, or `store` for the document store.
+    /// Detector name, `urls` for the URL map and expiry queue, or `store`
+    /// for the document store.
     pub tier: String,
     /// Approximate heap bytes.
     pub bytes: u64,
@@ -150,7 +151,7 @@ impl StatsBody {
     }
 }
 
-/// `DELETE /v1/docs/{id}` response.
+/// `DELETE /v1/docs/{id}` and `DELETE /v1/docs?url=URL` response.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct DeletedBody {
     /// The removed document's id.

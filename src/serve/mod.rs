@@ -7,6 +7,7 @@
 //! | `POST /v1/check` | the verdict on one page |
 //! | `POST /v1/check/batch` | verdicts on many pages, decided in order |
 //! | `DELETE /v1/docs/{id}` | removes an indexed page |
+//! | `DELETE /v1/docs?url=URL` | removes the page indexed at a URL |
 //! | `GET /v1/stats` | counters, detector chain, memory per tier |
 //! | `GET /healthz` | `{"status":"ok"}`, never authenticated |
 //! | `GET /metrics` | Prometheus text |
@@ -178,6 +179,7 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
         .route("/v1/check", post(check))
         .route("/v1/check/batch", post(check_batch))
         .route("/v1/docs/{id}", delete(remove_doc))
+        .route("/v1/docs", delete(remove_doc_by_url))
         .route("/v1/stats", get(stats))
         .route_layer(middleware::from_fn_with_state(state.clone(), limit));
     Ok(Router::new()
@@ -570,6 +572,44 @@ async fn remove_doc(
             "not_found",
             format!("no indexed document with id {id}"),
         ))
+    }
+}
+
+/// `DELETE /v1/docs?url=URL`: removes the page indexed at the URL's
+/// canonical form (what a recrawl replaces), e.g. a page that went away.
+async fn remove_doc_by_url(
+    State(state): State<Shared>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Result<Json<DeletedBody>, ApiError> {
+    let url = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == "url")
+        .map(|(_, v)| v.into_owned())
+        .ok_or_else(|| ApiError::bad_request("missing_field", "query parameter url is required"))?;
+    if let Err(e) = url::Url::parse(&url) {
+        return Err(ApiError::bad_request(
+            "invalid_url",
+            format!("url {url:?} is not a valid absolute URL: {e}"),
+        ));
+    }
+    let deduper = state.deduper.clone();
+    let target = url.clone();
+    let removed = on_workers(&state, move || {
+        deduper
+            .with(|d| {
+                let removed = d.remove_url(&target)?;
+                d.flush()?;
+                Ok(removed)
+            })
+            .and_then(|r| r)
+    })
+    .await?;
+    match removed {
+        Some(id) => Ok(Json(DeletedBody { id, removed: true })),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no indexed document at {url}"),
+        )),
     }
 }
 
