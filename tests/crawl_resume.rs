@@ -329,7 +329,18 @@ fn ctrl_c_stops_promptly_with_complete_files_and_resume_finishes() {
     let addr = start_site(&rt, Arc::clone(&hits), Duration::from_millis(40));
     let seed = format!("http://{addr}/p/0");
     let child = spawn(&dir, &crawl_args(&seed, "out"));
-    std::thread::sleep(Duration::from_millis(800));
+    // Interrupt once the crawl is fetching (its signal handler is in place
+    // by then), not after a fixed sleep: opening the index can take seconds
+    // on a busy disk, and SIGINT before the handler kills the process.
+    let ready = Instant::now();
+    while page_hits(&hits).len() < 2 {
+        assert!(
+            ready.elapsed() < Duration::from_secs(60),
+            "the crawl never started fetching"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
     let sent = Instant::now();
     let ok = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
