@@ -952,3 +952,149 @@ fn binary_serves_until_sigterm_and_exits_zero() {
     assert_eq!(status.code(), Some(0), "{rest}");
     assert!(rest.contains("shut down"), "{rest}");
 }
+
+/// Starts the binary's server in `dir` with `extra` flags; returns the
+/// child and its address.
+fn spawn_binary(dir: &crate::util::Dir, extra: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead as _;
+    let mut child = dir
+        .cmd()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("neardup: listening on http://")
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .to_owned();
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, addr)
+}
+
+/// Stops a binary server with SIGTERM and expects exit code 0.
+fn stop_binary(mut child: std::process::Child) {
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// Posts one page (as text) to a binary server; returns the verdict kind.
+fn check_kind(addr: &str, url: &str, text: &str) -> String {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let body: serde_json::Value = reqwest::Client::new()
+            .post(format!("http://{addr}/v1/check"))
+            .json(&serde_json::json!({ "url": url, "text": text }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        body["kind"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{body}"))
+            .to_owned()
+    })
+}
+
+#[test]
+fn binary_persists_by_default_and_in_memory_forgets() {
+    let text = "The harbour authority published the tide tables for the coming winter \
+        season, and the fishermen of the northern bay compared them with the records \
+        their grandparents kept in notebooks at the old pier, finding that the spring \
+        tides now arrive almost a full day earlier than they did sixty years ago.";
+    // Default: a redb file in the working directory, kept across restarts.
+    let dir = crate::util::Dir::new();
+    let (child, addr) = spawn_binary(&dir, &[]);
+    assert_eq!(check_kind(&addr, "https://a.example/tides", text), "unique");
+    stop_binary(child);
+    assert!(dir.path().join("neardup-index.redb").is_file());
+    let (child, addr) = spawn_binary(&dir, &[]);
+    assert_eq!(
+        check_kind(&addr, "https://b.example/copy", text),
+        "duplicate"
+    );
+    stop_binary(child);
+
+    // --in-memory: no file, nothing remembered.
+    let dir = crate::util::Dir::new();
+    for _ in 0..2 {
+        let (child, addr) = spawn_binary(&dir, &["--in-memory"]);
+        assert_eq!(check_kind(&addr, "https://a.example/tides", text), "unique");
+        stop_binary(child);
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// A distinct page of pseudo-words for `seed` (never a near copy of another).
+fn distinct_text(seed: u64) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..120)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{}", x % 100_000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn acknowledged_verdicts_survive_sigkill() {
+    // Many clients at once, so the decider commits pages in groups; then
+    // SIGKILL without any shutdown: every page a client was told about must
+    // be in the reopened index (durable before the answer).
+    const PAGES: u64 = 160;
+    let dir = crate::util::Dir::new();
+    let (mut child, addr) = spawn_binary(&dir, &[]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let kinds = rt.block_on(async {
+        let http = reqwest::Client::new();
+        let tasks: Vec<_> = (0..PAGES)
+            .map(|i| {
+                let http = http.clone();
+                let addr = addr.clone();
+                tokio::spawn(async move {
+                    let body: serde_json::Value = http
+                        .post(format!("http://{addr}/v1/check"))
+                        .json(&serde_json::json!({
+                            "url": format!("https://a.example/{i}"),
+                            "text": distinct_text(i),
+                        }))
+                        .send()
+                        .await
+                        .unwrap()
+                        .json()
+                        .await
+                        .unwrap();
+                    body["kind"].as_str().unwrap().to_owned()
+                })
+            })
+            .collect();
+        let mut kinds = Vec::new();
+        for t in tasks {
+            kinds.push(t.await.unwrap());
+        }
+        kinds
+    });
+    assert!(kinds.iter().all(|k| k == "unique"), "{kinds:?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (child, addr) = spawn_binary(&dir, &[]);
+    for i in 0..PAGES {
+        let url = format!("https://b.example/{i}");
+        assert_eq!(check_kind(&addr, &url, &distinct_text(i)), "duplicate");
+    }
+    stop_binary(child);
+}

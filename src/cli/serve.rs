@@ -14,7 +14,9 @@ use super::args::{Args, LoadArgs, ServeArgs};
 /// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
 pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let deduper = SharedDeduper::new(super::open_deduper(config, a.index.as_deref())?);
+    let index = (!a.in_memory).then_some(a.index.as_path());
+    let deduper = SharedDeduper::new(super::open_deduper(config, index)?);
+
     let options = ServeOptions {
         max_body: a.max_body,
         timeout: Duration::from_millis(a.timeout_ms),
@@ -33,7 +35,15 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
             .await
             .with_context(|| format!("listen on {}", a.listen))?;
         let addr = listener.local_addr().context("bound address")?;
+        // First line on stderr: scripts and tests read the address there.
         eprintln!("neardup: listening on http://{addr}");
+        match index {
+            Some(path) if !super::is_redis_location(path) => {
+                eprintln!("neardup: index {}", path.display());
+            }
+            Some(_) => {}
+            None => eprintln!("neardup: index in memory (--in-memory): lost at exit"),
+        }
         neardup::serve::run(
             listener,
             deduper,

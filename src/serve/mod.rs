@@ -47,6 +47,7 @@
 //! # }
 //! ```
 
+mod decider;
 pub mod dto;
 pub mod load;
 mod metrics;
@@ -68,8 +69,8 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use tokio::sync::Semaphore;
 
-use crate::deduper::{Analyzed, SharedDeduper};
-use crate::Deduper;
+use crate::deduper::{Analyzed, Analyzer, SharedDeduper};
+use decider::{Decider, Job};
 use dto::{
     BatchBody, BatchRequest, CheckRequest, DeletedBody, ErrorBody, ErrorDetail, HealthBody,
     StatsBody, VerdictBody,
@@ -109,6 +110,11 @@ impl Default for ServeOptions {
 /// What every handler shares.
 struct AppState {
     deduper: SharedDeduper,
+    /// Analysis needs no lock: pages are analyzed while the decider holds
+    /// the deduper for a decision or a commit.
+    analyzer: Arc<Analyzer>,
+    /// Decides pages in arrival order and commits them in groups.
+    decider: Decider,
     options: ServeOptions,
     /// Permits for requests in flight on `/v1/*`.
     in_flight: Arc<Semaphore>,
@@ -142,9 +148,10 @@ pub async fn run(
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| crate::Error::io("<listener>", e))?;
-    // Every request has been answered here. Seam for the persistent index:
-    // flush and close it now, before the process exits.
-    drop(deduper);
+    // Every request has been answered here, and the decider commits each
+    // group before answering; this flush only covers writes of requests
+    // abandoned while their group was being decided.
+    deduper.with(|d| d.flush()).and_then(|r| r)?;
     Ok(())
 }
 
@@ -166,8 +173,12 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
     };
     let workers = pool("check")?;
     let batch_workers = pool("batch")?;
+    let analyzer = deduper.read(|d| d.analyzer())?;
+    let decider = Decider::start(deduper.clone())?;
     let state = Arc::new(AppState {
         deduper,
+        analyzer,
+        decider,
         in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
         options,
         metrics: Metrics::default(),
@@ -405,7 +416,7 @@ impl Page {
         })
     }
 
-    fn analyze(&self, d: &Deduper) -> Analyzed {
+    fn analyze(&self, d: &Analyzer) -> Analyzed {
         if self.is_text {
             d.analyze_text(&self.key, &self.url, &self.body)
         } else {
@@ -456,48 +467,44 @@ async fn on_workers<R: Send + 'static>(
     on_pool(&state.workers, f).await
 }
 
-/// Analyzes `pages`, then decides them in order under one write lock, off
-/// the runtime. A batch is analyzed in parallel on its own pool.
-///
-/// No lock is held while a rayon thread waits in a parallel loop: a waiting
-/// rayon thread runs other queued jobs, and one of them taking the write
-/// lock would then wait forever for a read lock held by its own thread. So
-/// each page takes the read lock for its own analysis only.
+/// Analyzes `pages` on a worker pool (a batch in parallel, on its own
+/// pool), then has the decider decide them in order and commit them; the
+/// answer comes after the commit that covers them.
 async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBody>, ApiError> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let mut guard = CancelOnDrop(cancelled.clone(), true);
-    let deduper = state.deduper.clone();
     let is_batch = pages.len() > 1;
+    let analyzer = Arc::clone(&state.analyzer);
+    let decider = state.decider.clone();
+    let (reply, answer) = tokio::sync::oneshot::channel();
     let job = move || {
-        let analyzed = pages
-            .par_iter()
-            .map(|p| deduper.read(|d| p.analyze(d)))
-            .collect::<crate::Result<Vec<Analyzed>>>()?;
         if cancelled.load(Ordering::SeqCst) {
-            return Ok(None);
+            return;
         }
-        deduper
-            .with(|d| {
-                let verdicts = analyzed
-                    .into_iter()
-                    .map(|a| d.decide(a).map(VerdictBody::from))
-                    .collect::<crate::Result<Vec<_>>>()?;
-                // Durable before the client hears of it (a no-op in memory).
-                d.flush()?;
-                Ok(verdicts)
-            })
-            .and_then(|r| r)
-            .map(Some)
+        let pages = if is_batch {
+            pages.par_iter().map(|p| p.analyze(&analyzer)).collect()
+        } else {
+            pages.iter().map(|p| p.analyze(&analyzer)).collect()
+        };
+        decider.send(Job::Check {
+            pages,
+            cancelled,
+            reply,
+        });
     };
-    let pool = if is_batch {
-        &state.batch_workers
+    if is_batch {
+        state.batch_workers.spawn(job);
     } else {
-        &state.workers
-    };
-    let verdicts = on_pool(pool, job).await?;
+        state.workers.spawn(job);
+    }
+    let verdicts = answer
+        .await
+        .map_err(|_| ApiError::internal("worker task failed"))??;
     guard.1 = false;
     // None only when cancelled, and then nobody reads this answer.
-    verdicts.ok_or_else(|| ApiError::internal("request cancelled"))
+    verdicts
+        .map(|v| v.into_iter().map(VerdictBody::from).collect())
+        .ok_or_else(|| ApiError::internal("request cancelled"))
 }
 
 async fn check(
@@ -551,17 +558,16 @@ async fn remove_doc(
     let id: u32 = id.parse().map_err(|_| {
         ApiError::bad_request("invalid_id", format!("document id {id:?} is not a number"))
     })?;
-    let deduper = state.deduper.clone();
-    let removed = on_workers(&state, move || {
-        deduper
-            .with(|d| {
-                let removed = d.remove(id)?;
-                d.flush()?;
-                Ok(removed)
-            })
-            .and_then(|r| r)
-    })
-    .await?;
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let decider = state.decider.clone();
+    // The decider commits the removal before answering; sending may wait
+    // for room in its queue, so it runs on a worker.
+    state
+        .workers
+        .spawn(move || decider.send(Job::Remove { id, reply }));
+    let removed = answer
+        .await
+        .map_err(|_| ApiError::internal("worker task failed"))??;
     if removed {
         Ok(Json(DeletedBody { id, removed }))
     } else {
