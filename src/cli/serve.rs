@@ -25,11 +25,13 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
         token: a.token.clone().filter(|t| !t.is_empty()),
         workers: args.threads,
     };
-    // The runtime only moves bytes; checks run on the worker pool.
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("start the async runtime")?;
+    // Single checks are analyzed on the runtime's threads (one per core, or
+    // --threads), batches on the worker pool.
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if args.threads > 0 {
+        rt.worker_threads(args.threads);
+    }
+    let rt = rt.enable_all().build().context("start the async runtime")?;
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await

@@ -144,6 +144,19 @@ impl Decider {
         Ok(Decider { tx })
     }
 
+    /// Queues `job` if there is room; gives it back if the queue is full.
+    /// Never waits, so the async runtime may call it.
+    pub(crate) fn try_send(&self, job: Job) -> Result<(), Job> {
+        match self.tx.try_send(job) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(job)) => Err(job),
+            Err(TrySendError::Disconnected(job)) => {
+                job.fail("the decider has stopped");
+                Ok(())
+            }
+        }
+    }
+
     /// Queues `job`, waiting while the queue is full (back pressure on the
     /// workers). Call it off the async runtime.
     pub(crate) fn send(&self, job: Job) {

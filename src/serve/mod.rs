@@ -90,7 +90,8 @@ pub struct ServeOptions {
     pub max_batch: usize,
     /// Bearer token required on every endpoint but `/healthz`, if set.
     pub token: Option<String>,
-    /// Threads analyzing pages; 0 means one per core.
+    /// Threads analyzing the pages of batches (single checks are analyzed
+    /// on the async runtime's threads); 0 means one per core.
     pub workers: usize,
 }
 
@@ -119,11 +120,9 @@ struct AppState {
     /// Permits for requests in flight on `/v1/*`.
     in_flight: Arc<Semaphore>,
     metrics: Metrics,
-    /// Where analysis and decisions run: a fixed pool, one thread per core,
-    /// rather than tokio's blocking pool. With hundreds of requests in
-    /// flight the blocking pool grows a thread per request; the context
-    /// switches and the allocator's cold per-thread heaps (fresh pages
-    /// zeroed by the kernel) then cost more than the checks.
+    /// Blocking work off the runtime (stats reads, handing a job to a full
+    /// decider queue): a fixed pool, one thread per core, rather than
+    /// tokio's blocking pool, which grows a thread per waiting request.
     workers: rayon::ThreadPool,
     /// Where batches run, their pages analyzed in parallel; apart from
     /// `workers` so that one large batch does not hold up single checks.
@@ -467,35 +466,44 @@ async fn on_workers<R: Send + 'static>(
     on_pool(&state.workers, f).await
 }
 
-/// Analyzes `pages` on a worker pool (a batch in parallel, on its own
-/// pool), then has the decider decide them in order and commit them; the
-/// answer comes after the commit that covers them.
+/// Analyzes `pages`, then has the decider decide them in order and commit
+/// them; the answer comes after the commit that covers them.
+///
+/// One page is analyzed right here, on the runtime thread that parsed its
+/// request: a page costs a few hundred microseconds of CPU, and handing it
+/// to another thread would add two context switches per check (measured in
+/// docs/serve.md). A batch is analyzed in parallel on its own pool, so
+/// that a large batch does not hold up the runtime.
 async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBody>, ApiError> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let mut guard = CancelOnDrop(cancelled.clone(), true);
-    let is_batch = pages.len() > 1;
-    let analyzer = Arc::clone(&state.analyzer);
-    let decider = state.decider.clone();
     let (reply, answer) = tokio::sync::oneshot::channel();
-    let job = move || {
-        if cancelled.load(Ordering::SeqCst) {
-            return;
-        }
-        let pages = if is_batch {
-            pages.par_iter().map(|p| p.analyze(&analyzer)).collect()
-        } else {
-            pages.iter().map(|p| p.analyze(&analyzer)).collect()
-        };
-        decider.send(Job::Check {
+    if pages.len() > 1 {
+        let analyzer = Arc::clone(&state.analyzer);
+        let decider = state.decider.clone();
+        state.batch_workers.spawn(move || {
+            if cancelled.load(Ordering::SeqCst) {
+                return;
+            }
+            let pages = pages.par_iter().map(|p| p.analyze(&analyzer)).collect();
+            decider.send(Job::Check {
+                pages,
+                cancelled,
+                reply,
+            });
+        });
+    } else {
+        let pages = pages.iter().map(|p| p.analyze(&state.analyzer)).collect();
+        let job = Job::Check {
             pages,
             cancelled,
             reply,
-        });
-    };
-    if is_batch {
-        state.batch_workers.spawn(job);
-    } else {
-        state.workers.spawn(job);
+        };
+        if let Err(job) = state.decider.try_send(job) {
+            // The queue is full: wait for room off the runtime.
+            let decider = state.decider.clone();
+            state.workers.spawn(move || decider.send(job));
+        }
     }
     let verdicts = answer
         .await
