@@ -423,6 +423,8 @@ async fn healthz_and_metrics_move() {
         1.0
     );
     assert_eq!(metric(&after, "neardup_index_documents"), 1.0);
+    // One after the other, each check is its own group: two commits.
+    assert_eq!(metric(&after, "neardup_index_commits_total"), 2.0);
     assert_eq!(
         metric(
             &after,

@@ -16,7 +16,7 @@
 //! may be indexed in memory and become durable with a later commit, so as
 //! with a timeout the answer means "unknown: check again".
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
@@ -128,20 +128,29 @@ impl Decided {
 #[derive(Clone)]
 pub(crate) struct Decider {
     tx: SyncSender<Job>,
+    /// Groups committed so far (`neardup_index_commits_total`).
+    commits: Arc<AtomicU64>,
 }
 
 impl Decider {
     /// Starts the decider thread over `deduper`.
     pub(crate) fn start(deduper: SharedDeduper) -> crate::Result<Decider> {
         let (tx, rx) = mpsc::sync_channel(QUEUE);
+        let commits = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&commits);
         std::thread::Builder::new()
             .name("neardup-decide".into())
-            .spawn(move || decide_loop(&deduper, &rx))
+            .spawn(move || decide_loop(&deduper, &rx, &counter))
             .map_err(|e| crate::Error::Input {
                 path: "<serve>".into(),
                 message: format!("start the decider thread: {e}"),
             })?;
-        Ok(Decider { tx })
+        Ok(Decider { tx, commits })
+    }
+
+    /// Groups committed so far: checks divided by this is the group size.
+    pub(crate) fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
     }
 
     /// Queues `job` if there is room; gives it back if the queue is full.
@@ -172,7 +181,7 @@ impl Decider {
     }
 }
 
-fn decide_loop(deduper: &SharedDeduper, rx: &Receiver<Job>) {
+fn decide_loop(deduper: &SharedDeduper, rx: &Receiver<Job>, commits: &AtomicU64) {
     let mut group = Vec::with_capacity(MAX_GROUP);
     while let Ok(first) = rx.recv() {
         group.push(first);
@@ -192,6 +201,9 @@ fn decide_loop(deduper: &SharedDeduper, rx: &Receiver<Job>) {
             (decided, flushed)
         });
         if let Ok((decided, flushed)) = outcome {
+            if flushed.is_ok() {
+                commits.fetch_add(1, Ordering::Relaxed);
+            }
             let failed = flushed.err();
             for answer in decided {
                 answer.answer(failed.as_deref());

@@ -615,7 +615,9 @@ async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
         .into_iter()
         .map(|m| (m.tier, usize::try_from(m.bytes).unwrap_or(usize::MAX)))
         .collect();
-    let text = state.metrics.render(stats, &memory);
+    let text = state
+        .metrics
+        .render(stats, state.decider.commits(), &memory);
     Response::builder()
         .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
         .body(Body::from(text))
