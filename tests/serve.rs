@@ -1100,3 +1100,39 @@ fn acknowledged_verdicts_survive_sigkill() {
     }
     stop_binary(child);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_pages_are_checked_off_the_runtime_and_decided_in_order() {
+    // Over 256 KB a single page is analyzed on the worker pool instead of
+    // the runtime thread; the verdicts must be the same as for small ones.
+    let s = Server::start(ServeOptions::default()).await;
+    let text = (0..60_000u64)
+        .map(|i| {
+            distinct_text(i % 500)
+                .split(' ')
+                .nth(i as usize % 100)
+                .unwrap_or("w")
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.len() > 256 * 1024, "{}", text.len());
+    let (status, first) = s
+        .post(
+            "/v1/check",
+            &json!({"url": "https://a.example/big", "text": text}),
+        )
+        .await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["kind"], "unique", "{first}");
+    let (status, copy) = s
+        .post(
+            "/v1/check",
+            &json!({"url": "https://b.example/big", "text": text}),
+        )
+        .await;
+    assert_eq!(status, 200, "{copy}");
+    assert_eq!(copy["kind"], "duplicate", "{copy}");
+    assert_eq!(copy["matched"]["url"], "https://a.example/big");
+    s.stop().await.unwrap();
+}

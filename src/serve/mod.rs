@@ -90,8 +90,9 @@ pub struct ServeOptions {
     pub max_batch: usize,
     /// Bearer token required on every endpoint but `/healthz`, if set.
     pub token: Option<String>,
-    /// Threads analyzing the pages of batches (single checks are analyzed
-    /// on the async runtime's threads); 0 means one per core.
+    /// Threads analyzing batches and single pages over 256 KB (smaller
+    /// single checks are analyzed on the async runtime's threads); 0 means
+    /// one per core.
     pub workers: usize,
 }
 
@@ -120,8 +121,8 @@ struct AppState {
     /// Permits for requests in flight on `/v1/*`.
     in_flight: Arc<Semaphore>,
     metrics: Metrics,
-    /// Blocking work off the runtime (stats reads, handing a job to a full
-    /// decider queue): a fixed pool, one thread per core, rather than
+    /// Work off the runtime (pages over `INLINE_MAX`, stats reads, handing
+    /// a job to a full decider queue): a fixed pool, one thread per core, rather than
     /// tokio's blocking pool, which grows a thread per waiting request.
     workers: rayon::ThreadPool,
     /// Where batches run, their pages analyzed in parallel; apart from
@@ -466,26 +467,40 @@ async fn on_workers<R: Send + 'static>(
     on_pool(&state.workers, f).await
 }
 
+/// Largest page analyzed on the async runtime's own thread, in bytes.
+const INLINE_MAX: usize = 256 * 1024;
+
 /// Analyzes `pages`, then has the decider decide them in order and commit
 /// them; the answer comes after the commit that covers them.
 ///
-/// One page is analyzed right here, on the runtime thread that parsed its
-/// request: a page costs a few hundred microseconds of CPU, and handing it
-/// to another thread would add two context switches per check (measured in
-/// docs/serve.md). A batch is analyzed in parallel on its own pool, so
-/// that a large batch does not hold up the runtime.
+/// One page of at most [`INLINE_MAX`] bytes is analyzed right here, on the
+/// runtime thread that parsed its request: such a page costs a few hundred
+/// microseconds of CPU, and handing it to another thread would add two
+/// context switches per check. Larger pages go to the worker pool, so that
+/// one huge page does not stall the other connections of this thread; a
+/// batch is analyzed in parallel on its own pool.
 async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBody>, ApiError> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let mut guard = CancelOnDrop(cancelled.clone(), true);
     let (reply, answer) = tokio::sync::oneshot::channel();
-    if pages.len() > 1 {
+    let inline = pages.len() == 1 && pages.iter().all(|p| p.body.len() <= INLINE_MAX);
+    if !inline {
         let analyzer = Arc::clone(&state.analyzer);
         let decider = state.decider.clone();
-        state.batch_workers.spawn(move || {
+        let pool = if pages.len() > 1 {
+            &state.batch_workers
+        } else {
+            &state.workers
+        };
+        pool.spawn(move || {
             if cancelled.load(Ordering::SeqCst) {
                 return;
             }
-            let pages = pages.par_iter().map(|p| p.analyze(&analyzer)).collect();
+            let pages = if pages.len() > 1 {
+                pages.par_iter().map(|p| p.analyze(&analyzer)).collect()
+            } else {
+                pages.iter().map(|p| p.analyze(&analyzer)).collect()
+            };
             decider.send(Job::Check {
                 pages,
                 cancelled,
