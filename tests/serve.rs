@@ -22,9 +22,13 @@ struct Server {
 
 impl Server {
     async fn start(options: ServeOptions) -> Server {
+        let deduper = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
+        Server::start_with(deduper, options).await
+    }
+
+    async fn start_with(deduper: SharedDeduper, options: ServeOptions) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let deduper = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
         let handle = tokio::spawn(serve::run(listener, deduper, options, async {
             let _ = stopped.await;
@@ -1135,4 +1139,25 @@ async fn large_pages_are_checked_off_the_runtime_and_decided_in_order() {
     assert_eq!(copy["kind"], "duplicate", "{copy}");
     assert_eq!(copy["matched"]["url"], "https://a.example/big");
     s.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_returns_with_the_index_released_and_committed() {
+    // After `run` returns, the decider has stopped and dropped its handle:
+    // the caller's is the last, so the redb file closes when it is dropped
+    // and can be opened again in this process, with every page in it.
+    let dir = crate::util::Dir::new();
+    let path = dir.path().join("index.redb");
+    let registry = neardup::signature::Registry::default();
+    let deduper = SharedDeduper::new(Deduper::open(Config::default(), &registry, &path).unwrap());
+    let s = Server::start_with(deduper, ServeOptions::default()).await;
+    let (_, first) = s.post("/v1/check", &page("https://a.example/1", 1)).await;
+    let (_, second) = s.post("/v1/check", &page("https://a.example/2", 2)).await;
+    assert_eq!(
+        (&first["kind"], &second["kind"]),
+        (&json!("unique"), &json!("unique"))
+    );
+    s.stop().await.unwrap();
+    let reopened = Deduper::open(Config::default(), &registry, &path).unwrap();
+    assert_eq!(reopened.stats().indexed, 2);
 }

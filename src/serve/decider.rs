@@ -134,18 +134,18 @@ pub(crate) struct Decider {
 
 impl Decider {
     /// Starts the decider thread over `deduper`.
-    pub(crate) fn start(deduper: SharedDeduper) -> crate::Result<Decider> {
+    pub(crate) fn start(deduper: SharedDeduper) -> crate::Result<(Decider, DeciderThread)> {
         let (tx, rx) = mpsc::sync_channel(QUEUE);
         let commits = Arc::new(AtomicU64::new(0));
         let counter = Arc::clone(&commits);
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("neardup-decide".into())
             .spawn(move || decide_loop(&deduper, &rx, &counter))
             .map_err(|e| crate::Error::Input {
                 path: "<serve>".into(),
                 message: format!("start the decider thread: {e}"),
             })?;
-        Ok(Decider { tx, commits })
+        Ok((Decider { tx, commits }, DeciderThread(thread)))
     }
 
     /// Groups committed so far: checks divided by this is the group size.
@@ -178,6 +178,19 @@ impl Decider {
             }
             Err(TrySendError::Disconnected(job)) => job.fail("the decider has stopped"),
         }
+    }
+}
+
+/// The decider's thread.
+pub(crate) struct DeciderThread(std::thread::JoinHandle<()>);
+
+impl DeciderThread {
+    /// Waits until the thread has stopped, which it does once every
+    /// [`Decider`] is dropped and the last group is answered; its handle
+    /// on the deduper is gone then.
+    pub(crate) fn join(self) {
+        // A panic there already answered its group's clients with errors.
+        let _ = self.0.join();
     }
 }
 

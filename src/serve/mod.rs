@@ -143,14 +143,22 @@ pub async fn run(
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
-    let app = router(deduper.clone(), options)?;
+    let (app, decider) = build(deduper.clone(), options)?;
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| crate::Error::io("<listener>", e))?;
-    // Every request has been answered here, and the decider commits each
-    // group before answering; this flush only covers writes of requests
-    // abandoned while their group was being decided.
+    // Every request has been answered and the app dropped with its
+    // senders: the decider finishes and lets go of the deduper, so the
+    // caller holds the only handle (and may reopen the index file).
+    tokio::task::spawn_blocking(move || decider.join())
+        .await
+        .map_err(|e| crate::Error::Input {
+            path: "<serve>".into(),
+            message: format!("decider thread: {e}"),
+        })?;
+    // The decider commits each group before answering; this flush only
+    // covers writes of requests abandoned while their group was decided.
     deduper.with(|d| d.flush()).and_then(|r| r)?;
     Ok(())
 }
@@ -161,6 +169,15 @@ pub async fn run(
 /// # Errors
 /// If the worker threads cannot be started.
 pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Router> {
+    // Detached: the decider stops by itself once the router is dropped.
+    build(deduper, options).map(|(router, _)| router)
+}
+
+/// The router and the decider thread behind it.
+fn build(
+    deduper: SharedDeduper,
+    options: ServeOptions,
+) -> crate::Result<(Router, decider::DeciderThread)> {
     let pool = |name: &'static str| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(options.workers)
@@ -174,7 +191,7 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
     let workers = pool("check")?;
     let batch_workers = pool("batch")?;
     let analyzer = deduper.read(|d| d.analyzer())?;
-    let decider = Decider::start(deduper.clone())?;
+    let (decider, decider_thread) = Decider::start(deduper.clone())?;
     let state = Arc::new(AppState {
         deduper,
         analyzer,
@@ -191,7 +208,7 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
         .route("/v1/docs/{id}", delete(remove_doc))
         .route("/v1/stats", get(stats))
         .route_layer(middleware::from_fn_with_state(state.clone(), limit));
-    Ok(Router::new()
+    let router = Router::new()
         .merge(api)
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(state.clone(), auth))
@@ -201,7 +218,8 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.options.max_body))
         .layer(middleware::from_fn_with_state(state.clone(), track))
-        .with_state(state))
+        .with_state(state);
+    Ok((router, decider_thread))
 }
 
 /// An error answer: status, stable code, message.
