@@ -39,7 +39,7 @@ used() { rcli info memory | awk -F: '/^used_memory:/ { print $2 + 0 }'; }
 run_one() { # name index
   local name=$1 index=$2
   local args=(serve --listen "127.0.0.1:$sport")
-  [ -n "$index" ] && args+=(--index "$index")
+  if [ -n "$index" ]; then args+=(--index "$index"); else args+=(--in-memory); fi
   "$bin" "${args[@]}" 2>"$tmp/serve-$name.log" &
   local spid=$!
   pids+=("$spid")

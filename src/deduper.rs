@@ -170,8 +170,9 @@ fn derive_removed(
 /// document store.
 pub struct Deduper {
     config: Config,
-    normalizer: Normalizer,
-    detectors: Vec<Box<dyn Detector>>,
+    /// The analysis half, shared with [`Deduper::analyzer`] handles.
+    analyzer: Arc<Analyzer>,
+    detectors: Arc<[Box<dyn Detector>]>,
     indexes: Vec<Box<dyn CandidateIndex>>,
     store: Box<dyn DocStore>,
     urls: UrlMap,
@@ -287,8 +288,13 @@ impl Deduper {
             ids: HashMap::new(),
         };
         let expiry = (config.index.ttl_secs > 0).then(BinaryHeap::new);
+        let detectors: Arc<[Box<dyn Detector>]> = detectors.into();
         Deduper {
-            normalizer: Normalizer::new(&config.text),
+            analyzer: Arc::new(Analyzer {
+                normalizer: Normalizer::new(&config.text),
+                config: config.clone(),
+                detectors: Arc::clone(&detectors),
+            }),
             config,
             detectors,
             indexes,
@@ -368,6 +374,49 @@ impl Deduper {
         self.decide(analyzed)
     }
 
+    /// The CPU-heavy half: decode, extract, normalize, sign (see
+    /// [`Analyzer::analyze`]). Never panics on any input bytes.
+    pub fn analyze(
+        &self,
+        key: &str,
+        url: &str,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> Analyzed {
+        self.analyzer.analyze(key, url, body, content_type)
+    }
+
+    /// The CPU-heavy half for a page given as plain text (see
+    /// [`Analyzer::analyze_text`]). Never panics.
+    pub fn analyze_text(&self, key: &str, url: &str, text: &str) -> Analyzed {
+        self.analyzer.analyze_text(key, url, text)
+    }
+
+    /// A handle on the analysis half, usable on any thread without locking
+    /// the deduper: a server analyzes pages with it while decisions and
+    /// commits hold the deduper.
+    pub fn analyzer(&self) -> Arc<Analyzer> {
+        Arc::clone(&self.analyzer)
+    }
+}
+
+/// The analysis half of a [`Deduper`] (decode, extract, normalize, sign):
+/// immutable, so any number of threads share it without a lock.
+pub struct Analyzer {
+    config: Config,
+    normalizer: Normalizer,
+    detectors: Arc<[Box<dyn Detector>]>,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer")
+            .field("detectors", &self.detectors.len())
+            .finish()
+    }
+}
+
+impl Analyzer {
     /// The CPU-heavy half: decode, extract, normalize, sign. Never panics on
     /// any input bytes.
     pub fn analyze(
@@ -487,7 +536,9 @@ impl Deduper {
             warnings,
         }
     }
+}
 
+impl Deduper {
     /// The sequential half: look up each detector's candidates in chain
     /// order, verify them against stored signatures, decide, and index the
     /// page if it is kept.

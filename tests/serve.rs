@@ -22,9 +22,13 @@ struct Server {
 
 impl Server {
     async fn start(options: ServeOptions) -> Server {
+        let deduper = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
+        Server::start_with(deduper, options).await
+    }
+
+    async fn start_with(deduper: SharedDeduper, options: ServeOptions) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let deduper = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
         let handle = tokio::spawn(serve::run(listener, deduper, options, async {
             let _ = stopped.await;
@@ -477,6 +481,8 @@ async fn healthz_and_metrics_move() {
         1.0
     );
     assert_eq!(metric(&after, "neardup_index_documents"), 1.0);
+    // One after the other, each check is its own group: two commits.
+    assert_eq!(metric(&after, "neardup_index_commits_total"), 2.0);
     assert_eq!(
         metric(
             &after,
@@ -1034,4 +1040,207 @@ fn binary_serves_until_sigterm_and_exits_zero() {
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     assert_eq!(status.code(), Some(0), "{rest}");
     assert!(rest.contains("shut down"), "{rest}");
+}
+
+/// Starts the binary's server in `dir` with `extra` flags; returns the
+/// child and its address.
+fn spawn_binary(dir: &crate::util::Dir, extra: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead as _;
+    let mut child = dir
+        .cmd()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("neardup: listening on http://")
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .to_owned();
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, addr)
+}
+
+/// Stops a binary server with SIGTERM and expects exit code 0.
+fn stop_binary(mut child: std::process::Child) {
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// Posts one page (as text) to a binary server; returns the verdict kind.
+fn check_kind(addr: &str, url: &str, text: &str) -> String {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let body: serde_json::Value = reqwest::Client::new()
+            .post(format!("http://{addr}/v1/check"))
+            .json(&serde_json::json!({ "url": url, "text": text }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        body["kind"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{body}"))
+            .to_owned()
+    })
+}
+
+#[test]
+fn binary_persists_by_default_and_in_memory_forgets() {
+    let text = "The harbour authority published the tide tables for the coming winter \
+        season, and the fishermen of the northern bay compared them with the records \
+        their grandparents kept in notebooks at the old pier, finding that the spring \
+        tides now arrive almost a full day earlier than they did sixty years ago.";
+    // Default: a redb file in the working directory, kept across restarts.
+    let dir = crate::util::Dir::new();
+    let (child, addr) = spawn_binary(&dir, &[]);
+    assert_eq!(check_kind(&addr, "https://a.example/tides", text), "unique");
+    stop_binary(child);
+    assert!(dir.path().join("neardup-index.redb").is_file());
+    let (child, addr) = spawn_binary(&dir, &[]);
+    assert_eq!(
+        check_kind(&addr, "https://b.example/copy", text),
+        "duplicate"
+    );
+    stop_binary(child);
+
+    // --in-memory: no file, nothing remembered.
+    let dir = crate::util::Dir::new();
+    for _ in 0..2 {
+        let (child, addr) = spawn_binary(&dir, &["--in-memory"]);
+        assert_eq!(check_kind(&addr, "https://a.example/tides", text), "unique");
+        stop_binary(child);
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// A distinct page of pseudo-words for `seed` (never a near copy of another).
+fn distinct_text(seed: u64) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..120)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{}", x % 100_000)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn acknowledged_verdicts_survive_sigkill() {
+    // Many clients at once, so the decider commits pages in groups; then
+    // SIGKILL without any shutdown: every page a client was told about must
+    // be in the reopened index (durable before the answer).
+    const PAGES: u64 = 160;
+    let dir = crate::util::Dir::new();
+    let (mut child, addr) = spawn_binary(&dir, &[]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let kinds = rt.block_on(async {
+        let http = reqwest::Client::new();
+        let tasks: Vec<_> = (0..PAGES)
+            .map(|i| {
+                let http = http.clone();
+                let addr = addr.clone();
+                tokio::spawn(async move {
+                    let body: serde_json::Value = http
+                        .post(format!("http://{addr}/v1/check"))
+                        .json(&serde_json::json!({
+                            "url": format!("https://a.example/{i}"),
+                            "text": distinct_text(i),
+                        }))
+                        .send()
+                        .await
+                        .unwrap()
+                        .json()
+                        .await
+                        .unwrap();
+                    body["kind"].as_str().unwrap().to_owned()
+                })
+            })
+            .collect();
+        let mut kinds = Vec::new();
+        for t in tasks {
+            kinds.push(t.await.unwrap());
+        }
+        kinds
+    });
+    assert!(kinds.iter().all(|k| k == "unique"), "{kinds:?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (child, addr) = spawn_binary(&dir, &[]);
+    for i in 0..PAGES {
+        let url = format!("https://b.example/{i}");
+        assert_eq!(check_kind(&addr, &url, &distinct_text(i)), "duplicate");
+    }
+    stop_binary(child);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_pages_are_checked_off_the_runtime_and_decided_in_order() {
+    // Over 256 KB a single page is analyzed on the worker pool instead of
+    // the runtime thread; the verdicts must be the same as for small ones.
+    let s = Server::start(ServeOptions::default()).await;
+    let text = (0..60_000u64)
+        .map(|i| {
+            distinct_text(i % 500)
+                .split(' ')
+                .nth(i as usize % 100)
+                .unwrap_or("w")
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.len() > 256 * 1024, "{}", text.len());
+    let (status, first) = s
+        .post(
+            "/v1/check",
+            &json!({"url": "https://a.example/big", "text": text}),
+        )
+        .await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["kind"], "unique", "{first}");
+    let (status, copy) = s
+        .post(
+            "/v1/check",
+            &json!({"url": "https://b.example/big", "text": text}),
+        )
+        .await;
+    assert_eq!(status, 200, "{copy}");
+    assert_eq!(copy["kind"], "duplicate", "{copy}");
+    assert_eq!(copy["matched"]["url"], "https://a.example/big");
+    s.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_returns_with_the_index_released_and_committed() {
+    // After `run` returns, the decider has stopped and dropped its handle:
+    // the caller's is the last, so the redb file closes when it is dropped
+    // and can be opened again in this process, with every page in it.
+    let dir = crate::util::Dir::new();
+    let path = dir.path().join("index.redb");
+    let registry = neardup::signature::Registry::default();
+    let deduper = SharedDeduper::new(Deduper::open(Config::default(), &registry, &path).unwrap());
+    let s = Server::start_with(deduper, ServeOptions::default()).await;
+    let (_, first) = s.post("/v1/check", &page("https://a.example/1", 1)).await;
+    let (_, second) = s.post("/v1/check", &page("https://a.example/2", 2)).await;
+    assert_eq!(
+        (&first["kind"], &second["kind"]),
+        (&json!("unique"), &json!("unique"))
+    );
+    s.stop().await.unwrap();
+    let reopened = Deduper::open(Config::default(), &registry, &path).unwrap();
+    assert_eq!(reopened.stats().indexed, 2);
 }

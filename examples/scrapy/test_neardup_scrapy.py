@@ -57,11 +57,14 @@ def neardup_bin():
 
 
 class Server:
-    """``neardup serve`` on a free port."""
+    """``neardup serve`` on a free port, its index (redb, the default store)
+    in a fresh temporary directory."""
 
     def __init__(self):
+        self.dir = tempfile.TemporaryDirectory()
+        index = str(pathlib.Path(self.dir.name, "index.redb"))
         self.proc = subprocess.Popen(
-            [neardup_bin(), "serve", "--listen", "127.0.0.1:0"],
+            [neardup_bin(), "serve", "--listen", "127.0.0.1:0", "--index", index],
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -80,6 +83,7 @@ class Server:
         self.proc.terminate()
         self.proc.wait(timeout=10)
         self.proc.stderr.close()
+        self.dir.cleanup()
 
 
 class Site:

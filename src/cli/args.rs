@@ -318,17 +318,32 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub max_batch: usize,
 
-    /// Index: a redb file (created if missing), or a shared Redis index
+    /// Index: a redb file (created if missing; reopening continues where
+    /// the last server stopped), or a shared Redis index
     /// `redis://HOST:PORT[/DB][?ns=NAME]` that several processes use at
     /// once (docs/redis.md). Must be reopened with the same detector chain
     /// and signature settings.
-    #[arg(long, value_name = "PATH|URL")]
-    pub index: Option<PathBuf>,
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        default_value = DEFAULT_SERVE_INDEX,
+        conflicts_with = "in_memory"
+    )]
+    pub index: PathBuf,
+
+    /// Keep the index in memory only: nothing is written to disk and
+    /// everything is forgotten when the server stops.
+    #[arg(long)]
+    pub in_memory: bool,
 
     /// The detector chain.
     #[command(flatten)]
     pub detectors: DetectorArgs,
 }
+
+/// Where `neardup serve` keeps its index unless told otherwise: a redb file
+/// in the working directory, so a restarted server continues.
+pub const DEFAULT_SERVE_INDEX: &str = "neardup-index.redb";
 
 /// `neardup load`.
 #[derive(Debug, ClapArgs)]

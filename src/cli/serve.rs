@@ -14,7 +14,9 @@ use super::args::{Args, LoadArgs, ServeArgs};
 /// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
 pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let deduper = SharedDeduper::new(super::open_deduper(config, a.index.as_deref())?);
+    let index = (!a.in_memory).then_some(a.index.as_path());
+    let deduper = SharedDeduper::new(super::open_deduper(config, index)?);
+
     let options = ServeOptions {
         max_body: a.max_body,
         timeout: Duration::from_millis(a.timeout_ms),
@@ -23,17 +25,27 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
         token: a.token.clone().filter(|t| !t.is_empty()),
         workers: args.threads,
     };
-    // The runtime only moves bytes; checks run on the worker pool.
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("start the async runtime")?;
+    // Single checks are analyzed on the runtime's threads (one per core, or
+    // --threads), batches on the worker pool.
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if args.threads > 0 {
+        rt.worker_threads(args.threads);
+    }
+    let rt = rt.enable_all().build().context("start the async runtime")?;
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await
             .with_context(|| format!("listen on {}", a.listen))?;
         let addr = listener.local_addr().context("bound address")?;
+        // First line on stderr: scripts and tests read the address there.
         eprintln!("neardup: listening on http://{addr}");
+        match index {
+            Some(path) if !super::is_redis_location(path) => {
+                eprintln!("neardup: index {}", path.display());
+            }
+            Some(_) => {}
+            None => eprintln!("neardup: index in memory (--in-memory): lost at exit"),
+        }
         neardup::serve::run(
             listener,
             deduper,

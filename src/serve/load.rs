@@ -91,6 +91,11 @@ pub struct LoadReport {
     /// before and after): equal to `ok` when no request was lost or
     /// answered twice, and no other client was sending.
     pub server_checked: Option<u64>,
+    /// CPU time the generator itself spent per successful check while the
+    /// clock ran, in microseconds (Linux: `/proc/thread-self/schedstat`;
+    /// the generator runs on one thread). On a machine shared with the
+    /// server this is CPU the server did not get.
+    pub client_cpu_us_per_check: Option<f64>,
 }
 
 /// A small deterministic generator (splitmix64): page content must not
@@ -264,6 +269,7 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
         .map_err(|e| input_err(e.to_string()))?;
     let checked_before = server_checked(&client, &stats_url, options.token.as_deref()).await;
     let next = Arc::new(AtomicUsize::new(0));
+    let cpu_before = thread_cpu_ns();
     let start = Instant::now();
     let deadline = start + options.max_time;
     let mut tasks = Vec::new();
@@ -335,6 +341,7 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    let cpu_after = thread_cpu_ns();
     let checked_after = server_checked(&client, &stats_url, options.token.as_deref()).await;
     all.latencies.sort_unstable();
     let pct = |p: f64| -> f64 {
@@ -366,7 +373,22 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
         server_checked: checked_before
             .zip(checked_after)
             .map(|(b, a)| a.saturating_sub(b)),
+        client_cpu_us_per_check: cpu_before
+            .zip(cpu_after)
+            .filter(|_| ok > 0)
+            .map(|(b, a)| a.saturating_sub(b) as f64 / 1000.0 / ok as f64),
     })
+}
+
+/// CPU time of the calling thread in nanoseconds, where the kernel tells
+/// (`/proc/thread-self/schedstat`, first field).
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The server's `checked` counter, if `/v1/stats` answers.

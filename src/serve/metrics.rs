@@ -83,7 +83,7 @@ impl Metrics {
 
     /// The exposition text: request counters and latency, plus the
     /// deduper's verdict counters and index size passed in.
-    pub fn render(&self, stats: Stats, memory: &[(String, usize)]) -> String {
+    pub fn render(&self, stats: Stats, commits: u64, memory: &[(String, usize)]) -> String {
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = String::new();
         // Writing to a String cannot fail; the results are ignored.
@@ -134,9 +134,12 @@ impl Metrics {
              # HELP neardup_index_documents Documents in the index.\n\
              # TYPE neardup_index_documents gauge\n\
              neardup_index_documents {}\n\
+             # HELP neardup_index_commits_total Index commits, each covering a group of decisions.\n\
+             # TYPE neardup_index_commits_total counter\n\
+             neardup_index_commits_total {}\n\
              # HELP neardup_index_memory_bytes Approximate heap bytes, by tier.\n\
              # TYPE neardup_index_memory_bytes gauge",
-            stats.unique, stats.duplicates, stats.near_duplicates, stats.indexed
+            stats.unique, stats.duplicates, stats.near_duplicates, stats.indexed, commits
         );
         for (tier, bytes) in memory {
             let _ = writeln!(
@@ -166,7 +169,7 @@ mod tests {
         m.record("/v1/check", 200, Duration::from_micros(300));
         m.record("/v1/check", 200, Duration::from_millis(3));
         m.record("/v1/check", 400, Duration::from_secs(20));
-        let text = m.render(Stats::default(), &[]);
+        let text = m.render(Stats::default(), 0, &[]);
         assert!(
             text.contains("neardup_http_requests_total{endpoint=\"/v1/check\",status=\"200\"} 2")
         );

@@ -48,6 +48,7 @@
 //! # }
 //! ```
 
+mod decider;
 pub mod dto;
 pub mod load;
 mod metrics;
@@ -69,8 +70,8 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use tokio::sync::Semaphore;
 
-use crate::deduper::{Analyzed, SharedDeduper};
-use crate::Deduper;
+use crate::deduper::{Analyzed, Analyzer, SharedDeduper};
+use decider::{Decider, Job, RemoveTarget};
 use dto::{
     BatchBody, BatchRequest, CheckRequest, DeletedBody, ErrorBody, ErrorDetail, HealthBody,
     StatsBody, VerdictBody,
@@ -90,7 +91,9 @@ pub struct ServeOptions {
     pub max_batch: usize,
     /// Bearer token required on every endpoint but `/healthz`, if set.
     pub token: Option<String>,
-    /// Threads analyzing pages; 0 means one per core.
+    /// Threads analyzing batches and single pages over 256 KB (smaller
+    /// single checks are analyzed on the async runtime's threads); 0 means
+    /// one per core.
     pub workers: usize,
 }
 
@@ -110,15 +113,18 @@ impl Default for ServeOptions {
 /// What every handler shares.
 struct AppState {
     deduper: SharedDeduper,
+    /// Analysis needs no lock: pages are analyzed while the decider holds
+    /// the deduper for a decision or a commit.
+    analyzer: Arc<Analyzer>,
+    /// Decides pages in arrival order and commits them in groups.
+    decider: Decider,
     options: ServeOptions,
     /// Permits for requests in flight on `/v1/*`.
     in_flight: Arc<Semaphore>,
     metrics: Metrics,
-    /// Where analysis and decisions run: a fixed pool, one thread per core,
-    /// rather than tokio's blocking pool. With hundreds of requests in
-    /// flight the blocking pool grows a thread per request; the context
-    /// switches and the allocator's cold per-thread heaps (fresh pages
-    /// zeroed by the kernel) then cost more than the checks.
+    /// Work off the runtime (pages over `INLINE_MAX`, stats reads, handing
+    /// a job to a full decider queue): a fixed pool, one thread per core, rather than
+    /// tokio's blocking pool, which grows a thread per waiting request.
     workers: rayon::ThreadPool,
     /// Where batches run, their pages analyzed in parallel; apart from
     /// `workers` so that one large batch does not hold up single checks.
@@ -138,14 +144,23 @@ pub async fn run(
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
-    let app = router(deduper.clone(), options)?;
+    let (app, decider) = build(deduper.clone(), options)?;
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| crate::Error::io("<listener>", e))?;
-    // Every request has been answered here. Seam for the persistent index:
-    // flush and close it now, before the process exits.
-    drop(deduper);
+    // Every request has been answered and the app dropped with its
+    // senders: the decider finishes and lets go of the deduper, so the
+    // caller holds the only handle (and may reopen the index file).
+    tokio::task::spawn_blocking(move || decider.join())
+        .await
+        .map_err(|e| crate::Error::Input {
+            path: "<serve>".into(),
+            message: format!("decider thread: {e}"),
+        })?;
+    // The decider commits each group before answering; this flush only
+    // covers writes of requests abandoned while their group was decided.
+    deduper.with(|d| d.flush()).and_then(|r| r)?;
     Ok(())
 }
 
@@ -155,6 +170,15 @@ pub async fn run(
 /// # Errors
 /// If the worker threads cannot be started.
 pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Router> {
+    // Detached: the decider stops by itself once the router is dropped.
+    build(deduper, options).map(|(router, _)| router)
+}
+
+/// The router and the decider thread behind it.
+fn build(
+    deduper: SharedDeduper,
+    options: ServeOptions,
+) -> crate::Result<(Router, decider::DeciderThread)> {
     let pool = |name: &'static str| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(options.workers)
@@ -167,8 +191,12 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
     };
     let workers = pool("check")?;
     let batch_workers = pool("batch")?;
+    let analyzer = deduper.read(|d| d.analyzer())?;
+    let (decider, decider_thread) = Decider::start(deduper.clone())?;
     let state = Arc::new(AppState {
         deduper,
+        analyzer,
+        decider,
         in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
         options,
         metrics: Metrics::default(),
@@ -182,7 +210,7 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
         .route("/v1/docs", delete(remove_doc_by_url))
         .route("/v1/stats", get(stats))
         .route_layer(middleware::from_fn_with_state(state.clone(), limit));
-    Ok(Router::new()
+    let router = Router::new()
         .merge(api)
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(state.clone(), auth))
@@ -192,7 +220,8 @@ pub fn router(deduper: SharedDeduper, options: ServeOptions) -> crate::Result<Ro
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.options.max_body))
         .layer(middleware::from_fn_with_state(state.clone(), track))
-        .with_state(state))
+        .with_state(state);
+    Ok((router, decider_thread))
 }
 
 /// An error answer: status, stable code, message.
@@ -407,7 +436,7 @@ impl Page {
         })
     }
 
-    fn analyze(&self, d: &Deduper) -> Analyzed {
+    fn analyze(&self, d: &Analyzer) -> Analyzed {
         if self.is_text {
             d.analyze_text(&self.key, &self.url, &self.body)
         } else {
@@ -458,48 +487,67 @@ async fn on_workers<R: Send + 'static>(
     on_pool(&state.workers, f).await
 }
 
-/// Analyzes `pages`, then decides them in order under one write lock, off
-/// the runtime. A batch is analyzed in parallel on its own pool.
+/// Largest page analyzed on the async runtime's own thread, in bytes.
+const INLINE_MAX: usize = 256 * 1024;
+
+/// Analyzes `pages`, then has the decider decide them in order and commit
+/// them; the answer comes after the commit that covers them.
 ///
-/// No lock is held while a rayon thread waits in a parallel loop: a waiting
-/// rayon thread runs other queued jobs, and one of them taking the write
-/// lock would then wait forever for a read lock held by its own thread. So
-/// each page takes the read lock for its own analysis only.
+/// One page of at most [`INLINE_MAX`] bytes is analyzed right here, on the
+/// runtime thread that parsed its request: such a page costs a few hundred
+/// microseconds of CPU, and handing it to another thread would add two
+/// context switches per check. Larger pages go to the worker pool, so that
+/// one huge page does not stall the other connections of this thread; a
+/// batch is analyzed in parallel on its own pool.
 async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBody>, ApiError> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let mut guard = CancelOnDrop(cancelled.clone(), true);
-    let deduper = state.deduper.clone();
-    let is_batch = pages.len() > 1;
-    let job = move || {
-        let analyzed = pages
-            .par_iter()
-            .map(|p| deduper.read(|d| p.analyze(d)))
-            .collect::<crate::Result<Vec<Analyzed>>>()?;
-        if cancelled.load(Ordering::SeqCst) {
-            return Ok(None);
-        }
-        deduper
-            .with(|d| {
-                let verdicts = analyzed
-                    .into_iter()
-                    .map(|a| d.decide(a).map(VerdictBody::from))
-                    .collect::<crate::Result<Vec<_>>>()?;
-                // Durable before the client hears of it (a no-op in memory).
-                d.flush()?;
-                Ok(verdicts)
-            })
-            .and_then(|r| r)
-            .map(Some)
-    };
-    let pool = if is_batch {
-        &state.batch_workers
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let inline = pages.len() == 1 && pages.iter().all(|p| p.body.len() <= INLINE_MAX);
+    if !inline {
+        let analyzer = Arc::clone(&state.analyzer);
+        let decider = state.decider.clone();
+        let pool = if pages.len() > 1 {
+            &state.batch_workers
+        } else {
+            &state.workers
+        };
+        pool.spawn(move || {
+            if cancelled.load(Ordering::SeqCst) {
+                return;
+            }
+            let pages = if pages.len() > 1 {
+                pages.par_iter().map(|p| p.analyze(&analyzer)).collect()
+            } else {
+                pages.iter().map(|p| p.analyze(&analyzer)).collect()
+            };
+            decider.send(Job::Check {
+                pages,
+                cancelled,
+                reply,
+            });
+        });
     } else {
-        &state.workers
-    };
-    let verdicts = on_pool(pool, job).await?;
+        let pages = pages.iter().map(|p| p.analyze(&state.analyzer)).collect();
+        let job = Job::Check {
+            pages,
+            cancelled,
+            reply,
+        };
+        if let Err(job) = state.decider.try_send(job) {
+            // The queue is full: wait for room off the runtime.
+            let decider = state.decider.clone();
+            state.workers.spawn(move || decider.send(job));
+        }
+    }
+    let verdicts = answer
+        .await
+        .map_err(|_| ApiError::internal("worker task failed"))??;
     guard.1 = false;
     // None only when cancelled, and then nobody reads this answer.
-    verdicts.ok_or_else(|| ApiError::internal("request cancelled"))
+    verdicts
+        .map(|v| v.into_iter().map(VerdictBody::from).collect())
+        .ok_or_else(|| ApiError::internal("request cancelled"))
 }
 
 async fn check(
@@ -553,26 +601,32 @@ async fn remove_doc(
     let id: u32 = id.parse().map_err(|_| {
         ApiError::bad_request("invalid_id", format!("document id {id:?} is not a number"))
     })?;
-    let deduper = state.deduper.clone();
-    let removed = on_workers(&state, move || {
-        deduper
-            .with(|d| {
-                let removed = d.remove(id)?;
-                d.flush()?;
-                Ok(removed)
-            })
-            .and_then(|r| r)
-    })
-    .await?;
-    if removed {
-        Ok(Json(DeletedBody { id, removed }))
-    } else {
-        Err(ApiError::new(
+    match remove(&state, RemoveTarget::Id(id)).await? {
+        Some(id) => Ok(Json(DeletedBody { id, removed: true })),
+        None => Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "not_found",
             format!("no indexed document with id {id}"),
-        ))
+        )),
     }
+}
+
+/// Has the decider remove a document, in order with the checks, and
+/// commit the removal before answering.
+async fn remove(
+    state: &AppState,
+    target: RemoveTarget,
+) -> Result<Option<neardup_api::DocId>, ApiError> {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let decider = state.decider.clone();
+    // Sending may wait for room in the decider's queue, so it runs on a
+    // worker.
+    state
+        .workers
+        .spawn(move || decider.send(Job::Remove { target, reply }));
+    answer
+        .await
+        .map_err(|_| ApiError::internal("worker task failed"))?
 }
 
 /// `DELETE /v1/docs?url=URL`: removes the page indexed at the URL's
@@ -591,19 +645,7 @@ async fn remove_doc_by_url(
             format!("url {url:?} is not a valid absolute URL: {e}"),
         ));
     }
-    let deduper = state.deduper.clone();
-    let target = url.clone();
-    let removed = on_workers(&state, move || {
-        deduper
-            .with(|d| {
-                let removed = d.remove_url(&target)?;
-                d.flush()?;
-                Ok(removed)
-            })
-            .and_then(|r| r)
-    })
-    .await?;
-    match removed {
+    match remove(&state, RemoveTarget::Url(url.clone())).await? {
         Some(id) => Ok(Json(DeletedBody { id, removed: true })),
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -641,7 +683,9 @@ async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
         .into_iter()
         .map(|m| (m.tier, usize::try_from(m.bytes).unwrap_or(usize::MAX)))
         .collect();
-    let text = state.metrics.render(stats, &memory);
+    let text = state
+        .metrics
+        .render(stats, state.decider.commits(), &memory);
     Response::builder()
         .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
         .body(Body::from(text))
