@@ -358,6 +358,26 @@ impl Deduper {
         }
     }
 
+    /// Frees what [`Deduper::decide`] does not read from `analyzed`: the
+    /// document's text and title, its words but one, its terms beyond
+    /// `decide.min_terms` (decide reads only whether words is empty and
+    /// whether terms reach `min_terms`, so the verdict is unchanged). A
+    /// crawler holding analyzed pages until their turn to be decided keeps
+    /// kilobytes per page instead of one heap string per word. Keep in
+    /// sync with `decide`.
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        let doc = &mut analyzed.doc;
+        doc.text = String::new();
+        doc.title = String::new();
+        doc.words.truncate(1);
+        doc.words.shrink_to_fit();
+        let min_terms = self.config.decide.min_terms;
+        if doc.terms.len() >= min_terms {
+            doc.terms.truncate(min_terms);
+            doc.terms.shrink_to_fit();
+        }
+    }
+
     /// The sequential half: look up each detector's candidates in chain
     /// order, verify them against stored signatures, decide, and index the
     /// page if it is kept.

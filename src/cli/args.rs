@@ -122,6 +122,11 @@ pub struct CrawlArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub max_in_flight: usize,
 
+    /// Response bodies held in memory at once, fetched but not yet
+    /// analyzed, in MiB: fetches wait for room before reading a body.
+    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    pub max_body_memory: usize,
+
     /// Fetch private, loopback and link-local addresses too.
     #[arg(long)]
     pub allow_private: bool,

@@ -172,6 +172,32 @@ impl EvidenceSpool {
     }
 }
 
+/// Drops the text of `blocks` that [`EvidenceSpool::page`] would not keep
+/// (past [`MAX_TEXT_BYTES`]), so a crawler holding a page until its turn
+/// to be decided does not hold a multi-megabyte page's text. The spooled
+/// line is the same with or without trimming: the block that crosses the
+/// cap is kept, cut just past the cap (the spool cuts it and marks the
+/// page truncated), later blocks are dropped.
+pub fn trim_blocks(blocks: &mut Vec<crate::extract::Block>) {
+    let mut left = MAX_TEXT_BYTES;
+    for (i, b) in blocks.iter_mut().enumerate() {
+        if b.text.len() > left {
+            // Keep one more character than fits, so the spool still sees
+            // a crossing block.
+            let mut cut = left + 1;
+            while cut < b.text.len() && !b.text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            b.text.truncate(cut);
+            b.text.shrink_to_fit();
+            blocks.truncate(i + 1);
+            blocks.shrink_to_fit();
+            return;
+        }
+        left -= b.text.len();
+    }
+}
+
 /// Positions whose text the report needs, given each page's cluster root
 /// (see [`crate::cluster::assign`]): the representative and up to
 /// [`MAX_MEMBERS`] other members of every cluster of two or more pages.
