@@ -88,6 +88,10 @@ use crate::frontier::{Canonicalizer, RobotsCache, Scope};
 use crate::output::Sink;
 use crate::verdict::{Match, Verdict, VerdictKind};
 
+/// A page at least this large (bytes of body) is analyzed alone: its
+/// analysis holds about ten times its size in transient memory.
+const LARGE_PAGE: usize = 1 << 20;
+
 /// Default [`Options::max_body_memory`]: 64 MiB.
 pub const DEFAULT_BODY_MEMORY: usize = 64 << 20;
 
@@ -202,8 +206,11 @@ struct Shared {
     hops: hops::HopScope,
     /// Pages analyzed at once: one per core. Analysis is CPU work, so
     /// more at once is not faster, and each analysis of a large page
-    /// holds many times its size in transient memory.
+    /// holds many times its size in transient memory: a page larger than
+    /// [`LARGE_PAGE`] takes every permit (it is analyzed alone).
     analysis: tokio::sync::Semaphore,
+    /// Permits of `analysis`.
+    analysis_permits: u32,
     /// Whether the outputs need the bodies after analysis (WARC); if not,
     /// a body is freed as soon as the page is analyzed.
     keep_bodies: bool,
@@ -317,14 +324,16 @@ pub(crate) async fn drive(
         n => n,
     }
     .max(1);
+    let cores = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(1024) as u32;
     let shared = Arc::new(Shared {
         fetcher,
         robots: RobotsCache::new(&config.crawl),
         deduper: deduper.clone(),
         hops: hops::HopScope::new(config, &seeds)?,
-        analysis: tokio::sync::Semaphore::new(
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-        ),
+        analysis: tokio::sync::Semaphore::new(cores as usize),
+        analysis_permits: cores,
         keep_bodies: out.keeps_bodies(),
         fetch_options: crate::fetch::FetchOptions {
             body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
@@ -520,7 +529,12 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
         let ct = outcome.content_type.clone();
         let keep_body = shared.keep_bodies;
         // Closed never: the semaphore lives as long as `shared`.
-        let _permit = shared.analysis.acquire().await.ok();
+        let permits = if body.len() > LARGE_PAGE {
+            shared.analysis_permits
+        } else {
+            1
+        };
+        let _permit = shared.analysis.acquire_many(permits).await.ok();
         let analyzed = tokio::task::spawn_blocking(move || {
             let a = deduper.read(|d| {
                 let mut a = d.analyze(&key, &final_url, &body, ct.as_deref());

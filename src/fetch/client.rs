@@ -249,10 +249,11 @@ impl Fetcher {
             let (body, truncated) = if wanted {
                 let mut deadline = deadline;
                 if let Some(budget) = &options.body_budget {
-                    let want = response.content_length().map_or(
-                        super::budget::UNKNOWN_LENGTH_RESERVE,
-                        |n| usize::try_from(n).unwrap_or(usize::MAX),
-                    );
+                    let want = response
+                        .content_length()
+                        .map_or(super::budget::UNKNOWN_LENGTH_RESERVE, |n| {
+                            usize::try_from(n).unwrap_or(usize::MAX)
+                        });
                     let waited = Instant::now();
                     reservation = Some(budget.reserve(want.min(options.max_body_bytes)).await);
                     // Waiting for room is not the server's time.

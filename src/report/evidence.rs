@@ -225,9 +225,13 @@ pub fn needed_positions(roots: &[usize]) -> Vec<usize> {
 /// # Errors
 /// Read errors and malformed lines.
 pub fn read_texts(path: &Path) -> Result<Vec<PageText>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    use std::io::BufRead as _;
+    // Line by line: the file can be tens of megabytes.
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        let line = line.as_str();
         if line.trim().is_empty() {
             continue;
         }
