@@ -19,7 +19,6 @@ use super::args::{Args, CrawlArgs};
 
 /// Runs the command.
 pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
-    crate::purge_freed_memory_promptly();
     let mut config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     if a.allow_private {
         config.crawl.allow_private = true;
