@@ -257,6 +257,59 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 mod tests {
     use super::*;
 
+    fn spooled(blocks: Vec<crate::extract::Block>) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = EvidenceSpool::create(dir.path()).unwrap();
+        spool
+            .page(&PageRecord {
+                position: 0,
+                key: "k".into(),
+                url: "u".into(),
+                site: "s".into(),
+                bytes: 0,
+                verdict: crate::verdict::Verdict {
+                    kind: crate::verdict::VerdictKind::Unique,
+                    matched: None,
+                    indexed_as: None,
+                    warnings: Vec::new(),
+                },
+                of: None,
+                blocks,
+            })
+            .unwrap();
+        let mut out = Vec::new();
+        spool.write_selected(&[0], &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn trimmed_blocks_spool_the_same_line() {
+        let block = |text: String| crate::extract::Block {
+            text,
+            tag: "p".into(),
+            link_density: 0.0,
+            is_main: true,
+        };
+        // Under the cap, just over it inside a multibyte character, and
+        // far over it with later blocks.
+        let cases = vec![
+            vec![block("short".into()), block("text".into())],
+            vec![block("a".repeat(MAX_TEXT_BYTES - 1)), block("éé".into())],
+            vec![
+                block("b".repeat(1000)),
+                block("€".repeat(MAX_TEXT_BYTES)),
+                block("later".into()),
+            ],
+        ];
+        for blocks in cases {
+            let mut trimmed = blocks.clone();
+            trim_blocks(&mut trimmed);
+            let kept: usize = trimmed.iter().map(|b| b.text.len()).sum();
+            assert!(kept <= MAX_TEXT_BYTES + 4, "{kept}");
+            assert_eq!(spooled(trimmed), spooled(blocks));
+        }
+    }
+
     #[test]
     fn needed_positions_cap_members_and_skip_singletons() {
         // 0 alone; 1 is the root of 2..=25 (24 members).
