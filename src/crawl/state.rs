@@ -40,7 +40,8 @@
 //!
 //! The state is one JSON document rewritten at each checkpoint: its size
 //! grows with the seen set, so checkpoints cost O(pages seen); the default
-//! policy (every 100 pages or 10 s) keeps that small next to fetching.
+//! policy (every 10,000 pages or 10 s) keeps that small next to fetching
+//! (every 100 pages halved the speed of a 21,000-page crawl).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -198,7 +199,7 @@ pub struct CheckpointPolicy {
 impl Default for CheckpointPolicy {
     fn default() -> Self {
         CheckpointPolicy {
-            pages: 100,
+            pages: 10_000,
             interval: Duration::from_secs(10),
         }
     }
