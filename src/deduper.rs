@@ -790,6 +790,30 @@ mod tests {
         than anywhere else along the northern coast of the bay during that week.";
 
     #[test]
+    fn shrunk_analyses_get_the_same_verdicts() {
+        let edited = LONG.replace("twelve", "eleven");
+        let pages: Vec<(&str, Vec<u8>)> = vec![
+            ("a", page(LONG)),
+            ("b", page(LONG)),
+            ("c", page(&edited)),
+            ("d", page("too short")),
+            ("e", page("too short")),
+            ("f", page("")),
+        ];
+        let mut plain = Deduper::new(Config::default()).unwrap();
+        let mut shrunk = Deduper::new(Config::default()).unwrap();
+        for (key, body) in &pages {
+            let url = format!("http://example.com/{key}");
+            let want = plain.decide(plain.analyze(key, &url, body, None)).unwrap();
+            let mut a = shrunk.analyze(key, &url, body, None);
+            shrunk.shrink_for_decide(&mut a);
+            assert!(a.doc.words.len() <= 1 && a.doc.text.is_empty());
+            let got = shrunk.decide(a).unwrap();
+            assert_eq!(got, want, "{key}");
+        }
+    }
+
+    #[test]
     fn exact_copy_is_a_duplicate_of_the_first_page() {
         let mut d = Deduper::new(Config::default()).unwrap();
         let a = d.check("https://a.example/1", &page(LONG), None).unwrap();
