@@ -398,6 +398,11 @@ pub struct ScopeConfig {
     pub max_pages_per_site: u64,
     /// Pages admitted in total.
     pub max_pages: u64,
+    /// How far links of duplicates are followed: a page's links are
+    /// followed when at most this many duplicates (exact, near-exact,
+    /// `canonical` or `redirect`) come in a row on the link path ending at
+    /// it, the page included. 0: never follow a duplicate's links.
+    pub duplicate_hops: u32,
 }
 
 impl Default for ScopeConfig {
@@ -410,6 +415,7 @@ impl Default for ScopeConfig {
             max_depth: 20,
             max_pages_per_site: 100_000,
             max_pages: 1_000_000,
+            duplicate_hops: 1,
         }
     }
 }
@@ -563,6 +569,12 @@ impl CrawlConfig {
             });
         }
         range("crawl.scope.max_depth", s.max_depth as usize, 0, 10_000)?;
+        range(
+            "crawl.scope.duplicate_hops",
+            s.duplicate_hops as usize,
+            0,
+            100,
+        )?;
         range64(
             "crawl.scope.max_pages_per_site",
             s.max_pages_per_site,

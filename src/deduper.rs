@@ -539,6 +539,26 @@ impl Analyzer {
 }
 
 impl Deduper {
+    /// Frees what [`Deduper::decide`] does not read from `analyzed`: the
+    /// document's text and title, its words but one, its terms beyond
+    /// `decide.min_terms` (decide reads only whether words is empty and
+    /// whether terms reach `min_terms`, so the verdict is unchanged). A
+    /// crawler holding analyzed pages until their turn to be decided keeps
+    /// kilobytes per page instead of one heap string per word. Keep in
+    /// sync with `decide`.
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        let doc = &mut analyzed.doc;
+        doc.text = String::new();
+        doc.title = String::new();
+        doc.words.truncate(1);
+        doc.words.shrink_to_fit();
+        let min_terms = self.config.decide.min_terms;
+        if doc.terms.len() >= min_terms {
+            doc.terms.truncate(min_terms);
+            doc.terms.shrink_to_fit();
+        }
+    }
+
     /// The sequential half: look up each detector's candidates in chain
     /// order, verify them against stored signatures, decide, and index the
     /// page if it is kept.
@@ -1098,6 +1118,30 @@ mod tests {
         returned after the storm, comparing sensor logs from twelve buoys with satellite \
         images taken every hour, and found that the water rose faster near the old pier \
         than anywhere else along the northern coast of the bay during that week.";
+
+    #[test]
+    fn shrunk_analyses_get_the_same_verdicts() {
+        let edited = LONG.replace("twelve", "eleven");
+        let pages: Vec<(&str, Vec<u8>)> = vec![
+            ("a", page(LONG)),
+            ("b", page(LONG)),
+            ("c", page(&edited)),
+            ("d", page("too short")),
+            ("e", page("too short")),
+            ("f", page("")),
+        ];
+        let mut plain = Deduper::new(Config::default()).unwrap();
+        let mut shrunk = Deduper::new(Config::default()).unwrap();
+        for (key, body) in &pages {
+            let url = format!("http://example.com/{key}");
+            let want = plain.decide(plain.analyze(key, &url, body, None)).unwrap();
+            let mut a = shrunk.analyze(key, &url, body, None);
+            shrunk.shrink_for_decide(&mut a);
+            assert!(a.doc.words.len() <= 1 && a.doc.text.is_empty());
+            let got = shrunk.decide(a).unwrap();
+            assert_eq!(got, want, "{key}");
+        }
+    }
 
     #[test]
     fn exact_copy_is_a_duplicate_of_the_first_page() {

@@ -13,7 +13,10 @@
 mod cli;
 
 // Page analysis allocates many short-lived strings (words, blocks); mimalloc
-// cut allocation from ~12% of a profiled `eval` run (see README).
+// cut allocation from ~12% of a profiled `eval` run (see README). The
+// `system-alloc` feature keeps the system allocator, for heap profilers
+// that hook malloc (heaptrack).
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -452,3 +452,104 @@ async fn shutdown_drains_pages_in_flight() {
         .iter()
         .any(|h| h == "/after.html"));
 }
+
+/// A site where a copy links to pages its original does not: the home
+/// page links to an article and to its copy (same text); only the copy
+/// links to `/only-in-copy.html` (unique text) and to `/copy-2.html`,
+/// another copy, which links to `/behind-two-copies.html`. Links have no
+/// text, so the copies' text equals the article's.
+async fn copies_site(hits: Arc<Mutex<Vec<String>>>) -> std::net::SocketAddr {
+    async fn handle(State(hits): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Response {
+        let path = uri.path().to_owned();
+        hits.lock().expect("lock").push(path.clone());
+        let article = "<p>The same long article text, word for word, on every copy of \
+                       this page, about rivers, bridges and the towns along them.</p>";
+        let html = |body: String| {
+            (
+                [(header::CONTENT_TYPE, "text/html")],
+                format!("<html><body>{body}</body></html>"),
+            )
+                .into_response()
+        };
+        match path.as_str() {
+            "/robots.txt" => "User-agent: *\nAllow: /\n".into_response(),
+            "/" => html(
+                "<p>Home page of a site that keeps copies of one article.</p>\
+                 <a href=\"/article.html\">article</a> <a href=\"/copy.html\">copy</a>"
+                    .into(),
+            ),
+            "/article.html" => html(article.to_owned()),
+            "/copy.html" => html(format!(
+                "{article}<a href=\"/only-in-copy.html\"></a><a href=\"/copy-2.html\"></a>"
+            )),
+            "/copy-2.html" => html(format!("{article}<a href=\"/behind-two-copies.html\"></a>")),
+            "/only-in-copy.html" => {
+                html("<p>A page that only the copy links to, with its own words.</p>".into())
+            }
+            "/behind-two-copies.html" => {
+                html("<p>A page reached only through two copies in a row.</p>".into())
+            }
+            _ => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new().fallback(handle).with_state(hits);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_of_duplicates_follow_duplicate_hops() {
+    for (hops, want_only, want_behind) in [(0, false, false), (1, true, false), (2, true, true)] {
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let addr = copies_site(Arc::clone(&hits)).await;
+        let mut config = test_config();
+        config.crawl.scope.duplicate_hops = hops;
+        let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
+        let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+        let dir = Dir::new();
+        let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
+        let mut pages = Vec::new();
+        // One at a time: article.html is decided before copy.html.
+        let options = Options {
+            workers: 1,
+            max_in_flight: 1,
+            ..Options::default()
+        };
+        let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
+        let summary = run(
+            seeds,
+            &config,
+            &options,
+            deduper,
+            fetcher,
+            &mut pages,
+            &mut sink,
+            std::future::pending(),
+        )
+        .await
+        .expect("crawl");
+        let hits = hits.lock().expect("lock").clone();
+        let fetched = |p: &str| hits.iter().any(|h| h == p);
+        assert!(fetched("/copy.html"), "{hits:?}");
+        assert_eq!(
+            summary.duplicates,
+            1 + u64::from(hops >= 1),
+            "hops {hops}: {hits:?}"
+        );
+        assert_eq!(fetched("/copy-2.html"), hops >= 1, "hops {hops}: {hits:?}");
+        assert_eq!(
+            fetched("/only-in-copy.html"),
+            want_only,
+            "hops {hops}: {hits:?}"
+        );
+        assert_eq!(
+            fetched("/behind-two-copies.html"),
+            want_behind,
+            "hops {hops}: {hits:?}"
+        );
+    }
+}

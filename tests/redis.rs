@@ -536,16 +536,40 @@ fn second_crawl_over_the_shared_index_finds_the_first_crawls_pages() {
     };
     let dir = Dir::new();
     let url = redis.url("crawl");
-    dir.run(&["crawl", "--demo", "--out", "c1", "--index", &url, "-q"])
-        .expect_code(0);
+    // Links of duplicates are not followed (crawl.scope.duplicate_hops =
+    // 0), so the second crawl stops at its duplicate seeds and never meets
+    // a page the first crawl dropped as a duplicate of another page.
+    dir.write("hops0.toml", "[crawl.scope]\nduplicate_hops = 0\n");
+    dir.run(&[
+        "--config",
+        "hops0.toml",
+        "crawl",
+        "--demo",
+        "--out",
+        "c1",
+        "--index",
+        &url,
+        "-q",
+    ])
+    .expect_code(0);
     let first = read_verdicts(&dir.read("c1/verdicts.jsonl"));
     let kept = first.iter().filter(|v| v["verdict"] != "duplicate").count();
     assert!(kept >= 5, "{first:?}");
     assert_eq!(redis.log_len("crawl"), kept);
     // The demo sites come up on new ports: same pages, new URLs. Every
     // page the second crawl reaches is a copy of one the first crawl kept.
-    dir.run(&["crawl", "--demo", "--out", "c2", "--index", &url, "-q"])
-        .expect_code(0);
+    dir.run(&[
+        "--config",
+        "hops0.toml",
+        "crawl",
+        "--demo",
+        "--out",
+        "c2",
+        "--index",
+        &url,
+        "-q",
+    ])
+    .expect_code(0);
     let second = read_verdicts(&dir.read("c2/verdicts.jsonl"));
     assert!(!second.is_empty());
     let first_urls: Vec<&str> = first.iter().map(|v| v["url"].as_str().unwrap()).collect();

@@ -84,6 +84,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         max_frontier: a.max_frontier,
         max_in_flight: a.max_in_flight,
+        max_body_memory: a.max_body_memory.saturating_mul(1 << 20),
         ..Options::default()
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

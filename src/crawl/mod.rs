@@ -31,10 +31,16 @@
 //!   (and then found a duplicate by content).
 //! - Links of unique pages and of near duplicates are expanded (a near
 //!   duplicate often differs in its links: the next page of a list, an
-//!   added section). Links of exact duplicates (and canonical/redirect
-//!   duplicates) are NOT expanded: a mirror or a URL trap serving the same
-//!   page again has nothing new to reach, and expanding it would walk the
-//!   whole mirror.
+//!   added section). Links of duplicates (exact or near-exact content,
+//!   canonical, redirect) are expanded only while at most
+//!   `crawl.scope.duplicate_hops` duplicates (default 1) come in a row on
+//!   the link path ending at the page: a copy whose text equals another
+//!   page's can still link to pages nothing else links to (rust-doc's
+//!   `core::ops` index is a text duplicate of `std::ops`, but only it
+//!   links to `core`-only items), while a mirror or a URL trap serving the
+//!   same page under new URLs costs one level of links, not the whole
+//!   mirror. With 0, a duplicate's links are never expanded. Every URL
+//!   still passes the seen set, the depth and the page budgets.
 //! - Only 2xx HTML answers are checked for duplicates; other statuses,
 //!   skipped content types and fetch errors go to `pages.jsonl` only.
 //! - A URL disallowed by robots.txt is not fetched: its `pages.jsonl` line
@@ -82,6 +88,13 @@ use crate::frontier::{Canonicalizer, RobotsCache, Scope};
 use crate::output::Sink;
 use crate::verdict::{Match, Verdict, VerdictKind};
 
+/// A page at least this large (bytes of body) is analyzed alone: its
+/// analysis holds about ten times its size in transient memory.
+const LARGE_PAGE: usize = 1 << 20;
+
+/// Default [`Options::max_body_memory`]: 64 MiB.
+pub const DEFAULT_BODY_MEMORY: usize = 64 << 20;
+
 /// Crawl-loop settings that are not part of [`Config`].
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -93,6 +106,12 @@ pub struct Options {
     /// Largest number of pages dispatched but not yet decided (bodies held
     /// in memory); 0 uses four per worker.
     pub max_in_flight: usize,
+    /// Response-body bytes held at once, fetched and not yet analyzed (or
+    /// not yet decided when the outputs keep bodies, as the WARC output
+    /// does): a fetch waits for room before reading its body (see
+    /// [`crate::fetch::budget`]). Each body is also capped by
+    /// `crawl.fetch.max_body_bytes`.
+    pub max_body_memory: usize,
 }
 
 impl Default for Options {
@@ -101,6 +120,7 @@ impl Default for Options {
             workers: 0,
             max_frontier: 100_000,
             max_in_flight: 0,
+            max_body_memory: DEFAULT_BODY_MEMORY,
         }
     }
 }
@@ -153,6 +173,9 @@ struct Job {
     seq: u64,
     url: Url,
     depth: u32,
+    /// Duplicates in a row on the link path ending at the page that
+    /// linked here (see `crawl.scope.duplicate_hops`).
+    dups: u32,
 }
 
 enum Fetched {
@@ -181,6 +204,18 @@ struct Shared {
     deduper: SharedDeduper,
     /// Scope test for redirect targets.
     hops: hops::HopScope,
+    /// Pages analyzed at once: one per core. Analysis is CPU work, so
+    /// more at once is not faster, and each analysis of a large page
+    /// holds many times its size in transient memory: a page larger than
+    /// [`LARGE_PAGE`] takes every permit (it is analyzed alone).
+    analysis: tokio::sync::Semaphore,
+    /// Permits of `analysis`.
+    analysis_permits: u32,
+    /// Whether the outputs need the bodies after analysis (WARC); if not,
+    /// a body is freed as soon as the page is analyzed.
+    keep_bodies: bool,
+    /// `crawl.fetch` limits with the crawl's body budget.
+    fetch_options: crate::fetch::FetchOptions,
 }
 
 /// Crawls from `seeds` until the frontier is empty and nothing is in
@@ -224,6 +259,11 @@ pub(crate) trait Outputs {
     /// flushed).
     fn checkpoint(&mut self, _state: &state::CrawlState) -> Result<()> {
         Ok(())
+    }
+    /// Whether [`Outputs::answer`] reads the response bodies (the WARC
+    /// output does); if not, bodies are freed right after analysis.
+    fn keeps_bodies(&self) -> bool {
+        false
     }
     /// Whether [`Outputs::checkpoint`] does anything (then the index is
     /// flushed before each one).
@@ -284,11 +324,21 @@ pub(crate) async fn drive(
         n => n,
     }
     .max(1);
+    let cores = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(1024) as u32;
     let shared = Arc::new(Shared {
         fetcher,
         robots: RobotsCache::new(&config.crawl),
         deduper: deduper.clone(),
         hops: hops::HopScope::new(config, &seeds)?,
+        analysis: tokio::sync::Semaphore::new(cores as usize),
+        analysis_permits: cores,
+        keep_bodies: out.keeps_bodies(),
+        fetch_options: crate::fetch::FetchOptions {
+            body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
+            ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
+        },
     });
     let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
     let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
@@ -316,7 +366,7 @@ pub(crate) async fn drive(
     }
     // Dispatched and not yet decided, by sequence number: a checkpoint
     // records them at the head of the queue, to be fetched again.
-    let mut in_flight_urls: BTreeMap<u64, (Url, u32)> = BTreeMap::new();
+    let mut in_flight_urls: BTreeMap<u64, Queued> = BTreeMap::new();
     let mut since_checkpoint: u64 = 0;
     if out.durable() {
         // The starting point is a checkpoint too: a crash before the first
@@ -368,9 +418,9 @@ pub(crate) async fn drive(
                     stopping = true;
                     continue;
                 };
-                if let Some((url, depth)) = frontier.next() {
-                    in_flight_urls.insert(next_dispatch, (url.clone(), depth));
-                    permit.send(Job { seq: next_dispatch, url, depth });
+                if let Some((url, depth, dups)) = frontier.next() {
+                    in_flight_urls.insert(next_dispatch, (url.clone(), depth, dups));
+                    permit.send(Job { seq: next_dispatch, url, depth, dups });
                     next_dispatch += 1;
                 }
             }
@@ -406,7 +456,7 @@ async fn checkpoint(
     frontier: &Frontier<'_>,
     decider: &Decider,
     summary: &CrawlSummary,
-    in_flight: &BTreeMap<u64, (Url, u32)>,
+    in_flight: &BTreeMap<u64, Queued>,
 ) -> Result<()> {
     let d = deduper.clone();
     tokio::task::spawn_blocking(move || d.with(|d| d.flush()))
@@ -459,7 +509,11 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
         fetcher: &shared.fetcher,
         depth,
     };
-    let mut outcome = match shared.fetcher.fetch_checked(&url, &guard).await {
+    let fetched = shared
+        .fetcher
+        .fetch_guarded(&url, &shared.fetch_options, Some(&guard))
+        .await;
+    let mut outcome = match fetched {
         Ok(o) => o,
         Err(e) => return Fetched::Failed(e, started.elapsed()),
     };
@@ -473,18 +527,38 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
         // The body is not needed after analysis: move it, do not copy.
         let body = std::mem::take(&mut outcome.body);
         let ct = outcome.content_type.clone();
+        let keep_body = shared.keep_bodies;
+        // Closed never: the semaphore lives as long as `shared`.
+        let permits = if body.len() > LARGE_PAGE {
+            shared.analysis_permits
+        } else {
+            1
+        };
+        let _permit = shared.analysis.acquire_many(permits).await.ok();
         let analyzed = tokio::task::spawn_blocking(move || {
-            let a = deduper.read(|d| d.analyze(&key, &final_url, &body, ct.as_deref()));
-            (a, body)
+            let a = deduper.read(|d| {
+                let mut a = d.analyze(&key, &final_url, &body, ct.as_deref());
+                // Held until decided: keep only what deciding, link
+                // expansion and the evidence spool read.
+                d.shrink_for_decide(&mut a);
+                crate::report::evidence::trim_blocks(&mut a.extracted.blocks);
+                a
+            });
+            (a, keep_body.then_some(body))
         })
         .await
         .ok();
-        // The body comes back for the WARC output (held until decided, as
-        // bounded by `max_in_flight`).
-        analyzed.and_then(|(a, body)| {
-            outcome.body = body;
+        // The body comes back for the WARC output only (held until
+        // decided, as bounded by `max_in_flight`), and with it its share
+        // of the body budget.
+        let analyzed = analyzed.and_then(|(a, body)| {
+            outcome.body = body.unwrap_or_default();
             a.ok().map(Box::new)
-        })
+        });
+        if !keep_body {
+            outcome.reservation = None;
+        }
+        analyzed
     } else {
         None
     };
@@ -494,16 +568,22 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
     }
 }
 
+/// A queued URL: the URL, its depth, and the duplicates in a row on the
+/// link path ending at the page that linked to it.
+type Queued = (Url, u32, u32);
+
 /// The queue, seen set and scope.
 struct Frontier<'c> {
     canon: &'c Canonicalizer,
     scope: Scope,
-    queue: VecDeque<(Url, u32)>,
+    queue: VecDeque<Queued>,
     seen: HashSet<String>,
     /// Redirect targets fetched (at most one per page fetched).
     targets: HashSet<String>,
     max_frontier: usize,
     max_links: usize,
+    /// `crawl.scope.duplicate_hops`.
+    duplicate_hops: u32,
     skipped: BTreeMap<String, u64>,
 }
 
@@ -531,10 +611,11 @@ impl<'c> Frontier<'c> {
             targets: HashSet::new(),
             max_frontier: options.max_frontier.max(1),
             max_links: config.extract.max_links,
+            duplicate_hops: config.crawl.scope.duplicate_hops,
             skipped: BTreeMap::new(),
         };
         for s in seeds {
-            f.offer(s, 0);
+            f.offer(s, 0, 0);
         }
         Ok(f)
     }
@@ -544,7 +625,7 @@ impl<'c> Frontier<'c> {
     }
 
     /// Queues a canonical URL if it is new, in scope and fits.
-    fn offer(&mut self, url: Url, depth: u32) {
+    fn offer(&mut self, url: Url, depth: u32, dups: u32) {
         if self.seen.contains(url.as_str()) {
             return;
         }
@@ -555,7 +636,7 @@ impl<'c> Frontier<'c> {
         match self.scope.admit(&url, depth) {
             Ok(()) => {
                 self.seen.insert(url.as_str().to_owned());
-                self.queue.push_back((url, depth));
+                self.queue.push_back((url, depth, dups));
             }
             Err(reason) => self.skip(reason.name()),
         }
@@ -570,13 +651,13 @@ impl<'c> Frontier<'c> {
 
     /// The next URL to fetch, skipping those already fetched as redirect
     /// targets while they waited.
-    fn next(&mut self) -> Option<(Url, u32)> {
-        while let Some((url, depth)) = self.queue.pop_front() {
+    fn next(&mut self) -> Option<Queued> {
+        while let Some((url, depth, dups)) = self.queue.pop_front() {
             if self.targets.contains(url.as_str()) {
                 self.skip("already_fetched");
                 continue;
             }
-            return Some((url, depth));
+            return Some((url, depth, dups));
         }
         None
     }
@@ -712,7 +793,7 @@ impl Decider {
             .as_deref()
             .and_then(|b| outcome.final_url.join(b).ok())
             .unwrap_or_else(|| outcome.final_url.clone());
-        let hrefs = analyzed.extracted.links.clone();
+        let hrefs = std::mem::take(&mut analyzed.extracted.links);
         let bytes = analyzed.bytes;
 
         let verdict = match by_redirect.or(by_canonical) {
@@ -785,7 +866,13 @@ impl Decider {
                 b.near_duplicates += 1;
             }
         }
-        let expand = verdict.kind != VerdictKind::Duplicate;
+        // Duplicates in a row ending at this page: its links are followed
+        // while they do not exceed `crawl.scope.duplicate_hops`.
+        let dups = match verdict.kind {
+            VerdictKind::Duplicate => job.dups.saturating_add(1),
+            _ => 0,
+        };
+        let expand = dups <= frontier.duplicate_hops;
         out.sink().page(&PageRecord {
             position,
             key: key.clone(),
@@ -812,7 +899,7 @@ impl Decider {
                     links.over_cap as u64;
             }
             for url in links.accepted {
-                frontier.offer(url, job.depth + 1);
+                frontier.offer(url, job.depth + 1, dups);
             }
         }
         Ok(())

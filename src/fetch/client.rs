@@ -38,6 +38,9 @@ pub struct FetchOptions {
     pub max_redirects: usize,
     /// Media types whose bodies are read; `None` reads every type.
     pub content_types: Option<Vec<String>>,
+    /// Body bytes held at once across fetches sharing it (see
+    /// [`super::budget`]); `None`: no limit but each body's cap.
+    pub body_budget: Option<super::BodyBudget>,
 }
 
 impl FetchOptions {
@@ -54,6 +57,7 @@ impl FetchOptions {
                     .map(|t| t.trim().to_ascii_lowercase())
                     .collect(),
             ),
+            body_budget: None,
         }
     }
 }
@@ -241,8 +245,26 @@ impl Fetcher {
                     types.iter().any(|t| t.eq_ignore_ascii_case(media))
                 }
             };
+            let mut reservation = None;
             let (body, truncated) = if wanted {
-                read_body(response, options, deadline).await?
+                let mut deadline = deadline;
+                if let Some(budget) = &options.body_budget {
+                    let want = response
+                        .content_length()
+                        .map_or(super::budget::UNKNOWN_LENGTH_RESERVE, |n| {
+                            usize::try_from(n).unwrap_or(usize::MAX)
+                        });
+                    let waited = Instant::now();
+                    reservation = Some(budget.reserve(want.min(options.max_body_bytes)).await);
+                    // Waiting for room is not the server's time.
+                    deadline += waited.elapsed();
+                }
+                let read = read_body(response, options, deadline).await?;
+                if let Some(r) = reservation.as_mut() {
+                    r.try_grow(read.0.len());
+                    r.shrink_to(read.0.len());
+                }
+                read
             } else {
                 // Dropping the response closes the connection without
                 // downloading the body.
@@ -260,6 +282,7 @@ impl Fetcher {
                 elapsed: start.elapsed(),
                 truncated,
                 skipped_content_type: !wanted,
+                reservation: reservation.map(std::sync::Arc::new),
                 attempts,
             });
         }

@@ -10,7 +10,9 @@
 //! - [`net`]: the private-address guard (a DNS resolver that drops
 //!   non-public answers, plus literal-IP checks on every hop).
 //! - [`retry`]: exponential backoff with jitter and `Retry-After` parsing.
+//! - [`budget`]: [`BodyBudget`], a cap on body bytes held at once.
 
+pub mod budget;
 pub mod client;
 pub mod limits;
 pub mod net;
@@ -20,6 +22,7 @@ use std::time::Duration;
 
 use url::Url;
 
+pub use budget::{BodyBudget, BodyReservation};
 pub use client::{FetchOptions, Fetcher, RedirectGuard};
 pub use limits::Politeness;
 
@@ -184,4 +187,8 @@ pub struct FetchOutcome {
     pub skipped_content_type: bool,
     /// Requests sent for the final hop (1 + retries used).
     pub attempts: u32,
+    /// The body's share of [`FetchOptions::body_budget`], if one was
+    /// given: drop it once the body is no longer held (clones of the
+    /// outcome share it: it is released when the last one drops it).
+    pub reservation: Option<std::sync::Arc<BodyReservation>>,
 }

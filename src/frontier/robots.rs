@@ -166,6 +166,7 @@ impl RobotsCache {
             oversize: Oversize::Truncate,
             max_redirects: ROBOTS_REDIRECTS,
             content_types: None,
+            body_budget: None,
         };
         match fetcher.fetch_with(&robots_url, &options).await {
             Ok(outcome) => match outcome.status {

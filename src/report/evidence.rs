@@ -172,6 +172,32 @@ impl EvidenceSpool {
     }
 }
 
+/// Drops the text of `blocks` that [`EvidenceSpool::page`] would not keep
+/// (past [`MAX_TEXT_BYTES`]), so a crawler holding a page until its turn
+/// to be decided does not hold a multi-megabyte page's text. The spooled
+/// line is the same with or without trimming: the block that crosses the
+/// cap is kept, cut just past the cap (the spool cuts it and marks the
+/// page truncated), later blocks are dropped.
+pub fn trim_blocks(blocks: &mut Vec<crate::extract::Block>) {
+    let mut left = MAX_TEXT_BYTES;
+    for (i, b) in blocks.iter_mut().enumerate() {
+        if b.text.len() > left {
+            // Keep one more character than fits, so the spool still sees
+            // a crossing block.
+            let mut cut = left + 1;
+            while cut < b.text.len() && !b.text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            b.text.truncate(cut);
+            b.text.shrink_to_fit();
+            blocks.truncate(i + 1);
+            blocks.shrink_to_fit();
+            return;
+        }
+        left -= b.text.len();
+    }
+}
+
 /// Positions whose text the report needs, given each page's cluster root
 /// (see [`crate::cluster::assign`]): the representative and up to
 /// [`MAX_MEMBERS`] other members of every cluster of two or more pages.
@@ -199,9 +225,13 @@ pub fn needed_positions(roots: &[usize]) -> Vec<usize> {
 /// # Errors
 /// Read errors and malformed lines.
 pub fn read_texts(path: &Path) -> Result<Vec<PageText>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    use std::io::BufRead as _;
+    // Line by line: the file can be tens of megabytes.
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        let line = line.as_str();
         if line.trim().is_empty() {
             continue;
         }
@@ -226,6 +256,59 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn spooled(blocks: Vec<crate::extract::Block>) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = EvidenceSpool::create(dir.path()).unwrap();
+        spool
+            .page(&PageRecord {
+                position: 0,
+                key: "k".into(),
+                url: "u".into(),
+                site: "s".into(),
+                bytes: 0,
+                verdict: crate::verdict::Verdict {
+                    kind: crate::verdict::VerdictKind::Unique,
+                    matched: None,
+                    indexed_as: None,
+                    warnings: Vec::new(),
+                },
+                of: None,
+                blocks,
+            })
+            .unwrap();
+        let mut out = Vec::new();
+        spool.write_selected(&[0], &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn trimmed_blocks_spool_the_same_line() {
+        let block = |text: String| crate::extract::Block {
+            text,
+            tag: "p".into(),
+            link_density: 0.0,
+            is_main: true,
+        };
+        // Under the cap, just over it inside a multibyte character, and
+        // far over it with later blocks.
+        let cases = vec![
+            vec![block("short".into()), block("text".into())],
+            vec![block("a".repeat(MAX_TEXT_BYTES - 1)), block("éé".into())],
+            vec![
+                block("b".repeat(1000)),
+                block("€".repeat(MAX_TEXT_BYTES)),
+                block("later".into()),
+            ],
+        ];
+        for blocks in cases {
+            let mut trimmed = blocks.clone();
+            trim_blocks(&mut trimmed);
+            let kept: usize = trimmed.iter().map(|b| b.text.len()).sum();
+            assert!(kept <= MAX_TEXT_BYTES + 4, "{kept}");
+            assert_eq!(spooled(trimmed), spooled(blocks));
+        }
+    }
 
     #[test]
     fn needed_positions_cap_members_and_skip_singletons() {

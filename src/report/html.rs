@@ -13,7 +13,6 @@ const JS: &str = include_str!("report.js");
 /// # Errors
 /// Write errors.
 pub fn render_html(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    let data = serde_json::to_string(report).map_err(std::io::Error::other)?;
     out.write_all(
         b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
           <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -31,15 +30,101 @@ pub fn render_html(report: &Report, out: &mut dyn Write) -> std::io::Result<()> 
           sites.csv and clusters.csv beside this file.</noscript></main>\n\
           <script type=\"application/json\" id=\"data\">",
     )?;
-    out.write_all(escape_script_json(&data).as_bytes())?;
+    // Streamed: the data can be tens of megabytes (the texts of every
+    // clustered page); no copy of it is held.
+    let mut safe = ScriptSafe::new(&mut *out);
+    serde_json::to_writer(&mut safe, report).map_err(std::io::Error::other)?;
+    safe.finish()?;
     out.write_all(b"</script>\n<script>\n")?;
     out.write_all(JS.as_bytes())?;
     out.write_all(b"</script>\n</body>\n</html>\n")
 }
 
-/// JSON safe inside `<script>`: `<`, `>` and `&` become `\u` escapes (the
+/// A writer applying [`escape_script_json`] to JSON streamed through it
+/// (U+2028 and U+2029 may arrive split across writes).
+struct ScriptSafe<'a> {
+    out: &'a mut dyn Write,
+    /// Leading bytes of a possible U+2028/U+2029 (`E2 80`) held back: 0-2.
+    held: u8,
+    buf: Vec<u8>,
+}
+
+impl<'a> ScriptSafe<'a> {
+    fn new(out: &'a mut dyn Write) -> ScriptSafe<'a> {
+        ScriptSafe {
+            out,
+            held: 0,
+            buf: Vec::with_capacity(1 << 16),
+        }
+    }
+
+    fn push(&mut self, b: u8) {
+        match (self.held, b) {
+            (0, 0xE2) => self.held = 1,
+            (1, 0x80) => self.held = 2,
+            (2, 0xA8) => {
+                self.held = 0;
+                self.buf.extend_from_slice(b"\\u2028");
+            }
+            (2, 0xA9) => {
+                self.held = 0;
+                self.buf.extend_from_slice(b"\\u2029");
+            }
+            (held, b) => {
+                self.release(held);
+                match b {
+                    0xE2 => self.held = 1,
+                    b'<' => self.buf.extend_from_slice(b"\\u003c"),
+                    b'>' => self.buf.extend_from_slice(b"\\u003e"),
+                    b'&' => self.buf.extend_from_slice(b"\\u0026"),
+                    b => self.buf.push(b),
+                }
+            }
+        }
+    }
+
+    /// Writes out held-back bytes that turned out not to start U+2028/9.
+    fn release(&mut self, held: u8) {
+        if held >= 1 {
+            self.buf.push(0xE2);
+        }
+        if held == 2 {
+            self.buf.push(0x80);
+        }
+        self.held = 0;
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        let held = self.held;
+        self.release(held);
+        self.flush()
+    }
+}
+
+impl Write for ScriptSafe<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        for &b in data {
+            self.push(b);
+        }
+        if self.buf.len() >= 1 << 16 {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        self.out.flush()
+    }
+}
+
+/// JSON safe inside `<script>` (the string version of [`ScriptSafe`],
+/// kept as the tests' reference): `<`, `>` and `&` become `\u` escapes (the
 /// JSON value is unchanged), so no `</script>` or `<!--` can appear.
-pub(crate) fn escape_script_json(json: &str) -> String {
+#[cfg(test)]
+fn escape_script_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len() + json.len() / 32);
     for c in json.chars() {
         match c {
@@ -66,5 +151,24 @@ mod tests {
         assert!(!esc.contains('<') && !esc.contains('>') && !esc.contains('&'));
         let back: serde_json::Value = serde_json::from_str(&esc).unwrap();
         assert_eq!(back["t"], "</script><!-- & >");
+    }
+
+    #[test]
+    fn streamed_escaping_equals_the_string_version_whatever_the_splits() {
+        let json = serde_json::to_string(&serde_json::json!({
+            "t": "a\u{2028}b\u{2029}c</script>&\u{e2}\u{20ac}\u{2027}\u{2030}é<>",
+        }))
+        .unwrap();
+        let want = escape_script_json(&json);
+        let bytes = json.as_bytes();
+        for split in 1..8 {
+            let mut out = Vec::new();
+            let mut safe = ScriptSafe::new(&mut out);
+            for piece in bytes.chunks(split) {
+                safe.write_all(piece).unwrap();
+            }
+            safe.finish().unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), want, "split {split}");
+        }
     }
 }
