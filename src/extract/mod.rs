@@ -37,7 +37,8 @@ pub struct Extracted {
     pub base_href: Option<String>,
     /// `<html lang>` as written.
     pub lang: Option<String>,
-    /// Outgoing links (`<a href>`), resolved, http(s) only, in page order.
+    /// Outgoing links (`<a href>`), resolved, http(s) only, fragments removed:
+    /// each distinct target once, in page order, never the page itself.
     pub links: Vec<String>,
     /// Text blocks in document order.
     pub blocks: Vec<Block>,
@@ -98,13 +99,27 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         matches!(joined.scheme(), "http" | "https").then_some(joined)
     };
 
+    // Each distinct target once, in first-seen order, and no link to the
+    // page itself: source listings and long references repeat `#line`
+    // anchors tens of thousands of times, which would fill `max_links`
+    // (and memory) with one URL the frontier drops anyway.
+    let this_page = page_url.map(|u| {
+        let mut u = u.clone();
+        u.set_fragment(None);
+        String::from(u)
+    });
     let mut links = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     if config.max_links > 0 {
         for raw in &parsed.hrefs {
             let decoded = html_escape::decode_html_entities(raw);
             if let Some(mut u) = resolve(&decoded) {
                 u.set_fragment(None);
-                links.push(String::from(u));
+                let link = String::from(u);
+                if this_page.as_deref() == Some(link.as_str()) || !seen.insert(link.clone()) {
+                    continue;
+                }
+                links.push(link);
                 if links.len() >= config.max_links {
                     break;
                 }
@@ -260,6 +275,34 @@ mod tests {
                 "https://example.com/docs/up.html",
                 "https://cdn.example.org/x",
                 "https://example.com/docs/v2/?q=1&r=2",
+            ]
+        );
+    }
+
+    #[test]
+    fn links_are_distinct_and_skip_the_page_itself() {
+        let mut html = String::new();
+        for i in 0..1000 {
+            html.push_str(&format!("<a href=\"#l{i}\">{i}</a> "));
+        }
+        html.push_str(
+            r#"<a href="other.html">o</a><a href="other.html#x">o2</a>
+               <a href="page.html?a=1">q</a><a href="b.html">b</a>"#,
+        );
+        let page = Url::parse("https://e.com/d/page.html").unwrap();
+        let config = ExtractConfig {
+            max_links: 3,
+            ..ExtractConfig::default()
+        };
+        let e = extract(&html, Some(&page), &config);
+        // The 1000 anchors into the page itself neither appear nor use up
+        // the cap; a repeated target counts once.
+        assert_eq!(
+            e.links,
+            vec![
+                "https://e.com/d/other.html",
+                "https://e.com/d/page.html?a=1",
+                "https://e.com/d/b.html",
             ]
         );
     }
