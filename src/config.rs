@@ -224,7 +224,10 @@ impl Default for DecideConfig {
 pub struct IndexConfig {
     /// A page checked again at the URL of an indexed page replaces that
     /// page's fingerprints (a recrawl), so a changed page is never matched
-    /// against its own older version. Off: every check is a new page.
+    /// against its own older version. "The URL" is compared up to spelling
+    /// only (scheme and host case, default port, fragment, percent
+    /// escapes), not with the crawl's heuristics: `?utm_source=x` is
+    /// another URL, whose copy is reported. Off: every check is a new page.
     pub replace_same_url: bool,
     /// Seconds after its last fetch at which an indexed page expires: it no
     /// longer matches and is removed from the index. 0: never. Needs a

@@ -91,17 +91,34 @@ pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// Which indexed page holds each URL: derived state, rebuilt from the store
 /// on open like the candidate indexes. Keyed by a stable hash (xxh3, fixed
-/// seed) of the URL's canonical form (`crawl.canonical` rules, so
-/// `HTTP://A.example:80/x#top` and `http://a.example/x` are one page);
-/// a hit is confirmed against the stored URL, so a hash collision can
-/// never replace another page.
+/// seed) of the URL's identity form ([`UrlMap::identity_rules`]: so
+/// `HTTP://A.example:80/x#top` and `http://a.example/x` are one page, but
+/// `/x?utm_source=feed` is not `/x`); a hit is confirmed against the
+/// stored URL, so a hash collision can never replace another page.
 struct UrlMap {
     canon: Canonicalizer,
     ids: HashMap<u64, DocId>,
 }
 
 impl UrlMap {
-    /// The canonical form of `url` (the URL itself if it has none, e.g. a
+    /// The `crawl.canonical` rules that only rewrite one resource's
+    /// spellings (RFC 3986 equivalence: fragment, percent-encoding, empty
+    /// query, host dot), without the heuristics that merge URLs which may
+    /// name different pages (dropped or sorted parameters, trailing
+    /// slashes). A recrawl replaces the page fetched at the *same* URL; a
+    /// copy at a tracking-parameter variant is a duplicate to report, not a
+    /// new version (the crawl's frontier merges those before fetching).
+    fn identity_rules(crawl: &crate::config::CanonicalConfig) -> crate::config::CanonicalConfig {
+        crate::config::CanonicalConfig {
+            sort_query: false,
+            drop_params: Vec::new(),
+            drop_path_params: false,
+            trailing_slash: crate::config::TrailingSlash::Keep,
+            ..crawl.clone()
+        }
+    }
+
+    /// The identity form of `url` (the URL itself if it has none, e.g. a
     /// `file://` URL of a batch input).
     fn canonical(&self, url: &str) -> String {
         self.canon
@@ -284,7 +301,7 @@ impl Deduper {
     ) -> Deduper {
         let indexes = detectors.iter().map(|d| d.new_index()).collect();
         let urls = UrlMap {
-            canon: Canonicalizer::new(&config.crawl.canonical),
+            canon: Canonicalizer::new(&UrlMap::identity_rules(&config.crawl.canonical)),
             ids: HashMap::new(),
         };
         let expiry = (config.index.ttl_secs > 0).then(BinaryHeap::new);
@@ -564,7 +581,7 @@ impl Deduper {
     /// page if it is kept.
     ///
     /// Recrawls (`index.replace_same_url`): if a page is indexed at the
-    /// same canonical URL, an unchanged re-fetch (identical signatures) is
+    /// same URL (up to spelling), an unchanged re-fetch (identical signatures) is
     /// a [`VerdictKind::Duplicate`] whose match is that page with detector
     /// [`SAME_URL`] (its fetch time is refreshed, nothing else changes);
     /// a changed page first removes the old version, then is judged like
@@ -917,7 +934,7 @@ impl Deduper {
         self.remove_record(id)
     }
 
-    /// Removes the indexed page at `url` (compared in canonical form, like
+    /// Removes the indexed page at `url` (compared up to spelling, like
     /// recrawls) and returns its id, or `None` if no page is indexed there.
     /// Flush to make the removal durable.
     ///
@@ -932,7 +949,7 @@ impl Deduper {
         Ok(Some(id))
     }
 
-    /// The id of the page indexed at `url` (canonical form), if any.
+    /// The id of the page indexed at `url` (compared up to spelling), if any.
     ///
     /// # Errors
     /// [`crate::Error::Store`] if the document store fails.

@@ -542,6 +542,31 @@ fn without_replace_same_url_a_changed_page_matches_its_old_version() {
 }
 
 #[test]
+fn a_tracking_parameter_variant_is_a_copy_not_a_recrawl() {
+    // The frontier merges `?utm_*` variants before fetching, but a caller of
+    // `check` may pass one: its near copy must be reported against the
+    // page, not replace it as a new version of the same URL.
+    let mut d = deduper(None, Config::default());
+    let first = d
+        .check("https://a.example/news", &page(&text(40, 150)), None)
+        .unwrap();
+    let variant = d
+        .check(
+            "https://a.example/news?utm_source=feed",
+            &page(&edited(40, 150)),
+            None,
+        )
+        .unwrap();
+    assert_eq!(variant.kind, VerdictKind::NearDuplicate, "{variant:?}");
+    assert_eq!(variant.matched.unwrap().id, first.indexed_as.unwrap());
+    assert_eq!(
+        d.id_of_url("https://a.example/news").unwrap(),
+        first.indexed_as,
+        "the page at the plain URL is still indexed"
+    );
+}
+
+#[test]
 fn delete_by_url_then_an_identical_page_is_unique() {
     let dir = Dir::new();
     let body = page(&text(50, 120));
