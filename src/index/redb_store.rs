@@ -34,7 +34,7 @@
 //! the batch driver does: it flushes each window before writing its
 //! verdicts). Dropping the store flushes on a best-effort basis.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -107,87 +107,42 @@ enum Pending {
 /// node, the map entry): keeps a cache of tiny records bounded too.
 const NODE_BYTES: usize = 64;
 
-/// A least-recently-used cache of records, bounded in bytes: a hash map
-/// from id to a slot of a doubly linked list kept in a vector.
-#[derive(Debug, Default)]
+/// A least-recently-used cache of records, bounded in bytes (the `lru`
+/// crate keeps the order; this wrapper counts bytes and evicts).
+#[derive(Debug)]
 struct Lru {
     capacity: usize,
     bytes: usize,
-    map: HashMap<DocId, usize>,
-    nodes: Vec<Node>,
-    free: Vec<usize>,
-    /// Most recently used node, or `NIL`.
-    head: usize,
-    /// Least recently used node, or `NIL`.
-    tail: usize,
+    /// id -> (record, bytes it is charged).
+    entries: lru::LruCache<DocId, (Arc<DocRecord>, usize)>,
     hits: u64,
     misses: u64,
-}
-
-const NIL: usize = usize::MAX;
-
-#[derive(Debug)]
-struct Node {
-    id: DocId,
-    rec: Option<Arc<DocRecord>>,
-    bytes: usize,
-    prev: usize,
-    next: usize,
 }
 
 impl Lru {
     fn new(capacity: usize) -> Lru {
         Lru {
             capacity,
-            head: NIL,
-            tail: NIL,
-            ..Lru::default()
-        }
-    }
-
-    fn unlink(&mut self, i: usize) {
-        let (prev, next) = (self.nodes[i].prev, self.nodes[i].next);
-        match prev {
-            NIL => self.head = next,
-            p => self.nodes[p].next = next,
-        }
-        match next {
-            NIL => self.tail = prev,
-            n => self.nodes[n].prev = prev,
-        }
-    }
-
-    fn push_front(&mut self, i: usize) {
-        self.nodes[i].prev = NIL;
-        self.nodes[i].next = self.head;
-        if self.head != NIL {
-            self.nodes[self.head].prev = i;
-        }
-        self.head = i;
-        if self.tail == NIL {
-            self.tail = i;
+            bytes: 0,
+            entries: lru::LruCache::unbounded(),
+            hits: 0,
+            misses: 0,
         }
     }
 
     fn get(&mut self, id: DocId) -> Option<Arc<DocRecord>> {
-        let Some(&i) = self.map.get(&id) else {
+        let found = self.entries.get(&id).map(|(rec, _)| Arc::clone(rec));
+        if found.is_some() {
+            self.hits += 1;
+        } else {
             self.misses += 1;
-            return None;
-        };
-        self.hits += 1;
-        if self.head != i {
-            self.unlink(i);
-            self.push_front(i);
         }
-        self.nodes[i].rec.clone()
+        found
     }
 
     fn remove(&mut self, id: DocId) {
-        if let Some(i) = self.map.remove(&id) {
-            self.unlink(i);
-            self.bytes -= self.nodes[i].bytes;
-            self.nodes[i].rec = None;
-            self.free.push(i);
+        if let Some((_, bytes)) = self.entries.pop(&id) {
+            self.bytes -= bytes;
         }
     }
 
@@ -197,41 +152,24 @@ impl Lru {
         if bytes > self.capacity {
             return;
         }
-        while self.bytes + bytes > self.capacity && self.tail != NIL {
-            let victim = self.nodes[self.tail].id;
-            self.remove(victim);
+        while self.bytes + bytes > self.capacity {
+            match self.entries.pop_lru() {
+                Some((_, (_, evicted))) => self.bytes -= evicted,
+                None => break,
+            }
         }
-        let node = Node {
-            id,
-            rec: Some(rec),
-            bytes,
-            prev: NIL,
-            next: NIL,
-        };
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.nodes[i] = node;
-                i
-            }
-            None => {
-                self.nodes.push(node);
-                self.nodes.len() - 1
-            }
-        };
-        self.map.insert(id, i);
+        self.entries.push(id, (rec, bytes));
         self.bytes += bytes;
-        self.push_front(i);
     }
 
     fn clear(&mut self) {
         *self = Lru::new(self.capacity);
     }
 
-    /// Heap bytes: the records and nodes, plus the vector's spare slots.
+    /// Heap bytes: the records plus [`NODE_BYTES`] per entry for the
+    /// cache's own node and table slot.
     fn heap_bytes(&self) -> usize {
         self.bytes
-            + (self.nodes.capacity() - self.map.len()) * std::mem::size_of::<Node>()
-            + self.map.capacity() * (std::mem::size_of::<(DocId, usize)>() + 1)
     }
 }
 
@@ -604,7 +542,7 @@ impl RedbStore {
             hits: c.hits,
             misses: c.misses,
             bytes: c.bytes,
-            records: c.map.len(),
+            records: c.entries.len(),
         }
     }
 
@@ -859,7 +797,7 @@ mod tests {
         assert!(lru.bytes <= 3 * one);
         lru.remove(2);
         assert!(lru.get(2).is_none());
-        assert_eq!(lru.map.len(), 2);
+        assert_eq!(lru.entries.len(), 2);
         // A record larger than the whole budget is not cached.
         lru.insert(9, rec(9, 10_000));
         assert!(lru.get(9).is_none());
