@@ -553,3 +553,263 @@ async fn links_of_duplicates_follow_duplicate_hops() {
         );
     }
 }
+
+/// Deterministic text for page `i` of a generated site: 80 words from a
+/// 500-word vocabulary by a small LCG, so no two pages are duplicates.
+fn words(i: u64) -> String {
+    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..80)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            format!("w{}", (x >> 33) % 500)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A generated site: `links(path)` lists the paths a page links to (in
+/// order), `None` for a 404. Every page has its own text (`salt` keeps
+/// two sites' texts apart). Serves until the runtime ends; records hits.
+async fn graph_site(
+    salt: u64,
+    links: fn(&str) -> Option<Vec<String>>,
+    hits: Arc<Mutex<Vec<String>>>,
+) -> std::net::SocketAddr {
+    type St = (
+        u64,
+        fn(&str) -> Option<Vec<String>>,
+        Arc<Mutex<Vec<String>>>,
+    );
+    async fn handle(State((salt, links, hits)): State<St>, uri: Uri) -> Response {
+        let path = uri.path().to_owned();
+        hits.lock().expect("lock").push(path.clone());
+        let Some(targets) = links(&path) else {
+            return (StatusCode::NOT_FOUND, "no").into_response();
+        };
+        let id = path
+            .bytes()
+            .fold(salt, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        let anchors: String = targets
+            .iter()
+            .map(|t| format!("<a href=\"{t}\"></a>"))
+            .collect();
+        (
+            [(header::CONTENT_TYPE, "text/html")],
+            format!("<html><body><p>{}</p>{anchors}</body></html>", words(id)),
+        )
+            .into_response()
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new()
+        .fallback(handle)
+        .with_state((salt, links, hits));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+/// A star: the home page links to `/p/1` ... `/p/20`, which link nowhere.
+fn star_20(path: &str) -> Option<Vec<String>> {
+    match path {
+        "/" => Some((1..=20).map(|i| format!("/p/{i}")).collect()),
+        p => {
+            let i: u32 = p.strip_prefix("/p/")?.parse().ok()?;
+            (1..=20).contains(&i).then(Vec::new)
+        }
+    }
+}
+
+/// A smaller star: the home page links to `/p/1` ... `/p/7`.
+fn star_7(path: &str) -> Option<Vec<String>> {
+    match path {
+        "/" => Some((1..=7).map(|i| format!("/p/{i}")).collect()),
+        p => {
+            let i: u32 = p.strip_prefix("/p/")?.parse().ok()?;
+            (1..=7).contains(&i).then(Vec::new)
+        }
+    }
+}
+
+/// A tree with cross links: `/` links `/a`, `/b`, `/c`; each of those links
+/// three children (`/a/1`...) and back to `/` and to its right sibling;
+/// each child links to the next child of the next branch (a page already
+/// queued) and one leaf of its own (`/a/1/x`).
+fn tree(path: &str) -> Option<Vec<String>> {
+    let branches = ["a", "b", "c"];
+    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match parts.as_slice() {
+        [""] => Some(branches.iter().map(|b| format!("/{b}")).collect()),
+        [b] if branches.contains(b) => {
+            let i = branches.iter().position(|x| x == b)?;
+            let mut l: Vec<String> = (1..=3).map(|k| format!("/{b}/{k}")).collect();
+            l.push("/".into());
+            l.push(format!("/{}", branches[(i + 1) % 3]));
+            Some(l)
+        }
+        [b, k] if branches.contains(b) => {
+            let i = branches.iter().position(|x| x == b)?;
+            let k: usize = k.parse().ok().filter(|k| (1..=3).contains(k))?;
+            Some(vec![
+                format!("/{}/{}", branches[(i + 1) % 3], k % 3 + 1),
+                format!("/{b}/{k}/x"),
+            ])
+        }
+        [b, k, "x"] if branches.contains(b) && ["1", "2", "3"].contains(k) => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+/// The breadth-first order from the sites' home pages (one seed each, in
+/// this order) over their link graphs, computed here independently of the
+/// crawler: one FIFO over all sites, a seen set.
+fn bfs(sites: &[(String, fn(&str) -> Option<Vec<String>>)]) -> Vec<String> {
+    let mut queue: std::collections::VecDeque<(usize, String)> =
+        (0..sites.len()).map(|s| (s, "/".to_owned())).collect();
+    let mut seen: std::collections::HashSet<(usize, String)> = queue.iter().cloned().collect();
+    let mut order = Vec::new();
+    while let Some((s, path)) = queue.pop_front() {
+        let (base, links) = &sites[s];
+        order.push(format!("{base}{path}"));
+        for t in links(&path).unwrap_or_default() {
+            if seen.insert((s, t.clone())) {
+                queue.push_back((s, t));
+            }
+        }
+    }
+    order
+}
+
+/// Crawls `seeds` with `config` through the library loop; `pages.jsonl`.
+async fn crawl_seeds(config: &Config, seeds: &[String], options: &Options) -> Vec<Value> {
+    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
+    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+    let dir = Dir::new();
+    let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
+    let mut pages = Vec::new();
+    let seeds = seeds.iter().map(|s| Url::parse(s).expect("seed")).collect();
+    run(
+        seeds,
+        config,
+        options,
+        deduper,
+        fetcher,
+        &mut pages,
+        &mut sink,
+        std::future::pending(),
+    )
+    .await
+    .expect("crawl");
+    json_lines(std::str::from_utf8(&pages).expect("utf-8"))
+}
+
+fn urls(pages: &[Value]) -> Vec<String> {
+    pages
+        .iter()
+        .map(|p| p["url"].as_str().expect("url").to_owned())
+        .collect()
+}
+
+/// One host (the politeness key is the host name: `127.0.0.1` on two
+/// ports is one host): pages are dispatched, and so decided and written,
+/// in exact breadth-first order, with politeness on and with several
+/// pages in flight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_host_is_crawled_in_exact_breadth_first_order() {
+    let a = graph_site(1, tree, Arc::default()).await;
+    let b = graph_site(2, star_7, Arc::default()).await;
+    let sites = [
+        (
+            format!("http://{a}"),
+            tree as fn(&str) -> Option<Vec<String>>,
+        ),
+        (format!("http://{b}"), star_7),
+    ];
+    let want = bfs(&sites);
+    assert_eq!(want.len(), 1 + 3 + 9 + 9 + 1 + 7);
+    let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
+    for (delay, host_concurrency) in [(0, 1), (0, 4), (20, 1), (5, 3)] {
+        let mut config = test_config();
+        config.crawl.fetch.host_delay_ms = delay;
+        config.crawl.fetch.host_concurrency = host_concurrency;
+        let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
+        assert_eq!(
+            urls(&pages),
+            want,
+            "delay {delay} ms, host concurrency {host_concurrency}"
+        );
+    }
+}
+
+/// Several hosts without politeness (no delay, a host concurrency above
+/// the pages in flight): every host is always ready, so the per-host
+/// queues hand out URLs in the global breadth-first order, as one FIFO.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
+    let a = graph_site(1, tree, Arc::default()).await;
+    let b = graph_site(2, star_7, Arc::default()).await;
+    let c = graph_site(3, tree, Arc::default()).await;
+    // Three hosts: 127.0.0.1, localhost and 127.0.0.1 again (a second
+    // port of the first host).
+    let sites = [
+        (
+            format!("http://{a}"),
+            tree as fn(&str) -> Option<Vec<String>>,
+        ),
+        (format!("http://localhost:{}", b.port()), star_7),
+        (format!("http://{c}"), tree),
+    ];
+    let want = bfs(&sites);
+    let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
+    let mut config = test_config();
+    config.crawl.fetch.host_delay_ms = 0;
+    config.crawl.fetch.host_concurrency = 64;
+    let options = Options {
+        workers: 8,
+        max_in_flight: 32,
+        ..Options::default()
+    };
+    let pages = crawl_seeds(&config, &seeds, &options).await;
+    assert_eq!(urls(&pages), want);
+}
+
+/// Two hosts with a host delay: A has 20 pages behind its home page, B 7.
+/// A's links were all queued before B's, so one global FIFO dispatched
+/// (and decided) every A page before any B page, and B waited for A. The
+/// per-host queues interleave the hosts: checked by order, not by time,
+/// every B page is decided before A's 16th page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_polite_host_does_not_hold_back_the_others() {
+    let a = graph_site(1, star_20, Arc::default()).await;
+    let b = graph_site(2, star_7, Arc::default()).await;
+    let a_base = format!("http://{a}");
+    let b_base = format!("http://localhost:{}", b.port());
+    let mut config = test_config();
+    config.crawl.fetch.host_delay_ms = 200;
+    config.crawl.fetch.host_concurrency = 1;
+    let seeds = [format!("{a_base}/"), format!("{b_base}/")];
+    let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
+    let order = urls(&pages);
+    assert_eq!(order.len(), 21 + 8, "{order:#?}");
+    let a_pages: Vec<usize> = (0..order.len())
+        .filter(|&i| order[i].starts_with(&a_base))
+        .collect();
+    let b_pages: Vec<usize> = (0..order.len())
+        .filter(|&i| order[i].starts_with(&b_base))
+        .collect();
+    assert_eq!((a_pages.len(), b_pages.len()), (21, 8), "{order:#?}");
+    // A's 16th page (its home page and 15 links).
+    let a16 = a_pages[15];
+    assert!(
+        b_pages.iter().all(|&b| b < a16),
+        "B's pages wait behind A's: {order:#?}"
+    );
+    // Each host's own pages still come in its breadth-first order.
+    let a_order: Vec<&String> = a_pages.iter().map(|&i| &order[i]).collect();
+    let mut want: Vec<String> = vec![format!("{a_base}/")];
+    want.extend((1..=20).map(|i| format!("{a_base}/p/{i}")));
+    assert_eq!(a_order, want.iter().collect::<Vec<_>>());
+}

@@ -8,17 +8,50 @@
 //!
 //! - The frontier is a breadth-first queue of canonical URLs with their
 //!   depth, an exact-URL seen set (canonical URLs), the [`Scope`] (depth
-//!   and page budgets) and a size cap ([`Options::max_frontier`]): a link
-//!   that finds the queue full is skipped with reason `frontier_full`.
-//! - Workers fetch (politeness is inside the [`Fetcher`]) and run the
-//!   CPU-heavy [`crate::Deduper::analyze`] off the async threads.
+//!   and page budgets) and a size cap ([`Options::max_frontier`], over all
+//!   hosts): a link that finds the queue full is skipped with reason
+//!   `frontier_full`.
+//! - The queue is one FIFO per host ([`HostQueues`], keyed as the
+//!   fetcher's politeness limiter keys hosts: the host name, without
+//!   port). A URL is dispatched only when its host is ready: fewer of its
+//!   pages in flight (dispatched, not yet fetched and analyzed) than
+//!   `crawl.fetch.host_concurrency`, and its next politeness slot (host
+//!   delay, robots.txt Crawl-delay, `Retry-After`, as the [`Fetcher`]'s
+//!   limiter reports them) has come. Among ready hosts, the one whose
+//!   oldest queued URL was queued first goes. When no host is ready the
+//!   loop sleeps until the earliest slot (still receiving results and the
+//!   shutdown signal). So a polite or slow host does not fill the workers
+//!   and the dispatch window while other hosts idle; the fetcher's own
+//!   limiter stays in force as the safety net.
+//! - Workers fetch and run the CPU-heavy [`crate::Deduper::analyze`] off
+//!   the async threads.
 //! - Results are decided in dispatch order (a reorder buffer bounded by
-//!   [`Options::max_in_flight`]), so a crawl of the same sites gives the
-//!   same verdicts whatever the worker timing; decisions take the
-//!   deduper's write lock on the blocking pool, one at a time.
+//!   [`Options::max_in_flight`]); decisions take the deduper's write lock
+//!   on the blocking pool, one at a time.
 //! - Every channel is bounded and in-flight work is capped: memory stays
 //!   bounded by the frontier cap, the seen set (bounded by the page
 //!   budget) and `max_in_flight` bodies.
+//!
+//! # Determinism
+//! Verdicts follow the dispatch order, never the order fetches finish in.
+//! - One host (the politeness key: two ports of one host are one host):
+//!   dispatch order is exactly breadth-first queue order, so a crawl of
+//!   the same site gives the same pages, verdicts and output order,
+//!   whatever the timing.
+//! - Several hosts with no host delay and a host concurrency at least
+//!   [`Options::max_in_flight`]: every host is always ready and dispatch
+//!   order is the global queue order (one FIFO over all hosts), again
+//!   independent of timing.
+//! - Several hosts with politeness (a delay, or fewer slots per host than
+//!   pages in flight): each host's pages are dispatched in its own
+//!   queue order, but how hosts interleave depends on fetch timing. Per
+//!   page, what can change between runs: a page whose copy is on another
+//!   host (a cross-host mirror) is unique in one run and a duplicate of
+//!   the other copy in another (which copy is kept depends on which was
+//!   dispatched first), the output order, and with budgets
+//!   (`max_pages`) or a full frontier, which pages are reached at all.
+//!   Verdicts among one host's own pages do not depend on other hosts'
+//!   timing unless a page has a near match on another host.
 //!
 //! # Decisions
 //! - A page whose `<link rel=canonical>` (canonicalized) names another URL
@@ -68,7 +101,7 @@ pub mod seeds;
 pub mod state;
 pub mod warc;
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::io::Write;
 use std::sync::Arc;
@@ -82,9 +115,11 @@ use crate::batch::{PageRecord, Summary};
 use crate::config::Config;
 use crate::deduper::{Analyzed, SharedDeduper};
 use crate::error::{Error, Result};
+use crate::fetch::Politeness;
 use crate::fetch::{FetchError, FetchOutcome, Fetcher};
+use crate::frontier::queue::Poll;
 use crate::frontier::robots::RobotsSource;
-use crate::frontier::{Canonicalizer, RobotsCache, Scope};
+use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope};
 use crate::output::Sink;
 use crate::verdict::{Match, Verdict, VerdictKind};
 
@@ -101,7 +136,8 @@ pub struct Options {
     /// Fetch workers; 0 uses `crawl.fetch.concurrency` (the fetcher's
     /// global limit applies either way).
     pub workers: usize,
-    /// Largest number of URLs waiting in the frontier queue.
+    /// Largest number of URLs waiting in the frontier queue (all hosts
+    /// together).
     pub max_frontier: usize,
     /// Largest number of pages dispatched but not yet decided (bodies held
     /// in memory); 0 uses four per worker.
@@ -328,7 +364,7 @@ pub(crate) async fn drive(
         .map_or(1, std::num::NonZeroUsize::get)
         .min(1024) as u32;
     let shared = Arc::new(Shared {
-        fetcher,
+        fetcher: Arc::clone(&fetcher),
         robots: RobotsCache::new(&config.crawl),
         deduper: deduper.clone(),
         hops: hops::HopScope::new(config, &seeds)?,
@@ -378,6 +414,7 @@ pub(crate) async fn drive(
     let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
     let mut stopping = false;
     let mut job_tx = Some(job_tx);
+    let politeness = fetcher.politeness();
     tokio::pin!(shutdown);
     loop {
         let in_flight = next_dispatch - next_decide;
@@ -386,6 +423,19 @@ pub(crate) async fn drive(
         }
         let can_dispatch =
             !stopping && !frontier.queue.is_empty() && in_flight < max_in_flight as u64;
+        // Which host may go now; if none, when the first one may. Idle:
+        // every host with queued URLs is at its concurrency, so a result
+        // must come first (there is one in flight).
+        let poll = if can_dispatch {
+            frontier.queue.poll(tokio::time::Instant::now(), politeness)
+        } else {
+            Poll::Idle
+        };
+        let ready = poll == Poll::Ready;
+        let wake = match poll {
+            Poll::Until(at) => Some(at),
+            Poll::Ready | Poll::Idle => None,
+        };
         // Biased: a shutdown is seen at once, and finished work is decided
         // before more is dispatched (fewer bodies held).
         tokio::select! {
@@ -399,6 +449,7 @@ pub(crate) async fn drive(
                 let Some(done) = done else {
                     return Err(worker_gone());
                 };
+                frontier.queue.done(&host_key(&done.job.url));
                 reorder.insert(done.job.seq, done);
                 while let Some(done) = reorder.remove(&next_decide) {
                     next_decide += 1;
@@ -412,18 +463,26 @@ pub(crate) async fn drive(
                     since_checkpoint = 0;
                 }
             }
-            permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if can_dispatch => {
+            permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if ready => {
                 let Some(permit) = permit else {
                     // Every worker is gone: nothing more can be fetched.
                     stopping = true;
                     continue;
                 };
-                if let Some((url, depth, dups)) = frontier.next() {
+                // None when the host's slot moved while the permit was
+                // awaited (a redirect or robots.txt fetch took it): the
+                // next turn waits for it.
+                if let Some((url, depth, dups)) =
+                    frontier.next(tokio::time::Instant::now(), politeness)
+                {
                     in_flight_urls.insert(next_dispatch, (url.clone(), depth, dups));
                     permit.send(Job { seq: next_dispatch, url, depth, dups });
                     next_dispatch += 1;
                 }
             }
+            // No host is ready: wait for the first slot (results and the
+            // shutdown signal still come in meanwhile).
+            () = async { if let Some(at) = wake { tokio::time::sleep_until(at).await } }, if wake.is_some() => {}
         }
     }
     // Closing the job channel ends the workers.
@@ -572,11 +631,17 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
 /// link path ending at the page that linked to it.
 type Queued = (Url, u32, u32);
 
+/// The politeness key of a URL (its host): the queue's per-host key.
+fn host_key(url: &Url) -> String {
+    Politeness::host_key(url).unwrap_or_default()
+}
+
 /// The queue, seen set and scope.
 struct Frontier<'c> {
     canon: &'c Canonicalizer,
     scope: Scope,
-    queue: VecDeque<Queued>,
+    /// One FIFO per host, in breadth-first order within each.
+    queue: HostQueues<Queued>,
     seen: HashSet<String>,
     /// Redirect targets fetched (at most one per page fetched).
     targets: HashSet<String>,
@@ -606,7 +671,7 @@ impl<'c> Frontier<'c> {
         let mut f = Frontier {
             canon,
             scope,
-            queue: VecDeque::new(),
+            queue: HostQueues::new(),
             seen: HashSet::new(),
             targets: HashSet::new(),
             max_frontier: options.max_frontier.max(1),
@@ -636,7 +701,7 @@ impl<'c> Frontier<'c> {
         match self.scope.admit(&url, depth) {
             Ok(()) => {
                 self.seen.insert(url.as_str().to_owned());
-                self.queue.push_back((url, depth, dups));
+                self.queue.push(&host_key(&url), (url, depth, dups));
             }
             Err(reason) => self.skip(reason.name()),
         }
@@ -649,17 +714,20 @@ impl<'c> Frontier<'c> {
         self.targets.insert(url.as_str().to_owned());
     }
 
-    /// The next URL to fetch, skipping those already fetched as redirect
-    /// targets while they waited.
-    fn next(&mut self) -> Option<Queued> {
-        while let Some((url, depth, dups)) = self.queue.pop_front() {
-            if self.targets.contains(url.as_str()) {
-                self.skip("already_fetched");
-                continue;
-            }
-            return Some((url, depth, dups));
+    /// The next URL to fetch (of a host ready at `now`), skipping those
+    /// already fetched as redirect targets while they waited.
+    fn next(&mut self, now: tokio::time::Instant, politeness: &Politeness) -> Option<Queued> {
+        let targets = &self.targets;
+        let mut already = 0;
+        let next = self.queue.pop(now, politeness, |(url, _, _)| {
+            let fetched = targets.contains(url.as_str());
+            already += u64::from(fetched);
+            fetched
+        });
+        if already > 0 {
+            *self.skipped.entry("already_fetched".into()).or_insert(0) += already;
         }
-        None
+        next.map(|(_, queued)| queued)
     }
 }
 

@@ -103,10 +103,14 @@ impl CrawlState {
         let mut queue: Vec<(String, u32, u32)> = in_flight
             .map(|(u, d, h)| (u.as_str().to_owned(), *d, *h))
             .collect();
+        // Every host's queue merged back into the order URLs were queued:
+        // a resume pushes them in this order, so each host's FIFO and the
+        // order between hosts are kept.
         queue.extend(
             frontier
                 .queue
-                .iter()
+                .in_order()
+                .into_iter()
                 .map(|(u, d, h)| (u.as_str().to_owned(), *d, *h)),
         );
         let mut seen: Vec<String> = frontier.seen.iter().cloned().collect();
@@ -140,11 +144,12 @@ impl CrawlState {
         decider: &mut Decider,
         summary: &mut CrawlSummary,
     ) {
-        frontier.queue = self
-            .queue
-            .into_iter()
-            .filter_map(|(u, d, h)| Url::parse(&u).ok().map(|u| (u, d, h)))
-            .collect();
+        frontier.queue = super::HostQueues::new();
+        for (u, d, h) in self.queue {
+            if let Ok(u) = Url::parse(&u) {
+                frontier.queue.push(&super::host_key(&u), (u, d, h));
+            }
+        }
         frontier.seen = self.seen.into_iter().collect();
         frontier.targets = self.targets.into_iter().collect();
         frontier.skipped = self.skipped;

@@ -295,8 +295,9 @@ impl Fetcher {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::InvalidUrl(url.to_string()));
         }
+        let key = || Politeness::host_key(url).unwrap_or_default();
         let ip: IpAddr = match url.host() {
-            Some(url::Host::Domain(d)) => return Ok(d.to_owned()),
+            Some(url::Host::Domain(_)) => return Ok(key()),
             Some(url::Host::Ipv4(ip)) => ip.into(),
             Some(url::Host::Ipv6(ip)) => ip.into(),
             None => return Err(FetchError::InvalidUrl(url.to_string())),
@@ -308,7 +309,7 @@ impl Fetcher {
         }
         // The politeness key is `host_str()` (`[::1]` for IPv6), the same
         // spelling the robots layer uses to set a Crawl-delay.
-        Ok(url.host_str().unwrap_or_default().to_owned())
+        Ok(key())
     }
 
     /// Sends one request, retrying per config. Returns the response with

@@ -8,19 +8,37 @@
 //! global one, so a slow host's queue never holds global capacity while it
 //! waits.
 //!
+//! The key is the URL's host ([`Politeness::host_key`]): two ports of one
+//! host share its limits (one machine). [`Politeness::readiness`] reads a
+//! host's state without waiting, so the crawl frontier can hand out a URL
+//! only when its host's slot has come (the limiter stays the safety net).
+//!
 //! Times are `tokio::time::Instant`, so tests can run on paused time.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
+use url::Url;
 
 #[derive(Debug)]
 struct HostSlot {
     in_flight: Arc<Semaphore>,
-    timing: tokio::sync::Mutex<HostTiming>,
+    /// Held by the one request of the host waiting for its start time, so
+    /// waiters start in arrival order.
+    gate: tokio::sync::Mutex<()>,
+    /// Never held across an await: [`Politeness::readiness`] reads it.
+    timing: Mutex<HostTiming>,
+}
+
+impl HostSlot {
+    fn timing(&self) -> MutexGuard<'_, HostTiming> {
+        // A poisoned lock only means another thread panicked while holding
+        // it; two plain fields cannot be left inconsistent.
+        self.timing.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[derive(Debug)]
@@ -37,6 +55,21 @@ struct HostTiming {
 pub struct Permit {
     _host: Option<OwnedSemaphorePermit>,
     _global: Option<OwnedSemaphorePermit>,
+}
+
+/// A host's politeness state, read without waiting
+/// ([`Politeness::readiness`]): what a scheduler needs to send a request
+/// only when the limiter would let it start at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostReadiness {
+    /// No request to the host starts before this; `None` when the host was
+    /// never contacted (it may start now).
+    pub next_start: Option<Instant>,
+    /// The minimum gap between starts: the configured delay or the
+    /// host's robots.txt Crawl-delay, whichever is larger.
+    pub delay: Duration,
+    /// Requests to the host allowed in flight at once.
+    pub concurrency: usize,
 }
 
 /// The per-host and global limiter. Shared by reference (`&self`).
@@ -62,16 +95,27 @@ impl Politeness {
         }
     }
 
-    fn slot(&self, host: &str) -> Arc<HostSlot> {
+    /// The key the limiter (and so the [`super::Fetcher`]) keeps a URL's
+    /// host under: its host as `Url::host_str` spells it (`[::1]` for
+    /// IPv6), lowercased, without scheme or port. `None` without a host.
+    pub fn host_key(url: &Url) -> Option<String> {
+        url.host_str().map(str::to_ascii_lowercase)
+    }
+
+    fn hosts(&self) -> MutexGuard<'_, HashMap<String, Arc<HostSlot>>> {
         // A poisoned lock only means another thread panicked mid-insert;
         // the map itself is still consistent.
-        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        hosts
+        self.hosts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn slot(&self, host: &str) -> Arc<HostSlot> {
+        self.hosts()
             .entry(host.to_ascii_lowercase())
             .or_insert_with(|| {
                 Arc::new(HostSlot {
                     in_flight: Arc::new(Semaphore::new(self.host_concurrency)),
-                    timing: tokio::sync::Mutex::new(HostTiming {
+                    gate: tokio::sync::Mutex::new(()),
+                    timing: Mutex::new(HostTiming {
                         next_start: Instant::now(),
                         delay: self.default_delay,
                     }),
@@ -87,13 +131,26 @@ impl Politeness {
         // somehow did, the request goes ahead without that slot.
         let host_permit = slot.in_flight.clone().acquire_owned().await.ok();
         {
-            let mut timing = slot.timing.lock().await;
-            let now = Instant::now();
-            let start = timing.next_start.max(now);
-            if start > now {
-                tokio::time::sleep_until(start).await;
+            let _gate = slot.gate.lock().await;
+            loop {
+                // Read again after each sleep: a `Retry-After` (defer) may
+                // have pushed the start back meanwhile.
+                let wait = {
+                    let mut timing = slot.timing();
+                    let now = Instant::now();
+                    let start = timing.next_start.max(now);
+                    if start <= now {
+                        timing.next_start = start + timing.delay;
+                        None
+                    } else {
+                        Some(start)
+                    }
+                };
+                match wait {
+                    Some(start) => tokio::time::sleep_until(start).await,
+                    None => break,
+                }
             }
-            timing.next_start = start + timing.delay;
         }
         let global = self.global.clone().acquire_owned().await.ok();
         Permit {
@@ -105,23 +162,38 @@ impl Politeness {
     /// Sets the minimum gap between requests to `host` to the larger of the
     /// configured delay and `delay` (a robots.txt Crawl-delay).
     pub async fn set_delay(&self, host: &str, delay: Duration) {
-        let slot = self.slot(host);
-        let mut timing = slot.timing.lock().await;
-        timing.delay = self.default_delay.max(delay);
+        self.slot(host).timing().delay = self.default_delay.max(delay);
     }
 
     /// The current minimum gap between requests to `host`.
     pub async fn delay(&self, host: &str) -> Duration {
-        let slot = self.slot(host);
-        let timing = slot.timing.lock().await;
-        timing.delay
+        self.slot(host).timing().delay
     }
 
     /// No request to `host` starts before `until` (a `Retry-After`).
     pub async fn defer(&self, host: &str, until: Instant) {
         let slot = self.slot(host);
-        let mut timing = slot.timing.lock().await;
+        let mut timing = slot.timing();
         timing.next_start = timing.next_start.max(until);
+    }
+
+    /// `host`'s state now, without waiting and without adding the host to
+    /// the limiter: when its next request may start, its delay and its
+    /// concurrency.
+    pub fn readiness(&self, host: &str) -> HostReadiness {
+        let slot = self.hosts().get(&host.to_ascii_lowercase()).cloned();
+        let (next_start, delay) = match slot {
+            Some(slot) => {
+                let timing = slot.timing();
+                (Some(timing.next_start), timing.delay)
+            }
+            None => (None, self.default_delay),
+        };
+        HostReadiness {
+            next_start,
+            delay,
+            concurrency: self.host_concurrency,
+        }
     }
 }
 
@@ -198,5 +270,62 @@ mod tests {
         // the freed global slot; the other still waits.
         tokio::time::sleep(Duration::from_secs(1)).await;
         assert!(waiting.is_finished() ^ c.is_finished());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn readiness_reports_the_next_start_without_waiting() {
+        let p = Politeness::new(8, 2, Duration::from_secs(1));
+        // Never contacted: may start now, and reading does not add it.
+        let fresh = p.readiness("a.com");
+        assert_eq!(fresh.next_start, None);
+        assert_eq!(fresh.delay, Duration::from_secs(1));
+        assert_eq!(fresh.concurrency, 2);
+        let t0 = Instant::now();
+        let _permit = p.acquire("a.com").await;
+        // Read while the permit is held (no lock across awaits).
+        let r = p.readiness("A.com");
+        assert_eq!(r.next_start, Some(t0 + Duration::from_secs(1)));
+        p.set_delay("a.com", Duration::from_secs(3)).await;
+        p.defer("a.com", t0 + Duration::from_secs(10)).await;
+        let r = p.readiness("a.com");
+        assert_eq!(r.next_start, Some(t0 + Duration::from_secs(10)));
+        assert_eq!(r.delay, Duration::from_secs(3));
+        // The next acquire starts at the deferred time, then 3 s apart.
+        let _second = p.acquire("a.com").await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(10));
+        assert_eq!(
+            p.readiness("a.com").next_start,
+            Some(t0 + Duration::from_secs(13))
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_defer_while_waiting_is_honoured() {
+        let p = Arc::new(Politeness::new(8, 2, Duration::from_secs(1)));
+        let t0 = Instant::now();
+        drop(p.acquire("a.com").await);
+        // The second request waits for t0 + 1 s; meanwhile the server asks
+        // for 5 s.
+        let p2 = Arc::clone(&p);
+        let second = tokio::spawn(async move {
+            drop(p2.acquire("a.com").await);
+            Instant::now()
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        p.defer("a.com", t0 + Duration::from_secs(5)).await;
+        let started = second.await.unwrap();
+        assert_eq!(started - t0, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn host_key_is_the_lowercased_host_without_port() {
+        let key = |u: &str| Politeness::host_key(&Url::parse(u).unwrap());
+        assert_eq!(
+            key("http://Example.COM:8080/a").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(key("https://127.0.0.1:9/").as_deref(), Some("127.0.0.1"));
+        assert_eq!(key("http://[::1]:80/").as_deref(), Some("[::1]"));
+        assert_eq!(key("data:text/plain,x"), None);
     }
 }

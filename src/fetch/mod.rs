@@ -5,7 +5,8 @@
 //!   detected), content-type filter before the body is read, body size cap
 //!   enforced while streaming (after decompression, so a gzip or brotli
 //!   bomb stops at the cap), header size cap, timeouts, retries.
-//! - [`limits`]: [`Politeness`]: per-host minimum delay and concurrency,
+//! - [`limits`]: [`Politeness`]: per-host minimum delay and concurrency
+//!   (readable without waiting, for the crawl frontier's scheduler),
 //!   global concurrency.
 //! - [`net`]: the private-address guard (a DNS resolver that drops
 //!   non-public answers, plus literal-IP checks on every hop).
@@ -24,7 +25,7 @@ use url::Url;
 
 pub use budget::{BodyBudget, BodyReservation};
 pub use client::{FetchOptions, Fetcher, RedirectGuard};
-pub use limits::Politeness;
+pub use limits::{HostReadiness, Politeness};
 
 /// Why a fetch failed. Each variant is one thing a crawl report counts.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -1,14 +1,17 @@
 //! The crawl frontier's building blocks: which URL a link means
-//! ([`canonical`]), whether it is crawled ([`scope`]) and whether the site
-//! lets us ([`robots`]).
+//! ([`canonical`]), whether it is crawled ([`scope`]), whether the site
+//! lets us ([`robots`]) and which queued URL goes next ([`queue`]: one FIFO
+//! per host, handed out when the host's politeness slot has come).
 //!
-//! The queue itself (breadth-first order, seen set, per-host queues) is
-//! built on top of these by the crawl loop.
+//! The crawl loop builds the frontier (seen set, depth, budgets) on top of
+//! these.
 
 pub mod canonical;
+pub mod queue;
 pub mod robots;
 pub mod scope;
 
 pub use canonical::{CanonError, Canonicalizer};
+pub use queue::HostQueues;
 pub use robots::{RobotsCache, RobotsDecision};
 pub use scope::{Links, Scope, SkipReason};
