@@ -569,19 +569,18 @@ fn words(i: u64) -> String {
         .join(" ")
 }
 
-/// A generated site: `links(path)` lists the paths a page links to (in
-/// order), `None` for a 404. Every page has its own text (`salt` keeps
+/// A generated site's link graph: the paths a page links to, in order;
+/// `None` for a 404.
+type Links = fn(&str) -> Option<Vec<String>>;
+
+/// A generated site serving the pages of `links`. Every page has its own text (`salt` keeps
 /// two sites' texts apart). Serves until the runtime ends; records hits.
 async fn graph_site(
     salt: u64,
-    links: fn(&str) -> Option<Vec<String>>,
+    links: Links,
     hits: Arc<Mutex<Vec<String>>>,
 ) -> std::net::SocketAddr {
-    type St = (
-        u64,
-        fn(&str) -> Option<Vec<String>>,
-        Arc<Mutex<Vec<String>>>,
-    );
+    type St = (u64, Links, Arc<Mutex<Vec<String>>>);
     async fn handle(State((salt, links, hits)): State<St>, uri: Uri) -> Response {
         let path = uri.path().to_owned();
         hits.lock().expect("lock").push(path.clone());
@@ -666,7 +665,7 @@ fn tree(path: &str) -> Option<Vec<String>> {
 /// The breadth-first order from the sites' home pages (one seed each, in
 /// this order) over their link graphs, computed here independently of the
 /// crawler: one FIFO over all sites, a seen set.
-fn bfs(sites: &[(String, fn(&str) -> Option<Vec<String>>)]) -> Vec<String> {
+fn bfs(sites: &[(String, Links)]) -> Vec<String> {
     let mut queue: std::collections::VecDeque<(usize, String)> =
         (0..sites.len()).map(|s| (s, "/".to_owned())).collect();
     let mut seen: std::collections::HashSet<(usize, String)> = queue.iter().cloned().collect();
@@ -722,10 +721,7 @@ async fn one_host_is_crawled_in_exact_breadth_first_order() {
     let a = graph_site(1, tree, Arc::default()).await;
     let b = graph_site(2, star_7, Arc::default()).await;
     let sites = [
-        (
-            format!("http://{a}"),
-            tree as fn(&str) -> Option<Vec<String>>,
-        ),
+        (format!("http://{a}"), tree as Links),
         (format!("http://{b}"), star_7),
     ];
     let want = bfs(&sites);
@@ -755,10 +751,7 @@ async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
     // Three hosts: 127.0.0.1, localhost and 127.0.0.1 again (a second
     // port of the first host).
     let sites = [
-        (
-            format!("http://{a}"),
-            tree as fn(&str) -> Option<Vec<String>>,
-        ),
+        (format!("http://{a}"), tree as Links),
         (format!("http://localhost:{}", b.port()), star_7),
         (format!("http://{c}"), tree),
     ];

@@ -1,7 +1,9 @@
 //! `neardup crawl --resume` and Ctrl-C on the real binary against a slow
 //! local site: SIGKILL at several moments then resume, SIGINT then resume;
 //! the final verdicts equal an uninterrupted crawl's, every page once, and
-//! refetches are bounded by the pages in flight.
+//! refetches are bounded by the pages in flight. The same with two hosts
+//! (per-host queues in the checkpoint): nothing lost or repeated, each
+//! host's pages in the same order and with the same verdicts.
 
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
@@ -39,7 +41,9 @@ fn text_of(i: usize) -> String {
 
 /// `/p/i` links to the next two pages; every third page has an exact copy
 /// at `/dup/i`, every fifth a near copy (one sentence added) at `/near/i`.
-fn page(path: &str) -> Option<String> {
+/// Texts are those of pages `salt + i` (two sites with different salts
+/// share no text).
+fn page(path: &str, salt: usize) -> Option<String> {
     let (kind, n) = path.trim_start_matches('/').split_once('/')?;
     let i: usize = n.parse().ok()?;
     if i >= PAGES {
@@ -58,9 +62,11 @@ fn page(path: &str) -> Option<String> {
         links.push_str(&format!("<a href=\"/near/{i}\">near</a> "));
     }
     let body = match kind {
-        "p" => text_of(i),
-        "dup" if i % 3 == 0 => text_of(i),
-        "near" if i % 5 == 0 => format!("{} and one added closing sentence here", text_of(i)),
+        "p" => text_of(salt + i),
+        "dup" if i % 3 == 0 => text_of(salt + i),
+        "near" if i % 5 == 0 => {
+            format!("{} and one added closing sentence here", text_of(salt + i))
+        }
         _ => return None,
     };
     Some(format!(
@@ -75,14 +81,25 @@ fn site_size() -> usize {
 
 /// Serves the site with a delay per page; counts hits per path.
 fn start_site(rt: &tokio::runtime::Runtime, hits: Hits, delay: Duration) -> std::net::SocketAddr {
-    async fn handle(State((hits, delay)): State<(Hits, Duration)>, uri: Uri) -> Response {
+    start_salted_site(rt, hits, delay, 0)
+}
+
+/// [`start_site`] with the texts of pages `salt + i`.
+fn start_salted_site(
+    rt: &tokio::runtime::Runtime,
+    hits: Hits,
+    delay: Duration,
+    salt: usize,
+) -> std::net::SocketAddr {
+    type St = (Hits, Duration, usize);
+    async fn handle(State((hits, delay, salt)): State<St>, uri: Uri) -> Response {
         let path = uri.path().to_owned();
         *hits.lock().expect("lock").entry(path.clone()).or_insert(0) += 1;
         if path == "/robots.txt" {
             return "User-agent: *\nAllow: /\n".into_response();
         }
         tokio::time::sleep(delay).await;
-        match page(&path) {
+        match page(&path, salt) {
             Some(html) => ([(header::CONTENT_TYPE, "text/html")], html).into_response(),
             None => (StatusCode::NOT_FOUND, "no").into_response(),
         }
@@ -91,7 +108,9 @@ fn start_site(rt: &tokio::runtime::Runtime, hits: Hits, delay: Duration) -> std:
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let app = Router::new().fallback(handle).with_state((hits, delay));
+    let app = Router::new()
+        .fallback(handle)
+        .with_state((hits, delay, salt));
     rt.spawn(async move { axum::serve(listener, app).await });
     addr
 }
@@ -377,4 +396,153 @@ fn ctrl_c_stops_promptly_with_complete_files_and_resume_finishes() {
     assert_eq!(verdicts.len(), site_size());
     let h = page_hits(&hits);
     assert!(h.values().all(|&n| n == 1), "refetched after Ctrl-C: {h:?}");
+}
+
+/// Two sites: `127.0.0.1:P` and, under the name `localhost`, another port:
+/// two politeness hosts. Their texts differ, so no page matches across
+/// hosts and each page's verdict depends only on its own host's order.
+fn two_sites(rt: &tokio::runtime::Runtime, delay: Duration) -> ([Hits; 2], [String; 2]) {
+    let hits = [Hits::default(), Hits::default()];
+    let a = start_salted_site(rt, Arc::clone(&hits[0]), delay, 0);
+    let b = start_salted_site(rt, Arc::clone(&hits[1]), delay, 1000);
+    (
+        hits,
+        [
+            format!("http://{a}"),
+            format!("http://localhost:{}", b.port()),
+        ],
+    )
+}
+
+/// Per host (by base URL), its verdict lines in order, bases replaced by
+/// `HOST0`/`HOST1` and similarities left out (a near duplicate's score is
+/// not what this checks).
+fn per_host(verdicts: &[Value], bases: &[String; 2]) -> [Vec<String>; 2] {
+    let norm = |v: &Value, f: &str| {
+        let mut s = v[f].as_str().unwrap_or("-").to_owned();
+        for (i, b) in bases.iter().enumerate() {
+            s = s.replace(b.as_str(), &format!("HOST{i}"));
+        }
+        s
+    };
+    let mut out = [Vec::new(), Vec::new()];
+    for v in verdicts {
+        let url = v["url"].as_str().expect("url");
+        let host = bases
+            .iter()
+            .position(|b| url.starts_with(&format!("{b}/")))
+            .unwrap_or_else(|| panic!("{url} is on neither host"));
+        out[host].push(format!(
+            "{} {} {} {}",
+            norm(v, "url"),
+            norm(v, "verdict"),
+            norm(v, "of_url"),
+            norm(v, "detector")
+        ));
+    }
+    out
+}
+
+fn multi_args<'a>(seeds: &'a [String; 2], out: &'a str) -> Vec<&'a str> {
+    let mut args = crawl_args(&seeds[0], out);
+    args.extend(["--seed", &seeds[1]]);
+    args
+}
+
+#[test]
+fn sigkill_then_resume_with_two_hosts_loses_and_repeats_nothing() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    // An uninterrupted crawl of both hosts.
+    let reference = {
+        let dir = Dir::new();
+        write_config(&dir);
+        let (hits, bases) = two_sites(&rt, Duration::ZERO);
+        let seeds = bases.clone().map(|b| format!("{b}/p/0"));
+        dir.run(&multi_args(&seeds, "out")).expect_code(0);
+        let verdicts = lines(&dir.read("out/verdicts.jsonl"));
+        assert_eq!(verdicts.len(), 2 * site_size());
+        for h in &hits {
+            assert!(page_hits(h).values().all(|&n| n == 1), "{h:?}");
+        }
+        per_host(&verdicts, &bases)
+    };
+    assert_eq!(reference[0].len(), site_size());
+    assert_eq!(reference[1].len(), site_size());
+
+    let dir = Dir::new();
+    write_config(&dir);
+    let (hits, bases) = two_sites(&rt, Duration::from_millis(40));
+    let seeds = bases.clone().map(|b| format!("{b}/p/0"));
+    let mut kills = 0;
+    let mut mid_crawl = 0;
+    // Kill moments: once the run has decided a new page, plus 0..300 ms
+    // from a fixed-seed LCG.
+    let mut x: u64 = 20_261_124;
+    for round in 0..4 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let after = Duration::from_millis((x >> 33) % 300);
+        let args = if round == 0 {
+            multi_args(&seeds, "out")
+        } else {
+            resume_args("out")
+        };
+        let before = verdict_count(&dir);
+        let mut child = spawn(&dir, &args);
+        let started = Instant::now();
+        while verdict_count(&dir) <= before
+            && started.elapsed() < Duration::from_secs(30)
+            && child.try_wait().expect("wait").is_none()
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(after);
+        if child.try_wait().expect("wait").is_none() {
+            child.kill().expect("SIGKILL");
+            kills += 1;
+        }
+        child.wait().expect("wait");
+        let decided = verdict_count(&dir);
+        if decided > 0 && decided < 2 * site_size() {
+            mid_crawl += 1;
+        }
+    }
+    assert!(
+        kills >= 3 && mid_crawl >= 2,
+        "the sites are too fast: {kills} kills, {mid_crawl} mid-crawl"
+    );
+    let run = dir.run(&resume_args("out")).expect_code(0);
+    assert!(run.stderr().contains("resuming"), "{}", run.stderr());
+
+    let verdicts = lines(&dir.read("out/verdicts.jsonl"));
+    let urls: Vec<&str> = verdicts
+        .iter()
+        .map(|v| v["url"].as_str().expect("url"))
+        .collect();
+    let mut unique = urls.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), urls.len(), "a page decided twice: {urls:?}");
+    assert_eq!(urls.len(), 2 * site_size(), "pages lost: {urls:?}");
+    // Each host's pages in the same order, with the same verdicts, as the
+    // uninterrupted crawl: its queue survived the checkpoints.
+    assert_eq!(per_host(&verdicts, &bases), reference);
+    let pages = lines(&dir.read("out/pages.jsonl"));
+    let page_urls: Vec<&str> = pages
+        .iter()
+        .map(|p| p["url"].as_str().expect("url"))
+        .collect();
+    assert_eq!(page_urls, urls, "pages.jsonl lines lost or repeated");
+    let mut refetched = 0;
+    for h in &hits {
+        let h = page_hits(h);
+        assert_eq!(h.len(), site_size(), "{h:?}");
+        refetched += h.values().map(|n| n - 1).sum::<usize>();
+    }
+    eprintln!("{kills} kills, {refetched} pages fetched twice");
+    assert!(
+        refetched <= kills * 2 * IN_FLIGHT,
+        "{refetched} refetches after {kills} kills"
+    );
 }

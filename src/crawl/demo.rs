@@ -1,6 +1,8 @@
 //! The built-in demo: two small sites (from `testdata/sites/`, embedded in
 //! the binary so an installed `neardup` runs it offline) served on
-//! 127.0.0.1, on two ports, so they are two hosts to the crawler.
+//! 127.0.0.1, on two ports, so they are two sites to the crawler's scope
+//! and reports (one host to its politeness, which is per host name: the
+//! crawl order is the deterministic breadth-first one).
 //!
 //! Site `a` (a local paper) holds an article with printer-friendly and AMP
 //! views, tracking and session-id links to it, a paginated post list, a

@@ -14,7 +14,8 @@
 //! - The queue is one FIFO per host ([`HostQueues`], keyed as the
 //!   fetcher's politeness limiter keys hosts: the host name, without
 //!   port). A URL is dispatched only when its host is ready: fewer of its
-//!   pages in flight (dispatched, not yet fetched and analyzed) than
+//!   pages being fetched (dispatched, fetch not over; analysis does not
+//!   count, the fetcher's limiter does not count it either) than
 //!   `crawl.fetch.host_concurrency`, and its next politeness slot (host
 //!   delay, robots.txt Crawl-delay, `Retry-After`, as the [`Fetcher`]'s
 //!   limiter reports them) has come. Among ready hosts, the one whose
@@ -378,15 +379,21 @@ pub(crate) async fn drive(
     });
     let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
     let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
+    // Sequence numbers of pages whose fetch is over (analysis follows):
+    // their host's slot is free for the next URL. At most one per page in
+    // flight, so a send never finds it full.
+    let (fetched_tx, mut fetched_rx) = mpsc::channel::<u64>(max_in_flight);
     let job_rx = Arc::new(tokio::sync::Mutex::new(job_rx));
     let mut handles = Vec::with_capacity(workers);
     for _ in 0..workers {
         let rx = Arc::clone(&job_rx);
         let tx = done_tx.clone();
+        let fetched = fetched_tx.clone();
         let shared = Arc::clone(&shared);
-        handles.push(tokio::spawn(worker(rx, tx, shared)));
+        handles.push(tokio::spawn(worker(rx, tx, fetched, shared)));
     }
     drop(done_tx);
+    drop(fetched_tx);
 
     let mut summary = CrawlSummary::default();
     out.sink().begin()?;
@@ -409,6 +416,10 @@ pub(crate) async fn drive(
         // periodic one resumes from here.
         checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
     }
+    // Dispatched pages still counted against their host's concurrency:
+    // until their fetch is over (or, failing that signal, their result
+    // comes).
+    let mut holding: HashSet<u64> = HashSet::new();
     let mut next_dispatch: u64 = 0;
     let mut next_decide: u64 = 0;
     let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
@@ -445,11 +456,20 @@ pub(crate) async fn drive(
                 stopping = true;
                 summary.interrupted = true;
             }
+            Some(seq) = fetched_rx.recv(), if in_flight > 0 => {
+                if holding.remove(&seq) {
+                    if let Some((url, _, _)) = in_flight_urls.get(&seq) {
+                        frontier.queue.done(&host_key(url));
+                    }
+                }
+            }
             done = done_rx.recv(), if in_flight > 0 => {
                 let Some(done) = done else {
                     return Err(worker_gone());
                 };
-                frontier.queue.done(&host_key(&done.job.url));
+                if holding.remove(&done.job.seq) {
+                    frontier.queue.done(&host_key(&done.job.url));
+                }
                 reorder.insert(done.job.seq, done);
                 while let Some(done) = reorder.remove(&next_decide) {
                     next_decide += 1;
@@ -476,6 +496,7 @@ pub(crate) async fn drive(
                     frontier.next(tokio::time::Instant::now(), politeness)
                 {
                     in_flight_urls.insert(next_dispatch, (url.clone(), depth, dups));
+                    holding.insert(next_dispatch);
                     permit.send(Job { seq: next_dispatch, url, depth, dups });
                     next_dispatch += 1;
                 }
@@ -535,6 +556,7 @@ fn worker_gone() -> Error {
 async fn worker(
     jobs: Arc<tokio::sync::Mutex<mpsc::Receiver<Job>>>,
     done: mpsc::Sender<Done>,
+    fetched: mpsc::Sender<u64>,
     shared: Arc<Shared>,
 ) {
     loop {
@@ -543,7 +565,16 @@ async fn worker(
         let Some(job) = job else { return };
         // A panic while fetching (a bug) must not lose the job: the
         // frontier waits for every dispatched job, so it would never end.
-        let task = tokio::spawn(fetch_one(Arc::clone(&shared), job.url.clone(), job.depth));
+        let fetched_signal = FetchOver {
+            tx: fetched.clone(),
+            seq: job.seq,
+        };
+        let task = tokio::spawn(fetch_one(
+            Arc::clone(&shared),
+            job.url.clone(),
+            job.depth,
+            fetched_signal,
+        ));
         let fetched = match task.await {
             Ok(f) => f,
             Err(e) => Fetched::Internal(e.to_string()),
@@ -554,7 +585,22 @@ async fn worker(
     }
 }
 
-async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
+/// Tells the frontier a page's fetch is over (its host's slot is free)
+/// before the page is analyzed.
+struct FetchOver {
+    tx: mpsc::Sender<u64>,
+    seq: u64,
+}
+
+impl FetchOver {
+    fn send(self) {
+        // Never full (one per page in flight); if it were, or the frontier
+        // were gone, the page's result frees the slot instead.
+        let _ = self.tx.try_send(self.seq);
+    }
+}
+
+async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -> Fetched {
     let started = Instant::now();
     let robots = shared.robots.check(&shared.fetcher, &url).await;
     if !robots.allowed {
@@ -572,6 +618,7 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32) -> Fetched {
         .fetcher
         .fetch_guarded(&url, &shared.fetch_options, Some(&guard))
         .await;
+    over.send();
     let mut outcome = match fetched {
         Ok(o) => o,
         Err(e) => return Fetched::Failed(e, started.elapsed()),

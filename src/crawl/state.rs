@@ -29,10 +29,20 @@
 //! removed (pages decided after the checkpoint, or indexed by a flush the
 //! checkpoint did not cover: ids only grow, and the crawl never removes),
 //! the queue, seen set and maps are reloaded, and the URLs that were in
-//! flight come first in the queue, in their dispatch order. Whatever was
+//! flight come first in the queue, in their dispatch order. The queue is
+//! stored flat, in the order URLs were queued (every host's FIFO merged by
+//! the queue's global sequence numbers; checkpoints from before per-host
+//! queues have the same shape), and pushed back in that order: each host's
+//! FIFO and the order between hosts come back as they were, with the
+//! in-flight URLs at the head of their hosts' queues and older than any
+//! other, so each goes as soon as its host is ready. Whatever was
 //! decided after the checkpoint is then simply redone, in the same order,
-//! so the verdicts equal an uninterrupted crawl's. Pages fetched twice are
-//! at most the pages in flight plus those decided since the checkpoint.
+//! so the verdicts equal an uninterrupted crawl's. With several polite
+//! hosts, whose interleaving depends on timing anyway, what equals is
+//! each host's own order, and the verdicts of pages with no copy on
+//! another host (see the crawl module's determinism notes). Pages fetched
+//! twice are at most the pages in flight plus those decided since the
+//! checkpoint.
 //!
 //! One difference remains: a URL in flight that a later-decided redirect
 //! marked as fetched is skipped (`already_fetched`) when redone, where the
@@ -73,7 +83,8 @@ const STATE_VERSION: u32 = 2;
 pub struct CrawlState {
     /// URLs to fetch with their depth and the duplicates in a row before
     /// them (`crawl.scope.duplicate_hops`): those in flight first
-    /// (dispatch order), then the queue.
+    /// (dispatch order), then the queue, all hosts merged in the order
+    /// URLs were queued.
     pub queue: Vec<(String, u32, u32)>,
     /// Canonical URLs ever queued (sorted).
     pub seen: Vec<String>,
