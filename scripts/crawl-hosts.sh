@@ -13,8 +13,9 @@
 # Needs the site unpacked by `scripts/crawl-bench.sh py` (same
 # $CRAWL_BENCH_DIR, default target/crawl-bench/) and nginx. NEARDUP picks
 # the binary (default: cargo build --release, honouring CARGO_TARGET_DIR).
-# With one global FIFO the crawl ran at about one page per second whatever
-# the number of hosts; with per-host queues it runs at about HOSTS pages/s.
+# With per-host queues the crawl runs at about HOSTS pages/s (one request
+# per second per host); with one global FIFO it fell behind once the first
+# host's queued links outnumbered the fetch workers (README, crawl section).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)

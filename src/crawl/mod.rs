@@ -556,7 +556,7 @@ fn worker_gone() -> Error {
 async fn worker(
     jobs: Arc<tokio::sync::Mutex<mpsc::Receiver<Job>>>,
     done: mpsc::Sender<Done>,
-    fetched: mpsc::Sender<u64>,
+    fetch_over: mpsc::Sender<u64>,
     shared: Arc<Shared>,
 ) {
     loop {
@@ -565,15 +565,15 @@ async fn worker(
         let Some(job) = job else { return };
         // A panic while fetching (a bug) must not lose the job: the
         // frontier waits for every dispatched job, so it would never end.
-        let fetched_signal = FetchOver {
-            tx: fetched.clone(),
+        let over = FetchOver {
+            tx: fetch_over.clone(),
             seq: job.seq,
         };
         let task = tokio::spawn(fetch_one(
             Arc::clone(&shared),
             job.url.clone(),
             job.depth,
-            fetched_signal,
+            over,
         ));
         let fetched = match task.await {
             Ok(f) => f,
