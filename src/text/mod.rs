@@ -167,8 +167,10 @@ impl Normalizer {
     /// else whatlang's best guess, else `"und"`.
     fn language(&self, text: &str, lower: &str, hint: Option<&str>) -> &'static str {
         if let Some(r) = self
-            .vote
-            .vote(lower, self.config.detect_bytes)
+            .config
+            .stop_word_vote
+            .then(|| self.vote.vote(lower, self.config.detect_bytes))
+            .flatten()
             .and_then(|slot| self.langs.get(slot))
         {
             return r.code;
