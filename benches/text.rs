@@ -44,22 +44,30 @@ fn normalize(c: &mut Criterion) {
     group.finish();
 
     // The machine is shared: wall-clock throughput above depends on load.
-    // Also report words per second of this thread's CPU time.
+    // Also report words per second of this thread's CPU time, with the
+    // stop-word vote (the default) and with whatlang on every page,
+    // alternating so both see the same machine.
+    let whatlang_only = Normalizer::new(&TextConfig {
+        stop_word_vote: false,
+        ..TextConfig::default()
+    });
     for (name, set) in [("english", &english), ("all_languages", &all)] {
-        let (Some(t0), mut words) = (thread_cpu_ns(), 0usize) else {
-            return;
-        };
-        for _ in 0..20 {
-            for p in set.iter() {
-                words += n.normalize(black_box(p), None).words.len();
+        for (variant, norm) in [("vote", &n), ("whatlang_only", &whatlang_only)] {
+            let (Some(t0), mut words) = (thread_cpu_ns(), 0usize) else {
+                return;
+            };
+            for _ in 0..20 {
+                for p in set.iter() {
+                    words += norm.normalize(black_box(p), None).words.len();
+                }
             }
-        }
-        if let Some(t1) = thread_cpu_ns() {
-            let secs = (t1 - t0) as f64 / 1e9;
-            eprintln!(
-                "{source}/{name}: {:.2} M words per CPU-second ({words} words in {secs:.2} s CPU)",
-                words as f64 / secs / 1e6
-            );
+            if let Some(t1) = thread_cpu_ns() {
+                let secs = (t1 - t0) as f64 / 1e9;
+                eprintln!(
+                    "{source}/{name}/{variant}: {:.2} M words per CPU-second ({words} words in {secs:.2} s CPU)",
+                    words as f64 / secs / 1e6
+                );
+            }
         }
     }
 }

@@ -17,7 +17,9 @@
 //! tier, then times `decide` on 2,000 exact copies (at new URLs) of the
 //! most recently indexed pages (records in the cache) and of the first
 //! pages (evicted: read from the file), then on near copies of random
-//! earlier pages and on new pages, printing p50 and p99.
+//! earlier pages and on new pages, printing p50 and p99. With
+//! `DROP_CACHES=1` (Linux, root) the OS page cache is dropped before the
+//! cache-miss and near-copy probes, so their record reads hit the disk.
 
 use std::path::Path;
 use std::time::Instant;
@@ -152,6 +154,25 @@ fn probe(d: &mut Deduper, label: &str, seeds: impl Iterator<Item = u64>) -> anyh
     Ok(())
 }
 
+/// With `DROP_CACHES=1` (Linux, root): writes the index's dirty pages and
+/// drops the OS page cache, so the next record-cache misses read the disk
+/// rather than memory. Returns a note for the probe's label.
+fn drop_os_cache() -> &'static str {
+    if std::env::var_os("DROP_CACHES").is_none_or(|v| v != "1") {
+        return "";
+    }
+    let synced = std::process::Command::new("sync")
+        .status()
+        .is_ok_and(|s| s.success());
+    match std::fs::write("/proc/sys/vm/drop_caches", "1") {
+        Ok(()) if synced => ", OS page cache dropped first",
+        Ok(()) | Err(_) => {
+            eprintln!("note: could not drop the OS page cache (needs root on Linux)");
+            ""
+        }
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_default();
@@ -213,17 +234,19 @@ fn main() -> anyhow::Result<()> {
             }
             let hot = hot.filter(|n| n % 10 != 9);
             probe(&mut d, "exact copies of the newest pages (cache hits)", hot)?;
+            let cold = drop_os_cache();
             probe(
                 &mut d,
-                "exact copies of the oldest pages (cache misses)",
+                &format!("exact copies of the oldest pages (cache misses{cold})"),
                 (0..PROBES as u64).filter(|n| n % 10 != 9),
             )?;
+            let cold = drop_os_cache();
             // Pages beyond the index: text(n) for n % 10 == 9 is a near copy
             // of a random earlier page (mostly not cached), other n are new.
             let beyond = pages + 1_000_000;
             probe(
                 &mut d,
-                "near copies of random earlier pages",
+                &format!("near copies of random earlier pages{cold}"),
                 (beyond..).filter(|n| n % 10 == 9).take(PROBES),
             )?;
             probe(

@@ -8,14 +8,18 @@
 #
 #   scripts/serve-load.sh [RUNS] [REQUESTS] [CLIENTS]
 #
-# Env: NEARDUP_BIN (default $CARGO_TARGET_DIR/release/neardup), KINDS (default
-# "redb memory"), SHARES (default "0.1 1.0").
+# Env: NEARDUP_BIN (default $CARGO_TARGET_DIR/release/neardup), LOAD_BIN (the
+# generator; default NEARDUP_BIN), KINDS (default
+# "redb memory"), SHARES (default "0.1 1.0"), WORDS (english or pseudo, the
+# generated text; default english).
 set -euo pipefail
 runs=${1:-3}
 requests=${2:-20000}
 clients=${3:-16}
 bin=${NEARDUP_BIN:-${CARGO_TARGET_DIR:-target}/release/neardup}
+load_bin=${LOAD_BIN:-$bin}
 kinds=${KINDS:-redb memory}
+words=${WORDS:-english}
 shares=${SHARES:-0.1 1.0}
 tmp=$(mktemp -d)
 spid=
@@ -45,8 +49,8 @@ for run in $(seq "$runs"); do
       done
       [ -n "$addr" ] || { cat "$log" >&2; exit 1; }
       before=$(cpu_of "$spid")
-      "$bin" load --target "$addr" --clients "$clients" --requests "$requests" \
-        --page-bytes 10000 --text-share "$share" --max-seconds 300 >"$tmp/report.json"
+      "$load_bin" load --target "$addr" --clients "$clients" --requests "$requests" \
+        --page-bytes 10000 --text-share "$share" --words "$words" --max-seconds 300 >"$tmp/report.json"
       after=$(cpu_of "$spid")
       commits=$(curl -fsS "$addr/metrics" | awk '/^neardup_index_commits_total / { print $2 }')
       load=$(cut -d' ' -f1 /proc/loadavg)

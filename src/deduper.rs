@@ -466,6 +466,26 @@ impl Analyzer {
         self.sign(key, url, body.len(), extracted, warnings)
     }
 
+    /// Frees what [`Deduper::decide`] does not read from `analyzed`: the
+    /// document's text and title, its words but one, its terms beyond
+    /// `decide.min_terms` (decide reads only whether words is empty and
+    /// whether terms reach `min_terms`, so the verdict is unchanged). A
+    /// crawler holding analyzed pages until their turn to be decided keeps
+    /// kilobytes per page instead of one heap string per word. Keep in
+    /// sync with `decide`.
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        let doc = &mut analyzed.doc;
+        doc.text = String::new();
+        doc.title = String::new();
+        doc.words.truncate(1);
+        doc.words.shrink_to_fit();
+        let min_terms = self.config.decide.min_terms;
+        if doc.terms.len() >= min_terms {
+            doc.terms.truncate(min_terms);
+            doc.terms.shrink_to_fit();
+        }
+    }
+
     /// The CPU-heavy half for a page given as plain text, for callers that
     /// extracted the content themselves: no decoding or HTML extraction, and
     /// every paragraph (blank-line separated) counts as main content, so
@@ -556,24 +576,10 @@ impl Analyzer {
 }
 
 impl Deduper {
-    /// Frees what [`Deduper::decide`] does not read from `analyzed`: the
-    /// document's text and title, its words but one, its terms beyond
-    /// `decide.min_terms` (decide reads only whether words is empty and
-    /// whether terms reach `min_terms`, so the verdict is unchanged). A
-    /// crawler holding analyzed pages until their turn to be decided keeps
-    /// kilobytes per page instead of one heap string per word. Keep in
-    /// sync with `decide`.
+    /// Frees what [`Deduper::decide`] does not read from `analyzed` (see
+    /// [`Analyzer::shrink_for_decide`]).
     pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
-        let doc = &mut analyzed.doc;
-        doc.text = String::new();
-        doc.title = String::new();
-        doc.words.truncate(1);
-        doc.words.shrink_to_fit();
-        let min_terms = self.config.decide.min_terms;
-        if doc.terms.len() >= min_terms {
-            doc.terms.truncate(min_terms);
-            doc.terms.shrink_to_fit();
-        }
+        self.analyzer.shrink_for_decide(analyzed);
     }
 
     /// The sequential half: look up each detector's candidates in chain
@@ -1063,10 +1069,10 @@ impl SharedDeduper {
     ) -> crate::Result<Verdict> {
         let inner = Arc::clone(&self.inner);
         tokio::task::spawn_blocking(move || {
-            let analyzed = {
-                let d = inner.read().map_err(|_| poisoned())?;
-                d.analyze(&url, &url, &body, content_type.as_deref())
-            };
+            // Analysis needs no lock: a decision in progress on another
+            // thread does not wait for it, nor it for the decision.
+            let analyzer = inner.read().map_err(|_| poisoned())?.analyzer();
+            let analyzed = analyzer.analyze(&url, &url, &body, content_type.as_deref());
             let mut d = inner.write().map_err(|_| poisoned())?;
             d.decide(analyzed)
         })

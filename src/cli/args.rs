@@ -392,6 +392,10 @@ pub struct LoadArgs {
     /// Bearer token for the server.
     #[arg(long, env = "NEARDUP_TOKEN", hide_env_values = true, value_name = "T")]
     pub token: Option<String>,
+
+    /// Words of the generated article text.
+    #[arg(long, value_enum, default_value_t = neardup::serve::load::LoadWords::English)]
+    pub words: neardup::serve::load::LoadWords,
 }
 
 /// `neardup pairs`.

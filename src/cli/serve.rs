@@ -71,6 +71,7 @@ pub fn load(a: &LoadArgs) -> anyhow::Result<ExitCode> {
         max_time: Duration::from_secs(a.max_seconds),
         seed: a.seed,
         token: a.token.clone().filter(|t| !t.is_empty()),
+        words: a.words,
     };
     // One thread: the generator usually shares the machine with the server
     // it measures, and one thread drives many keep-alive connections.

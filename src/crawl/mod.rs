@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! frontier (this task) --jobs--> fetch workers (robots, Fetcher, analyze
-//!     on the blocking pool) --results--> frontier: reorder, decide, sinks,
-//!     links -> frontier
+//!     on the blocking pool, canonicalize links) --results--> frontier:
+//!     reorder, decide, sinks, links -> frontier
 //! ```
 //!
 //! - The frontier is a breadth-first queue of canonical URLs with their
@@ -24,11 +24,14 @@
 //!   shutdown signal). So a polite or slow host does not fill the workers
 //!   and the dispatch window while other hosts idle; the fetcher's own
 //!   limiter stays in force as the safety net.
-//! - Workers fetch and run the CPU-heavy [`crate::Deduper::analyze`] off
-//!   the async threads.
+//! - Workers fetch, run the CPU-heavy analysis on the blocking pool with
+//!   the deduper's [`crate::deduper::Analyzer`] (no lock: a decision never
+//!   waits for analyses, nor they for it) and canonicalize the page's
+//!   links, so the sequential part does as little as it can.
 //! - Results are decided in dispatch order (a reorder buffer bounded by
-//!   [`Options::max_in_flight`]); decisions take the deduper's write lock
-//!   on the blocking pool, one at a time.
+//!   [`Options::max_in_flight`]); decisions run one at a time on the
+//!   frontier task itself (a hand-off to the blocking pool waited for a
+//!   core held by analyses: four times the decision's own time).
 //! - Every channel is bounded and in-flight work is capped: memory stays
 //!   bounded by the frontier cap, the seen set (bounded by the page
 //!   budget) and `max_in_flight` bodies.
@@ -120,6 +123,7 @@ use crate::fetch::Politeness;
 use crate::fetch::{FetchError, FetchOutcome, Fetcher};
 use crate::frontier::queue::Poll;
 use crate::frontier::robots::RobotsSource;
+use crate::frontier::Links;
 use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope};
 use crate::output::Sink;
 use crate::verdict::{Match, Verdict, VerdictKind};
@@ -226,8 +230,22 @@ enum Fetched {
     Internal(String),
     Done {
         outcome: Box<FetchOutcome>,
-        analyzed: Option<Box<Analyzed>>,
+        /// The final URL, canonicalized (the URL itself if it does not
+        /// canonicalize).
+        final_url: Url,
+        analyzed: Option<Box<Page>>,
     },
+}
+
+/// An analyzed page with its URLs resolved by the worker, so that the
+/// sequential decider only looks them up: canonicalizing a page's
+/// hundreds of links is CPU work that runs in parallel.
+struct Page {
+    analyzed: Analyzed,
+    /// `<link rel=canonical>`, joined to the final URL and canonicalized.
+    canonical: Option<Url>,
+    /// The page's links, canonicalized against its base URL.
+    links: Links,
 }
 
 struct Done {
@@ -238,9 +256,16 @@ struct Done {
 struct Shared {
     fetcher: Arc<Fetcher>,
     robots: RobotsCache,
-    deduper: SharedDeduper,
+    /// The analysis half of the deduper: pages are analyzed without its
+    /// lock, so a decision (which takes the write lock) never waits for
+    /// the analyses in progress, nor they for it.
+    analyzer: Arc<crate::deduper::Analyzer>,
     /// Scope test for redirect targets.
     hops: hops::HopScope,
+    /// The crawl's URL rules, applied by the workers to a page's URLs.
+    canon: Canonicalizer,
+    /// `extract.max_links`.
+    max_links: usize,
     /// Pages analyzed at once: one per core. Analysis is CPU work, so
     /// more at once is not faster, and each analysis of a large page
     /// holds many times its size in transient memory: a page larger than
@@ -367,8 +392,10 @@ pub(crate) async fn drive(
     let shared = Arc::new(Shared {
         fetcher: Arc::clone(&fetcher),
         robots: RobotsCache::new(&config.crawl),
-        deduper: deduper.clone(),
+        analyzer: deduper.read(|d| d.analyzer())?,
         hops: hops::HopScope::new(config, &seeds)?,
+        canon,
+        max_links: config.extract.max_links,
         analysis: tokio::sync::Semaphore::new(cores as usize),
         analysis_permits: cores,
         keep_bodies: out.keeps_bodies(),
@@ -474,7 +501,7 @@ pub(crate) async fn drive(
                 while let Some(done) = reorder.remove(&next_decide) {
                     next_decide += 1;
                     in_flight_urls.remove(&done.job.seq);
-                    state.process(done, &mut frontier, &shared.deduper, out, &mut summary).await?;
+                    state.process(done, &mut frontier, &deduper, out, &mut summary).await?;
                     since_checkpoint += 1;
                 }
                 out.progress(&summary, frontier.queue.len(), next_dispatch - next_decide);
@@ -533,7 +560,7 @@ pub(crate) async fn drive(
 async fn checkpoint(
     out: &mut dyn Outputs,
     deduper: &SharedDeduper,
-    frontier: &Frontier<'_>,
+    frontier: &Frontier,
     decider: &Decider,
     summary: &CrawlSummary,
     in_flight: &BTreeMap<u64, Queued>,
@@ -623,11 +650,15 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -
         Ok(o) => o,
         Err(e) => return Fetched::Failed(e, started.elapsed()),
     };
+    let canonical_final = shared
+        .canon
+        .normalize(outcome.final_url.clone())
+        .unwrap_or_else(|_| outcome.final_url.clone());
     let checkable = (200..300).contains(&outcome.status)
         && !outcome.skipped_content_type
         && !outcome.body.is_empty();
     let analyzed = if checkable {
-        let deduper = shared.deduper.clone();
+        let analyzer = Arc::clone(&shared.analyzer);
         let key = url.as_str().to_owned();
         let final_url = outcome.final_url.as_str().to_owned();
         // The body is not needed after analysis: move it, do not copy.
@@ -642,14 +673,11 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -
         };
         let _permit = shared.analysis.acquire_many(permits).await.ok();
         let analyzed = tokio::task::spawn_blocking(move || {
-            let a = deduper.read(|d| {
-                let mut a = d.analyze(&key, &final_url, &body, ct.as_deref());
-                // Held until decided: keep only what deciding, link
-                // expansion and the evidence spool read.
-                d.shrink_for_decide(&mut a);
-                crate::report::evidence::trim_blocks(&mut a.extracted.blocks);
-                a
-            });
+            let mut a = analyzer.analyze(&key, &final_url, &body, ct.as_deref());
+            // Held until decided: keep only what deciding, link expansion
+            // and the evidence spool read.
+            analyzer.shrink_for_decide(&mut a);
+            crate::report::evidence::trim_blocks(&mut a.extracted.blocks);
             (a, keep_body.then_some(body))
         })
         .await
@@ -657,9 +685,14 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -
         // The body comes back for the WARC output only (held until
         // decided, as bounded by `max_in_flight`), and with it its share
         // of the body budget.
-        let analyzed = analyzed.and_then(|(a, body)| {
+        let analyzed = analyzed.map(|(a, body)| {
             outcome.body = body.unwrap_or_default();
-            a.ok().map(Box::new)
+            Box::new(resolve_urls(
+                &shared,
+                a,
+                &outcome.final_url,
+                &canonical_final,
+            ))
         });
         if !keep_body {
             outcome.reservation = None;
@@ -670,7 +703,36 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -
     };
     Fetched::Done {
         outcome: Box::new(outcome),
+        final_url: canonical_final,
         analyzed,
+    }
+}
+
+/// Resolves an analyzed page's canonical link and links (see [`Page`]).
+fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_url: &Url) -> Page {
+    let canonical = analyzed
+        .extracted
+        .canonical
+        .as_deref()
+        .and_then(|c| shared.canon.join(fetched, c).ok());
+    let base = analyzed
+        .extracted
+        .base_href
+        .as_deref()
+        .and_then(|b| fetched.join(b).ok())
+        .unwrap_or_else(|| fetched.clone());
+    let hrefs = std::mem::take(&mut analyzed.extracted.links);
+    let links = Scope::links(
+        &shared.canon,
+        final_url,
+        &base,
+        hrefs.iter().map(String::as_str),
+        shared.max_links,
+    );
+    Page {
+        analyzed,
+        canonical,
+        links,
     }
 }
 
@@ -684,8 +746,7 @@ fn host_key(url: &Url) -> String {
 }
 
 /// The queue, seen set and scope.
-struct Frontier<'c> {
-    canon: &'c Canonicalizer,
+struct Frontier {
     scope: Scope,
     /// One FIFO per host, in breadth-first order within each.
     queue: HostQueues<Queued>,
@@ -693,19 +754,18 @@ struct Frontier<'c> {
     /// Redirect targets fetched (at most one per page fetched).
     targets: HashSet<String>,
     max_frontier: usize,
-    max_links: usize,
     /// `crawl.scope.duplicate_hops`.
     duplicate_hops: u32,
     skipped: BTreeMap<String, u64>,
 }
 
-impl<'c> Frontier<'c> {
+impl Frontier {
     fn new(
         config: &Config,
         options: &Options,
-        canon: &'c Canonicalizer,
+        canon: &Canonicalizer,
         seeds: &[Url],
-    ) -> Result<Frontier<'c>> {
+    ) -> Result<Frontier> {
         let seeds: Vec<Url> = seeds
             .iter()
             .filter_map(|s| canon.normalize(s.clone()).ok())
@@ -716,13 +776,11 @@ impl<'c> Frontier<'c> {
             allowed: "valid regexes".into(),
         })?;
         let mut f = Frontier {
-            canon,
             scope,
             queue: HostQueues::new(),
             seen: HashSet::new(),
             targets: HashSet::new(),
             max_frontier: options.max_frontier.max(1),
-            max_links: config.extract.max_links,
             duplicate_hops: config.crawl.scope.duplicate_hops,
             skipped: BTreeMap::new(),
         };
@@ -795,7 +853,7 @@ impl Decider {
     async fn process(
         &mut self,
         done: Done,
-        frontier: &mut Frontier<'_>,
+        frontier: &mut Frontier,
         deduper: &SharedDeduper,
         out: &mut dyn Outputs,
         summary: &mut CrawlSummary,
@@ -868,13 +926,14 @@ impl Decider {
         serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
         pages.write_all(b"\n").map_err(io)?;
 
-        let Fetched::Done { outcome, analyzed } = fetched else {
+        let Fetched::Done {
+            outcome,
+            final_url,
+            analyzed,
+        } = fetched
+        else {
             return Ok(());
         };
-        let final_url = frontier
-            .canon
-            .normalize(outcome.final_url.clone())
-            .unwrap_or_else(|_| outcome.final_url.clone());
         let redirected = final_url != job.url;
         if redirected {
             // Whatever the answer, the target was fetched: a link to it
@@ -884,7 +943,11 @@ impl Decider {
         let Some(analyzed) = analyzed else {
             return out.answer(&key, &outcome, None);
         };
-        let mut analyzed = *analyzed;
+        let Page {
+            mut analyzed,
+            canonical: page_canonical,
+            links,
+        } = *analyzed;
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
         // A redirect target fetched before: this page is that page.
@@ -892,23 +955,11 @@ impl Decider {
             .then(|| self.fetched.get(final_url.as_str()).cloned())
             .flatten()
             .map(|of| (of, "redirect"));
-        let page_canonical = analyzed
-            .extracted
-            .canonical
-            .as_deref()
-            .and_then(|c| frontier.canon.join(&outcome.final_url, c).ok());
         let by_canonical = page_canonical
             .as_ref()
             .filter(|c| **c != job.url && **c != final_url)
             .and_then(|c| self.fetched.get(c.as_str()).cloned())
             .map(|of| (of, "canonical"));
-        let base = analyzed
-            .extracted
-            .base_href
-            .as_deref()
-            .and_then(|b| outcome.final_url.join(b).ok())
-            .unwrap_or_else(|| outcome.final_url.clone());
-        let hrefs = std::mem::take(&mut analyzed.extracted.links);
         let bytes = analyzed.bytes;
 
         let verdict = match by_redirect.or(by_canonical) {
@@ -936,10 +987,12 @@ impl Decider {
                 }
             }
             None => {
-                let d = deduper.clone();
-                tokio::task::spawn_blocking(move || d.with(|d| d.decide(analyzed)))
-                    .await
-                    .map_err(|_| worker_gone())???
+                // Inline, not on the blocking pool: deciding is short
+                // (about a tenth of a page's analysis) and on the crawl's
+                // critical path, and a hand-off to a pool thread waits for
+                // a core held by the analyses (measured: four times the
+                // decision itself).
+                deduper.with(|d| d.decide(analyzed))??
             }
         };
         self.fetched.insert(key.clone(), key.clone());
@@ -999,13 +1052,6 @@ impl Decider {
             blocks,
         })?;
         if expand {
-            let links = Scope::links(
-                frontier.canon,
-                &final_url,
-                &base,
-                hrefs.iter().map(String::as_str),
-                frontier.max_links,
-            );
             for (_, reason) in &links.skipped {
                 frontier.skip(reason.name());
             }

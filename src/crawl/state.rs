@@ -106,7 +106,7 @@ pub struct CrawlState {
 
 impl CrawlState {
     pub(super) fn capture<'a>(
-        frontier: &Frontier<'_>,
+        frontier: &Frontier,
         decider: &Decider,
         summary: &CrawlSummary,
         in_flight: impl Iterator<Item = &'a super::Queued>,
@@ -151,7 +151,7 @@ impl CrawlState {
 
     pub(super) fn restore(
         self,
-        frontier: &mut Frontier<'_>,
+        frontier: &mut Frontier,
         decider: &mut Decider,
         summary: &mut CrawlSummary,
     ) {

@@ -40,6 +40,23 @@ pub struct LoadOptions {
     pub seed: u64,
     /// Bearer token, if the server wants one.
     pub token: Option<String>,
+    /// What the article text is made of.
+    pub words: LoadWords,
+}
+
+/// The words of generated article text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LoadWords {
+    /// English-like: 40% of the words are the commonest English function
+    /// words (as in real English text, where the top 40 cover about 40%
+    /// of tokens), the rest pseudo-words. The stop-word vote then settles
+    /// the language, as on real English pages.
+    #[default]
+    English,
+    /// Pseudo-words only: text of no known language, the worst case for
+    /// language identification (whatlang scores every Latin-script
+    /// profile on every page).
+    Pseudo,
 }
 
 impl Default for LoadOptions {
@@ -54,6 +71,7 @@ impl Default for LoadOptions {
             max_time: Duration::from_secs(60),
             seed: 1,
             token: None,
+            words: LoadWords::English,
         }
     }
 }
@@ -136,15 +154,33 @@ fn vocabulary(rng: &mut Rng, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// The commonest English words, most frequent first.
+const FUNCTION_WORDS: [&str; 40] = [
+    "the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with", "be",
+    "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which", "but", "have",
+    "an", "had", "they", "you", "were", "their", "one", "all", "we", "can", "her", "has", "there",
+];
+
+/// One word of article text.
+fn word(rng: &mut Rng, vocab: &[String], kind: LoadWords) -> String {
+    if kind == LoadWords::English && rng.chance(0.4) {
+        // Skewed towards the head of the list, as word frequencies are.
+        let head = rng.below(FUNCTION_WORDS.len()) + 1;
+        let i = rng.below(head);
+        return FUNCTION_WORDS.get(i).copied().unwrap_or("the").to_owned();
+    }
+    vocab
+        .get(rng.below(vocab.len()))
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// One page of words, as paragraphs, to about `bytes` of text.
-fn page_words(rng: &mut Rng, vocab: &[String], bytes: usize) -> Vec<String> {
+fn page_words(rng: &mut Rng, vocab: &[String], bytes: usize, kind: LoadWords) -> Vec<String> {
     let mut words = Vec::new();
     let mut len = 0;
     while len < bytes {
-        let w = vocab
-            .get(rng.below(vocab.len()))
-            .cloned()
-            .unwrap_or_default();
+        let w = word(rng, vocab, kind);
         len += w.len() + 1;
         words.push(w);
     }
@@ -207,16 +243,13 @@ fn generate(options: &LoadOptions) -> crate::Result<Vec<Vec<u8>>> {
                 for _ in 0..n / 50 {
                     let at = rng.below(n);
                     if let Some(w) = near.get_mut(at) {
-                        *w = vocab
-                            .get(rng.below(vocab.len()))
-                            .cloned()
-                            .unwrap_or_default();
+                        *w = word(&mut rng, &vocab, options.words);
                     }
                 }
                 near
             }
         } else {
-            let words = page_words(&mut rng, &vocab, text_bytes);
+            let words = page_words(&mut rng, &vocab, text_bytes, options.words);
             distinct.push(words.clone());
             words
         };
@@ -448,5 +481,40 @@ mod tests {
             let article = html.split("<article>").nth(1).unwrap().len();
             assert!((800..=1_400).contains(&article), "{article}");
         }
+    }
+
+    /// Share of the article's words that are English function words.
+    fn function_share(options: &LoadOptions) -> f64 {
+        let (mut all, mut function) = (0usize, 0usize);
+        for b in generate(options).unwrap() {
+            let html = serde_json::from_slice::<CheckRequest>(&b)
+                .unwrap()
+                .html
+                .unwrap();
+            let article = html.split("<article>").nth(1).unwrap().replace("<p>", " ");
+            for w in article
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+            {
+                all += 1;
+                function += usize::from(FUNCTION_WORDS.contains(&w));
+            }
+        }
+        function as f64 / all.max(1) as f64
+    }
+
+    #[test]
+    fn english_pages_are_two_fifths_function_words_and_pseudo_pages_none() {
+        let english = LoadOptions {
+            requests: 20,
+            ..LoadOptions::default()
+        };
+        let share = function_share(&english);
+        assert!((0.35..=0.45).contains(&share), "{share}");
+        let pseudo = LoadOptions {
+            words: LoadWords::Pseudo,
+            ..english
+        };
+        assert!(function_share(&pseudo) < 0.01);
     }
 }

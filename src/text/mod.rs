@@ -6,8 +6,10 @@
 //!   ideograph / kana its own word, numbers included, stop words kept;
 //! - `terms`: `words` without the stop words of the page's language (nltk
 //!   lists) and stemmed with its Snowball stemmer;
-//! - `lang`: ISO 639-3 code from whatlang on a bounded sample, or the page's
-//!   declared language when detection is unreliable, or `"und"`.
+//! - `lang`: ISO 639-3 code: on a bounded sample, the language whose stop
+//!   words clearly dominate it (see `lang::StopWordVote`), else whatlang's,
+//!   or the page's declared language when whatlang is unreliable, or
+//!   `"und"`.
 //!
 //! Pure and total: any input gives a result, and a stemmer panic costs one
 //! word its stem and adds a warning (see `stem.rs`). Pure-ASCII text skips
@@ -59,13 +61,15 @@ pub struct Normalizer {
     config: TextConfig,
     /// Per-language resources, built once.
     langs: Vec<LangResources>,
+    /// The stop-word vote that settles clear cases before whatlang.
+    vote: lang::StopWordVote,
 }
 
 impl Normalizer {
     /// A normalizer with the given settings. Builds the stop-word sets of
     /// every supported language (a few thousand words in all).
     pub fn new(config: &TextConfig) -> Normalizer {
-        let langs = LANGS
+        let langs: Vec<LangResources> = LANGS
             .iter()
             .enumerate()
             .map(|(slot, spec)| LangResources {
@@ -80,9 +84,11 @@ impl Normalizer {
                 stemmer: spec.stemmer.map(|alg| SafeStemmer::new(slot, alg)),
             })
             .collect();
+        let vote = lang::StopWordVote::new(langs.iter().map(|r| &r.stop_words).enumerate());
         Normalizer {
             config: config.clone(),
             langs,
+            vote,
         }
     }
 
@@ -91,8 +97,8 @@ impl Normalizer {
     /// detection fails or is unreliable.
     pub fn normalize(&self, text: &str, lang_hint: Option<&str>) -> Normalized {
         let nfkc = nfkc(text);
-        let lang = self.language(&nfkc, lang_hint);
         let lower = lowercase(&nfkc);
+        let lang = self.language(&nfkc, &lower, lang_hint);
         let res = self.langs.iter().find(|r| r.code == lang);
         let stemmer = res.and_then(|r| r.stemmer.as_ref());
 
@@ -156,9 +162,19 @@ impl Normalizer {
         }
     }
 
-    /// The page's language: whatlang's when reliable, else the declared one
-    /// when known, else whatlang's best guess, else `"und"`.
-    fn language(&self, text: &str, hint: Option<&str>) -> &'static str {
+    /// The page's language: the stop-word vote's when it is clear-cut,
+    /// else whatlang's when reliable, else the declared one when known,
+    /// else whatlang's best guess, else `"und"`.
+    fn language(&self, text: &str, lower: &str, hint: Option<&str>) -> &'static str {
+        if let Some(r) = self
+            .config
+            .stop_word_vote
+            .then(|| self.vote.vote(lower, self.config.detect_bytes))
+            .flatten()
+            .and_then(|slot| self.langs.get(slot))
+        {
+            return r.code;
+        }
         let detected = lang::detect(text, self.config.detect_bytes);
         let hinted = hint.and_then(lang::resolve_hint);
         match (detected, hinted) {

@@ -223,3 +223,58 @@ proptest::proptest! {
         proptest::prop_assert!(out.terms.len() <= out.words.len());
     }
 }
+
+/// The stop-word vote must not change any page's language: on every page
+/// of ../shared it runs with the vote on and off, and the vote must have
+/// settled most of them (else this test would prove nothing).
+/// `cargo test --release --lib stop_word_vote -- --nocapture`
+#[test]
+fn stop_word_vote_agrees_with_whatlang_on_real_pages() {
+    use crate::config::{ExtractConfig, ExtractMode};
+    use crate::extract::extract;
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["bench/neardup-dev/docs", "datasets/pan-text-alignment/susp"] {
+        if let Ok(rd) = std::fs::read_dir(shared.join(dir)) {
+            files.extend(rd.filter_map(|e| e.ok().map(|e| e.path())));
+        }
+    }
+    if files.is_empty() {
+        eprintln!("note: ../shared absent; skipping");
+        return;
+    }
+    files.sort();
+    let on = Normalizer::new(&TextConfig::default());
+    let off = Normalizer::new(&TextConfig {
+        stop_word_vote: false,
+        ..TextConfig::default()
+    });
+    let c = ExtractConfig::default();
+    let (mut pages, mut voted) = (0usize, 0usize);
+    let mut differ = Vec::new();
+    for f in &files {
+        let Ok(bytes) = std::fs::read(f) else {
+            continue;
+        };
+        let html = String::from_utf8_lossy(&bytes);
+        let e = extract(&html, None, &c);
+        let text = e.text(ExtractMode::Main);
+        let a = on.normalize(&text, e.lang.as_deref());
+        let b = off.normalize(&text, e.lang.as_deref());
+        pages += 1;
+        let lower = lowercase(&nfkc(&text)).into_owned();
+        voted += usize::from(on.vote.vote(&lower, on.config.detect_bytes).is_some());
+        if a != b {
+            differ.push((f.display().to_string(), a.lang, b.lang));
+        }
+    }
+    eprintln!(
+        "{pages} pages, {voted} settled by the vote, {} differ",
+        differ.len()
+    );
+    assert!(differ.is_empty(), "{differ:?}");
+    assert!(
+        voted * 2 > pages,
+        "the vote settled only {voted} of {pages}"
+    );
+}
