@@ -45,6 +45,11 @@ struct Kept {
 /// (not indexed); returns the kept pages in id order.
 fn build_index(path: &Path) -> Vec<Kept> {
     let mut d = Deduper::open(Config::default(), &Registry::default(), path).unwrap();
+    fill(&mut d)
+}
+
+/// Checks the pages of [`build_index`] with `d` and flushes.
+fn fill(d: &mut Deduper) -> Vec<Kept> {
     let mut kept = Vec::new();
     let pages: Vec<(String, Vec<u8>)> = (0..6)
         .map(|i| (format!("https://s{}.example/p/{i}", i % 2), page(i, 300)))
@@ -432,4 +437,38 @@ fn missing_corrupt_or_mismatched_index_and_unwritable_output_are_clear_errors() 
     let run = dir.run(&["export", "--index", "index.redb", "--out", "out.parquet"]);
     assert!(run.output.status.success(), "{}", run.stderr());
     assert_eq!(read_rows(&dir.join("out.parquet")).len(), 6);
+}
+
+#[test]
+fn a_shared_redis_index_exports_like_a_file() {
+    let Some(server) = crate::redis::RedisServer::start() else {
+        return;
+    };
+    let url = server.url("export");
+    let location = neardup::index::RedisLocation::parse(&url).unwrap();
+    let mut d = Deduper::open_redis(Config::default(), &Registry::default(), &location).unwrap();
+    let kept = fill(&mut d);
+    drop(d);
+    let dir = Dir::new();
+    let run = dir.run(&["export", "--index", &url, "--out", "r.parquet"]);
+    assert!(run.output.status.success(), "{}", run.stderr());
+    let rows = read_rows(&dir.join("r.parquet"));
+    assert_eq!(rows.len(), kept.len());
+    for (i, (row, page)) in rows.iter().zip(&kept).enumerate() {
+        assert_eq!(row["doc_id"], Field::UInt(i as u32));
+        assert_eq!(row["url"], Field::Str(page.url.clone()));
+        assert_eq!(
+            row["fetched_at"],
+            Field::Long(0),
+            "a Redis log keeps no times"
+        );
+        assert_eq!(
+            row["simhash"],
+            Field::Long(fingerprint(&page.signatures[1]))
+        );
+        let Signature::Set(set) = &page.signatures[2] else {
+            panic!("chunks is a set");
+        };
+        assert_eq!(&list_u32(&row["chunks"]), set);
+    }
 }
