@@ -341,6 +341,19 @@ fn plugin_signatures_of_every_kind_fit_the_generic_column() {
     let rows = read_rows(&out);
     assert_eq!(list_u32(&group(&rows[4])["hashes"]), [5, 6, 7]);
 
+    // An empty index is a valid file with no rows.
+    let empty = dir.join("empty.parquet");
+    let summary = write_parquet(
+        &MemoryStore::default(),
+        Path::new("<memory>"),
+        &identity,
+        &empty,
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!((summary.rows, summary.row_groups), (0, 0));
+    assert!(read_rows(&empty).is_empty());
+
     // A signature of the wrong kind for a built-in column is a corrupt
     // index, and nothing is written.
     let mut bad = MemoryStore::default();
