@@ -485,3 +485,50 @@ fn a_shared_redis_index_exports_like_a_file() {
         assert_eq!(&list_u32(&row["chunks"]), set);
     }
 }
+
+#[test]
+fn a_plugin_detector_chain_exports_its_signatures_in_a_group() {
+    let dir = Dir::new();
+    for i in 0..3 {
+        dir.write(&format!("pages/p{i}.html"), page(100 + i, 300));
+    }
+    let chain = ["--detector", "exact", "--detector", "minhash"];
+    let mut args = vec![
+        "dedup",
+        "pages",
+        "--out",
+        "out",
+        "--index",
+        "i.redb",
+        "--no-report",
+    ];
+    args.extend(chain);
+    let run = dir.run(&args);
+    assert!(run.output.status.success(), "{}", run.stderr());
+    let mut args = vec!["export", "--index", "i.redb", "--out", "m.parquet"];
+    args.extend(chain);
+    let run = dir.run(&args);
+    assert!(run.output.status.success(), "{}", run.stderr());
+    let rows = read_rows(&dir.join("m.parquet"));
+    assert_eq!(rows.len(), 3);
+    let mut sketches = Vec::new();
+    for row in &rows {
+        assert!(matches!(row["exact"], Field::Long(_)));
+        assert!(!row.contains_key("simhash") && !row.contains_key("chunks"));
+        let Field::Group(g) = &row["minhash"] else {
+            panic!("minhash is a group: {:?}", row["minhash"]);
+        };
+        let fields: BTreeMap<String, Field> = g
+            .get_column_iter()
+            .map(|(n, f)| (n.clone(), f.clone()))
+            .collect();
+        assert_eq!(fields["fingerprint"], Field::Null);
+        assert_eq!(fields["vector"], Field::Null);
+        sketches.push(list_u32(&fields["hashes"]));
+    }
+    // A MinHash sketch: one minimum per hash function, the same length for
+    // every page, different for different pages.
+    assert!(sketches[0].len() >= 16, "{}", sketches[0].len());
+    assert!(sketches.iter().all(|s| s.len() == sketches[0].len()));
+    assert_ne!(sketches[0], sketches[1]);
+}
