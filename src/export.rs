@@ -527,9 +527,10 @@ fn output_error(path: &Path, message: impl std::fmt::Display) -> Error {
 
 /// Writes every record of `store` to the Parquet file `out` (see the module
 /// docs for the schema, memory bound and atomicity). `index` names the
-/// store in error messages; `identity` is the store's: its detector names name and type the signature columns, and
-/// both are recorded in the file's key-value metadata
-/// (`neardup.detectors`, `neardup.fingerprint`).
+/// store in error messages. `identity` is the store's: its detector names
+/// name and type the signature columns, and both its fields are recorded
+/// in the file's key-value metadata (`neardup.detectors`,
+/// `neardup.fingerprint`).
 ///
 /// # Errors
 /// [`Error::Io`] if `out` cannot be created or written (nothing is left at
@@ -572,7 +573,13 @@ pub fn write_parquet(
             out,
             std::io::Error::new(
                 e.kind(),
-                format!("cannot create a file in {}: {e}", dir.display()),
+                // The kind only: the error's own text names the random
+                // temporary name, which means nothing to the user.
+                format!(
+                    "cannot create a file in {}: {}",
+                    dir.display(),
+                    std::io::Error::from(e.kind())
+                ),
             ),
         )
     })?;

@@ -438,7 +438,7 @@ fn missing_corrupt_or_mismatched_index_and_unwritable_output_are_clear_errors() 
             "--out",
             "out.parquet/x.parquet",
         ],
-        "out.parquet",
+        "cannot create a file in out.parquet: not a directory",
     );
     let leftovers: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
