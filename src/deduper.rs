@@ -249,10 +249,7 @@ impl Deduper {
         path: &std::path::Path,
     ) -> crate::Result<Deduper> {
         let detectors = build_chain(&config, registry)?;
-        let identity = StoreIdentity {
-            detectors: detectors.iter().map(|d| d.name().to_owned()).collect(),
-            fingerprint: signature_fingerprint(&config)?,
-        };
+        let identity = identity_of(&config, &detectors)?;
         let store = RedbStore::open_with(path, &identity, config.index.cache_bytes)?;
         let mut deduper = Deduper::assemble(config, detectors, Box::new(store));
         deduper.rebuild()?;
@@ -284,10 +281,7 @@ impl Deduper {
             });
         }
         let detectors = build_chain(&config, registry)?;
-        let identity = StoreIdentity {
-            detectors: detectors.iter().map(|d| d.name().to_owned()).collect(),
-            fingerprint: signature_fingerprint(&config)?,
-        };
+        let identity = identity_of(&config, &detectors)?;
         let store = RedisStore::open(location, &identity)?;
         let mut deduper = Deduper::assemble(config, detectors, Box::new(store));
         deduper.catch_up()?;
@@ -1019,6 +1013,25 @@ fn build_chain(config: &Config, registry: &Registry) -> crate::Result<Vec<Box<dy
         }
     }
     Ok(detectors)
+}
+
+/// The identity an index built with `config` records (its detector chain
+/// and signature settings): what [`Deduper::open`] and
+/// [`Deduper::open_redis`] check a stored index against. Tools that read an
+/// index without deciding (`neardup export`) open the store with it.
+///
+/// # Errors
+/// If the config is invalid or names a detector the registry lacks.
+pub fn store_identity(config: &Config, registry: &Registry) -> crate::Result<StoreIdentity> {
+    identity_of(config, &build_chain(config, registry)?)
+}
+
+/// The identity of the built chain `detectors` under `config`.
+fn identity_of(config: &Config, detectors: &[Box<dyn Detector>]) -> crate::Result<StoreIdentity> {
+    Ok(StoreIdentity {
+        detectors: detectors.iter().map(|d| d.name().to_owned()).collect(),
+        fingerprint: signature_fingerprint(config)?,
+    })
 }
 
 /// A stable hash of every setting that changes what is stored: extraction,

@@ -20,6 +20,7 @@
 //! - [`output`]: verdicts.jsonl, clusters.tsv, clusters.json.
 //! - [`report`]: `neardup report`: report.html, sites.csv, clusters.csv.
 //! - [`eval`]: benchmark scoring (pairwise and crawl-order drop P/R/F1).
+//! - [`export`]: the index's records as Parquet (`neardup export`), for offline engines.
 //! - [`frontier`]: crawler URLs: canonical form, scope, robots.txt.
 //! - [`fetch`]: the crawler's HTTP fetcher: limits, retries, politeness.
 //! - [`crawl`]: the crawl loop (frontier, fetch workers, dedup in the loop) and its demo sites.
@@ -34,6 +35,7 @@ pub mod decode;
 pub mod deduper;
 pub mod error;
 pub mod eval;
+pub mod export;
 pub mod extract;
 pub mod fetch;
 pub mod frontier;

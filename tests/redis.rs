@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use crate::util::{read_verdicts, Dir};
 
 /// A private redis-server, killed on drop.
-struct RedisServer {
+pub(crate) struct RedisServer {
     child: Child,
     port: u16,
     _dir: Dir,
@@ -35,7 +35,7 @@ struct RedisServer {
 
 impl RedisServer {
     /// Starts one, or returns `None` (after a note) without redis-server.
-    fn start() -> Option<RedisServer> {
+    pub(crate) fn start() -> Option<RedisServer> {
         let found = Command::new("redis-server")
             .arg("--version")
             .stdout(Stdio::null())
@@ -72,7 +72,7 @@ impl RedisServer {
         self.child = spawn_redis(self.port, &self._dir).expect("restart redis-server");
     }
 
-    fn url(&self, ns: &str) -> String {
+    pub(crate) fn url(&self, ns: &str) -> String {
         format!("redis://127.0.0.1:{}/0?ns={ns}", self.port)
     }
 

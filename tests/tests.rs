@@ -6,6 +6,7 @@
 //! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
 //! - `dedup`: outputs, warnings, determinism, config and detector flags;
 //! - `eval`: the eval command on a tiny generated benchmark;
+//! - `export`: `neardup export` read back with the parquet reader; errors;
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
@@ -25,6 +26,7 @@ mod crawl;
 mod crawl_resume;
 mod dedup;
 mod eval;
+mod export;
 mod extract;
 mod fetch;
 mod multiref;

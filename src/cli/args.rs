@@ -67,6 +67,29 @@ pub enum Command {
     /// detector in order with what its settings imply, e.g. the minhash
     /// LSH index's candidate threshold and S-curve.
     Detectors(DetectorsArgs),
+    /// Write every page of an index (its URL, site and signatures) to a
+    /// Parquet file, one row per page in doc-id order, for Spark,
+    /// DataFusion or DuckDB (docs/scaling.md).
+    Export(ExportArgs),
+}
+
+/// `neardup export`.
+#[derive(Debug, ClapArgs)]
+pub struct ExportArgs {
+    /// The index: a redb file written by `serve`, `dedup --index` or a
+    /// crawl (DIR/index.redb), or a shared Redis index
+    /// `redis://HOST:PORT[/DB][?ns=NAME]`. Opened with the detector chain
+    /// and signature settings of the config, like `serve`; never created.
+    #[arg(long, value_name = "PATH|URL")]
+    pub index: PathBuf,
+
+    /// The Parquet file to write (replaced only once complete).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// The detector chain the index was built with.
+    #[command(flatten)]
+    pub detectors: DetectorArgs,
 }
 
 /// `neardup detectors`.

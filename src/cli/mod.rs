@@ -7,6 +7,7 @@ mod crawl;
 mod dedup;
 mod detectors;
 mod eval;
+mod export;
 mod extract;
 mod pairs;
 pub mod plugins;
@@ -42,6 +43,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::TrainReference(a) => train::run(&args, a),
         Command::Compare(a) => compare::run(&args, a),
         Command::Detectors(a) => detectors::run(&args, a),
+        Command::Export(a) => export::run(&args, a),
     }
 }
 

@@ -1,0 +1,83 @@
+//! `neardup export`: opens an existing index with the config's detector
+//! chain and writes its records with [`neardup::export::write_parquet`].
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use neardup::index::{DocStore, RedbStore, RedisLocation, RedisStore};
+
+use super::args::{Args, ExportArgs};
+
+/// RAM for the redb store's caches while exporting: records are read in one
+/// pass that bypasses the record cache, so only redb's page cache (a
+/// quarter of this) is used.
+const EXPORT_CACHE_BYTES: usize = 64 << 20;
+
+/// Exports the index and prints what was written.
+pub fn run(args: &Args, a: &ExportArgs) -> anyhow::Result<ExitCode> {
+    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let registry = super::plugins::registry();
+    let identity = neardup::deduper::store_identity(&config, &registry)?;
+    let shown = a.index.display().to_string();
+    let store: Box<dyn DocStore> = if super::is_redis_location(&a.index) {
+        let location = RedisLocation::parse(&shown)?;
+        let mut store = RedisStore::open(&location, &identity)?;
+        // The log is read into memory, as every worker of a shared index
+        // holds it (docs/redis.md).
+        store
+            .sync(&mut |_| {})
+            .with_context(|| format!("read the index {}", location.display()))?;
+        Box::new(store)
+    } else {
+        check_index_file(&a.index)?;
+        Box::new(RedbStore::open_with(
+            &a.index,
+            &identity,
+            EXPORT_CACHE_BYTES,
+        )?)
+    };
+    let summary = neardup::export::write_parquet(
+        store.as_ref(),
+        &a.index,
+        &identity,
+        &a.out,
+        &neardup::export::Options::default(),
+    )
+    .with_context(|| format!("export {shown} to {}", a.out.display()))?;
+    eprintln!(
+        "neardup: exported {} pages ({} row groups, {} bytes) to {}",
+        summary.rows,
+        summary.row_groups,
+        summary.bytes,
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An export reads an index and never creates one (opening a redb path
+/// that does not exist would): a missing path or a directory is an error.
+fn check_index_file(path: &Path) -> anyhow::Result<()> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            anyhow::bail!("no index at {}: the file does not exist", path.display())
+        }
+        Err(e) => return Err(e).with_context(|| format!("index {}", path.display())),
+    };
+    if meta.is_dir() {
+        let hint = if path.join("index.redb").is_file() {
+            format!(
+                " (a crawl keeps its index in {})",
+                path.join("index.redb").display()
+            )
+        } else {
+            String::new()
+        };
+        anyhow::bail!(
+            "index {} is a directory, not an index file{hint}",
+            path.display()
+        );
+    }
+    Ok(())
+}
