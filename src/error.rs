@@ -46,14 +46,15 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
-    /// An I/O error with the path it happened on.
-    #[error("{path}: {source}")]
+    /// An I/O error with the path it happened on. The cause is part of
+    /// the message and deliberately not an error `source`: a report that
+    /// prints the chain (anyhow's `{:#}`) would print it twice.
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -62,10 +63,32 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Io {
             path: path.into(),
-            source,
+            cause: source,
         }
     }
 }
 
 /// The library's result type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report printing the whole chain (the CLI's `{:#}`) names the
+    /// cause once, after the path.
+    #[test]
+    fn io_errors_name_path_and_cause_once() {
+        let e = Error::io(
+            "/no/such/file",
+            std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        );
+        let mut chain = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            chain.push_str(&format!(": {s}"));
+            source = s.source();
+        }
+        assert_eq!(chain, "/no/such/file: gone");
+    }
+}
