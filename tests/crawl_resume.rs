@@ -229,47 +229,13 @@ fn sigkill_at_random_moments_then_resume_loses_and_repeats_nothing() {
     let seed = format!("http://{addr}/p/0");
     let host = format!("127.0.0.1:{}", addr.port());
 
-    // Kill moments: once the run has decided a new page (start-up time
-    // varies a lot on a loaded machine), plus 0..400 ms from a fixed-seed
-    // LCG.
-    let mut x: u64 = 20_261_122;
-    let mut kills = 0;
-    let mut mid_crawl = 0;
-    for round in 0..4 {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let after = Duration::from_millis((x >> 33) % 400);
-        let args = if round == 0 {
-            crawl_args(&seed, "out")
-        } else {
-            resume_args("out")
-        };
-        let before = verdict_count(&dir);
-        let mut child = spawn(&dir, &args);
-        let started = Instant::now();
-        while verdict_count(&dir) <= before
-            && started.elapsed() < Duration::from_secs(30)
-            && child.try_wait().expect("wait").is_none()
-        {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        std::thread::sleep(after);
-        if child.try_wait().expect("wait").is_none() {
-            child.kill().expect("SIGKILL");
-            kills += 1;
-        }
-        let out = child.wait_with_output().expect("wait");
-        eprintln!(
-            "round {round}: killed after {after:?}: {:?} {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let decided = lines(&dir.read("out/verdicts.jsonl")).len();
-        if decided > 0 && decided < site_size() {
-            mid_crawl += 1;
-        }
-    }
+    let (kills, mid_crawl) = kill_rounds(
+        &dir,
+        20_261_122,
+        400,
+        &crawl_args(&seed, "out"),
+        site_size(),
+    );
     assert!(
         kills >= 3 && mid_crawl >= 2,
         "the site is too fast: {kills} kills, {mid_crawl} mid-crawl"
@@ -473,41 +439,13 @@ fn sigkill_then_resume_with_two_hosts_loses_and_repeats_nothing() {
     write_config(&dir);
     let (hits, bases) = two_sites(&rt, Duration::from_millis(40));
     let seeds = bases.clone().map(|b| format!("{b}/p/0"));
-    let mut kills = 0;
-    let mut mid_crawl = 0;
-    // Kill moments: once the run has decided a new page, plus 0..300 ms
-    // from a fixed-seed LCG.
-    let mut x: u64 = 20_261_124;
-    for round in 0..4 {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let after = Duration::from_millis((x >> 33) % 300);
-        let args = if round == 0 {
-            multi_args(&seeds, "out")
-        } else {
-            resume_args("out")
-        };
-        let before = verdict_count(&dir);
-        let mut child = spawn(&dir, &args);
-        let started = Instant::now();
-        while verdict_count(&dir) <= before
-            && started.elapsed() < Duration::from_secs(30)
-            && child.try_wait().expect("wait").is_none()
-        {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        std::thread::sleep(after);
-        if child.try_wait().expect("wait").is_none() {
-            child.kill().expect("SIGKILL");
-            kills += 1;
-        }
-        child.wait().expect("wait");
-        let decided = verdict_count(&dir);
-        if decided > 0 && decided < 2 * site_size() {
-            mid_crawl += 1;
-        }
-    }
+    let (kills, mid_crawl) = kill_rounds(
+        &dir,
+        20_261_124,
+        300,
+        &multi_args(&seeds, "out"),
+        2 * site_size(),
+    );
     assert!(
         kills >= 3 && mid_crawl >= 2,
         "the sites are too fast: {kills} kills, {mid_crawl} mid-crawl"
@@ -545,4 +483,49 @@ fn sigkill_then_resume_with_two_hosts_loses_and_repeats_nothing() {
         refetched <= kills * 2 * IN_FLIGHT,
         "{refetched} refetches after {kills} kills"
     );
+}
+
+/// Four rounds (the first with `first`, the others `--resume`), each
+/// SIGKILLed once it has decided a new page plus 0..`max_ms` ms from a
+/// fixed-seed LCG (start-up time varies a lot on a loaded machine).
+/// Returns (kills, rounds that left a crawl of `total` pages half done).
+fn kill_rounds(dir: &Dir, seed: u64, max_ms: u64, first: &[&str], total: usize) -> (usize, usize) {
+    let mut x = seed;
+    let (mut kills, mut mid_crawl) = (0, 0);
+    for round in 0..4 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let after = Duration::from_millis((x >> 33) % max_ms);
+        let args = if round == 0 {
+            first.to_vec()
+        } else {
+            resume_args("out")
+        };
+        let before = verdict_count(dir);
+        let mut child = spawn(dir, &args);
+        let started = Instant::now();
+        while verdict_count(dir) <= before
+            && started.elapsed() < Duration::from_secs(30)
+            && child.try_wait().expect("wait").is_none()
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(after);
+        if child.try_wait().expect("wait").is_none() {
+            child.kill().expect("SIGKILL");
+            kills += 1;
+        }
+        let out = child.wait_with_output().expect("wait");
+        eprintln!(
+            "round {round}: killed after {after:?}: {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let decided = verdict_count(dir);
+        if decided > 0 && decided < total {
+            mid_crawl += 1;
+        }
+    }
+    (kills, mid_crawl)
 }
