@@ -611,24 +611,13 @@ async fn graph_site(
     addr
 }
 
-/// A star: the home page links to `/p/1` ... `/p/20`, which link nowhere.
-fn star_20(path: &str) -> Option<Vec<String>> {
+/// A star: the home page links to `/p/1` ... `/p/N`, which link nowhere.
+fn star<const N: u32>(path: &str) -> Option<Vec<String>> {
     match path {
-        "/" => Some((1..=20).map(|i| format!("/p/{i}")).collect()),
+        "/" => Some((1..=N).map(|i| format!("/p/{i}")).collect()),
         p => {
             let i: u32 = p.strip_prefix("/p/")?.parse().ok()?;
-            (1..=20).contains(&i).then(Vec::new)
-        }
-    }
-}
-
-/// A smaller star: the home page links to `/p/1` ... `/p/7`.
-fn star_7(path: &str) -> Option<Vec<String>> {
-    match path {
-        "/" => Some((1..=7).map(|i| format!("/p/{i}")).collect()),
-        p => {
-            let i: u32 = p.strip_prefix("/p/")?.parse().ok()?;
-            (1..=7).contains(&i).then(Vec::new)
+            (1..=N).contains(&i).then(Vec::new)
         }
     }
 }
@@ -719,10 +708,10 @@ fn urls(pages: &[Value]) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_host_is_crawled_in_exact_breadth_first_order() {
     let a = graph_site(1, tree, Arc::default()).await;
-    let b = graph_site(2, star_7, Arc::default()).await;
+    let b = graph_site(2, star::<7>, Arc::default()).await;
     let sites = [
         (format!("http://{a}"), tree as Links),
-        (format!("http://{b}"), star_7),
+        (format!("http://{b}"), star::<7>),
     ];
     let want = bfs(&sites);
     assert_eq!(want.len(), 1 + 3 + 9 + 9 + 1 + 7);
@@ -746,13 +735,13 @@ async fn one_host_is_crawled_in_exact_breadth_first_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
     let a = graph_site(1, tree, Arc::default()).await;
-    let b = graph_site(2, star_7, Arc::default()).await;
+    let b = graph_site(2, star::<7>, Arc::default()).await;
     let c = graph_site(3, tree, Arc::default()).await;
     // Three hosts: 127.0.0.1, localhost and 127.0.0.1 again (a second
     // port of the first host).
     let sites = [
         (format!("http://{a}"), tree as Links),
-        (format!("http://localhost:{}", b.port()), star_7),
+        (format!("http://localhost:{}", b.port()), star::<7>),
         (format!("http://{c}"), tree),
     ];
     let want = bfs(&sites);
@@ -776,8 +765,8 @@ async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
 /// every B page is decided before A's 16th page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_polite_host_does_not_hold_back_the_others() {
-    let a = graph_site(1, star_20, Arc::default()).await;
-    let b = graph_site(2, star_7, Arc::default()).await;
+    let a = graph_site(1, star::<20>, Arc::default()).await;
+    let b = graph_site(2, star::<7>, Arc::default()).await;
     let a_base = format!("http://{a}");
     let b_base = format!("http://localhost:{}", b.port());
     let mut config = test_config();

@@ -245,12 +245,7 @@ impl StopWordVote {
         let mut hits = [0u32; 64];
         let mut words = 0u32;
         super::words::for_each_word(sample, |w| {
-            let has_letter = if w.is_ascii() {
-                w.bytes().any(|b| b.is_ascii_alphabetic())
-            } else {
-                w.chars().any(char::is_alphabetic)
-            };
-            if !has_letter {
+            if !super::words::has_letter(w) {
                 return;
             }
             words += 1;

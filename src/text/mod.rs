@@ -115,11 +115,7 @@ impl Normalizer {
                 words.push(w.to_owned());
                 // Numbers and other letterless words are neither stop words
                 // nor stemmed, and would only crowd the cache.
-                let has_letter = if w.is_ascii() {
-                    w.bytes().any(|b| b.is_ascii_alphabetic())
-                } else {
-                    w.chars().any(char::is_alphabetic)
-                };
+                let has_letter = words::has_letter(w);
                 match stemmer {
                     Some(st) if has_letter && (use_stop || use_stem) => {
                         let t = st.lookup(w, is_stop, cache, &mut scratch);

@@ -48,6 +48,16 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// Whether a word has a letter: numbers and other letterless words are
+/// neither stop words nor stemmed, and do not count as language evidence.
+pub(crate) fn has_letter(w: &str) -> bool {
+    if w.is_ascii() {
+        w.bytes().any(|b| b.is_ascii_alphabetic())
+    } else {
+        w.chars().any(char::is_alphabetic)
+    }
+}
+
 /// UAX #29 words of a piece that has non-ASCII characters.
 fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
     for word in piece.unicode_words() {
