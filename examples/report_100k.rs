@@ -93,6 +93,7 @@ fn main() -> anyhow::Result<()> {
                 _ => VerdictKind::Duplicate,
             };
             let matched = (k > 0).then(|| Match {
+                covered: Some(1.0),
                 id: 0,
                 key: rep_key.clone(),
                 url: rep_key.clone(),
@@ -119,6 +120,7 @@ fn main() -> anyhow::Result<()> {
                     kind,
                     matched,
                     indexed_as: None,
+                    stored_as: None,
                     warnings: Vec::new(),
                 },
                 of: (k > 0).then_some(rep),

@@ -209,8 +209,14 @@ pub struct DecideConfig {
     /// so short pages do not cluster by chance.
     pub min_terms: usize,
     /// Index near duplicates too, so later variants of them are found
-    /// (exact duplicates are never indexed: they add nothing).
+    /// (exact duplicates are never indexed: they add nothing). Off by
+    /// default: an indexed near duplicate becomes the kept side of later
+    /// drops, and drops chained through it join distinct pages.
     pub index_near_duplicates: bool,
+    /// A page is dropped only when at least this share of its own content
+    /// (its text minus its site's template; see `crate::content`) is in
+    /// the page it matched: the drop then loses nothing.
+    pub min_coverage: f64,
 }
 
 impl Default for DecideConfig {
@@ -218,7 +224,8 @@ impl Default for DecideConfig {
         DecideConfig {
             detectors: vec!["exact".into(), "simhash".into(), "chunks".into()],
             min_terms: 20,
-            index_near_duplicates: true,
+            index_near_duplicates: false,
+            min_coverage: 0.8,
         }
     }
 }
@@ -766,6 +773,7 @@ impl Config {
 
         let d = &self.decide;
         range("decide.min_terms", d.min_terms, 0, 100_000)?;
+        unit("decide.min_coverage", d.min_coverage)?;
         if d.detectors.is_empty() {
             return Err(Error::Config {
                 key: "decide.detectors".into(),

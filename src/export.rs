@@ -295,16 +295,17 @@ impl Batch {
         &mut self,
         id: DocId,
         rec: &DocRecord,
+        signatures: &[Signature],
         names: &[String],
     ) -> std::result::Result<(), String> {
-        if rec.signatures.len() != self.detectors.len() {
+        if signatures.len() != self.detectors.len() {
             return Err(format!(
                 "record {id} has {} signatures for a chain of {} detectors",
-                rec.signatures.len(),
+                signatures.len(),
                 self.detectors.len()
             ));
         }
-        for ((column, sig), name) in self.detectors.iter_mut().zip(&rec.signatures).zip(names) {
+        for ((column, sig), name) in self.detectors.iter_mut().zip(signatures).zip(names) {
             self.bytes += column.push(sig).map_err(|expected| {
                 format!(
                     "record {id}: detector `{name}` stored {}, expected {expected}",
@@ -505,14 +506,14 @@ fn schema(detectors: &[String]) -> parquet::errors::Result<TypePtr> {
 /// Snappy everywhere (every engine reads it; the codec is small and fast),
 /// format 1.0 data pages (the most widely read), dictionary encoding only
 /// where values repeat (`site`; hashes and URLs are nearly all distinct).
-fn properties(identity: &StoreIdentity) -> WriterProperties {
+fn properties(identity: &StoreIdentity, names: &[String]) -> WriterProperties {
     WriterProperties::builder()
         .set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(Compression::SNAPPY)
         .set_dictionary_enabled(false)
         .set_column_dictionary_enabled(ColumnPath::from("site"), true)
         .set_key_value_metadata(Some(vec![
-            KeyValue::new("neardup.detectors".to_owned(), identity.detectors.join(",")),
+            KeyValue::new("neardup.detectors".to_owned(), names.join(",")),
             KeyValue::new(
                 "neardup.fingerprint".to_owned(),
                 format!("{:016x}", identity.fingerprint),
@@ -545,7 +546,10 @@ pub fn write_parquet(
     out: &Path,
     options: &Options,
 ) -> Result<Summary> {
-    let names = &identity.detectors;
+    // One column per detector of the chain; the content evidence stored
+    // after the detectors' signatures (`crate::content`) is not exported.
+    let names = identity.chain();
+    let chain = names.len();
     for (i, name) in names.iter().enumerate() {
         if BASE_COLUMNS.contains(&name.as_str()) || names[..i].contains(name) {
             return Err(Error::Config {
@@ -584,7 +588,7 @@ pub fn write_parquet(
         )
     })?;
     let sink = BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
-    let mut writer = SerializedFileWriter::new(sink, schema, Arc::new(properties(identity)))
+    let mut writer = SerializedFileWriter::new(sink, schema, Arc::new(properties(identity, names)))
         .map_err(|e| output_error(out, e))?;
 
     let kinds: Vec<Kind> = names.iter().map(|n| kind_of(n)).collect();
@@ -599,7 +603,12 @@ pub fn write_parquet(
         if failure.is_some() {
             return;
         }
-        if let Err(message) = batch.push(id, rec, names) {
+        // A page that was not kept, stored for its site's template only.
+        let (signatures, evidence) = rec.signatures.split_at(chain.min(rec.signatures.len()));
+        if crate::content::Evidence::from_signatures(evidence).is_some_and(|e| e.is_observation()) {
+            return;
+        }
+        if let Err(message) = batch.push(id, rec, signatures, names) {
             failure = Some(Error::Store {
                 path: index.to_owned(),
                 message: format!("{message}: corrupt index"),

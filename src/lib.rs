@@ -13,6 +13,8 @@
 //! - [`extract`]: HTML to text blocks, title, links, canonical; main content vs boilerplate.
 //! - [`text`]: NFKC, lowercase, words, language, stop words, stems.
 //! - [`signature`]: the built-in detectors: exact hash, SimHash, content-defined chunks.
+//! - [`content`]: a page's own content (its text minus its site's template) and the
+//!   coverage test every drop must pass.
 //! - [`index`]: candidate indexes (blocked SimHash tables, chunk postings) and the document store.
 //! - [`deduper`]: [`Deduper`], the online check: analyze, look up, verify, decide, insert.
 //! - [`cluster`]: union-find over accepted matches, per-site aggregation.
@@ -30,6 +32,7 @@
 pub mod batch;
 pub mod cluster;
 pub mod config;
+pub mod content;
 pub mod crawl;
 pub mod decode;
 pub mod deduper;

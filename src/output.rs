@@ -126,6 +126,8 @@ struct VerdictLine<'a> {
     of_url: Option<&'a str>,
     similarity: Option<f64>,
     containment: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    covered: Option<f64>,
     detector: Option<&'a str>,
     reason: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -181,6 +183,7 @@ impl<W: Write> Sink for VerdictLines<W> {
             of_url: m.map(|m| m.url.as_str()),
             similarity: m.map(|m| m.similarity),
             containment: m.map(|m| m.containment),
+            covered: m.and_then(|m| m.covered),
             detector: m.map(|m| m.detector.as_str()),
             reason: m.map(|m| m.reason.as_str()),
             bytes: Some(page.bytes),
@@ -199,6 +202,7 @@ impl<W: Write> Sink for VerdictLines<W> {
             of_url: None,
             similarity: None,
             containment: None,
+            covered: None,
             detector: None,
             reason: None,
             bytes: None,
@@ -543,6 +547,7 @@ mod tests {
             resemblance: 1.0,
             containment: 0.5,
             reason: "same words".into(),
+            covered: None,
         });
         PageRecord {
             position,
@@ -558,6 +563,7 @@ mod tests {
                 },
                 matched,
                 indexed_as: None,
+                stored_as: None,
                 warnings: if key == "c" {
                     vec!["w1".into()]
                 } else {

@@ -50,6 +50,12 @@ pub struct Match {
     pub containment: f64,
     /// Why, in one line.
     pub reason: String,
+    /// Share of this page's own content (its text minus its site's
+    /// template) found in the matched page: the evidence that the drop
+    /// loses nothing. `None` for matches not made by content (canonical,
+    /// redirect, an unchanged re-fetch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<f64>,
 }
 
 /// The verdict on one page.
@@ -61,6 +67,11 @@ pub struct Verdict {
     pub matched: Option<Match>,
     /// The id this page got in the index, if it was indexed.
     pub indexed_as: Option<DocId>,
+    /// The id under which a page that was not kept was stored for its
+    /// site's template (see `crate::content`), if it was: ids up to it are
+    /// in use, which a crawl's checkpoint must cover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_as: Option<DocId>,
     /// Problems with this page that did not stop the check.
     pub warnings: Vec<String>,
 }

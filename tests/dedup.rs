@@ -187,10 +187,13 @@ fn detector_flag_replaces_the_chain() {
         .expect_code(0);
     let verdicts = read_verdicts(&dir.read("exact/verdicts.jsonl"));
     assert_eq!(verdict(&verdicts, "copy")["detector"], "exact");
-    // Without the chunk and SimHash tiers, an edited copy is not found.
-    assert_eq!(verdict(&verdicts, "near")["verdict"], "unique");
+    // Without the chunk and SimHash tiers no verdict names them; an edited
+    // copy is found, if at all, through its own blocks (`content`, the
+    // core's fallback behind every chain).
+    assert_ne!(verdict(&verdicts, "near")["detector"], "chunks");
     for v in &verdicts {
-        assert!(v["detector"].is_null() || v["detector"] == "exact", "{v}");
+        let d = &v["detector"];
+        assert!(d.is_null() || d == "exact" || d == "content", "{v}");
     }
 
     let run = dir

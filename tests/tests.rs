@@ -38,5 +38,6 @@ mod report;
 mod score;
 mod serve;
 mod store;
+mod verdicts;
 mod util;
 mod warc_out;

@@ -26,8 +26,8 @@ fn html(body: &str, extra: &str) -> String {
 }
 
 /// `/` links to the others; `/copy` is byte-identical to `/a`; `/tracked`
-/// has the same text as `/a` with a comment (other bytes); `/near` adds a
-/// sentence; `/gone` is a 404.
+/// has the same text as `/a` with a comment (other bytes); `/near` adds an
+/// "Updated" time; `/gone` is a 404.
 fn page(path: &str) -> Option<String> {
     let a = html(ARTICLE, "");
     Some(match path {
@@ -38,10 +38,7 @@ fn page(path: &str) -> Option<String> {
         ),
         "/a" | "/copy" => a,
         "/tracked" => html(ARTICLE, "<!-- served by edge 2 -->"),
-        "/near" => html(
-            &format!("{ARTICLE} A second phase with batteries is planned for next year."),
-            "",
-        ),
+        "/near" => html(ARTICLE, "<p class=\"updated\">Updated 10:42</p>"),
         _ => return None,
     })
 }

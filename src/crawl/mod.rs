@@ -977,12 +977,14 @@ impl Decider {
                         similarity: 1.0,
                         resemblance: 1.0,
                         containment: 1.0,
+                        covered: None,
                         reason: format!(
                             "{reason}: {}",
                             final_url_or_canonical(reason, &final_url, page_canonical.as_ref())
                         ),
                     }),
                     indexed_as: None,
+                    stored_as: None,
                     warnings: analyzed.warnings,
                 }
             }
@@ -1002,7 +1004,7 @@ impl Decider {
                 .or_insert_with(|| key.clone());
         }
         out.answer(&key, &outcome, Some(&verdict))?;
-        if let Some(id) = verdict.indexed_as {
+        if let Some(id) = verdict.indexed_as.or(verdict.stored_as) {
             self.watermark = self.watermark.max(id.saturating_add(1));
         }
         let of = verdict

@@ -650,6 +650,8 @@ struct VerdictIn {
     of_url: Option<String>,
     similarity: Option<f64>,
     containment: Option<f64>,
+    #[serde(default)]
+    covered: Option<f64>,
     detector: Option<String>,
     reason: Option<String>,
     #[serde(default)]
@@ -716,6 +718,7 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
             resemblance: 0.0,
             containment: v.containment.unwrap_or(0.0),
             reason: v.reason.unwrap_or_default(),
+            covered: v.covered,
         });
         positions.insert(key.clone(), position);
         clusters.page(&PageRecord {
@@ -728,6 +731,7 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
                 kind,
                 matched,
                 indexed_as: None,
+                stored_as: None,
                 warnings: v.warnings,
             },
             of,

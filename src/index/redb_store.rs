@@ -67,6 +67,19 @@ pub struct StoreIdentity {
     pub fingerprint: u64,
 }
 
+impl StoreIdentity {
+    /// The detector chain: the names before the content evidence slots
+    /// ([`crate::content::EVIDENCE_SLOTS`]) that follow it in every record.
+    pub fn chain(&self) -> &[String] {
+        let end = self
+            .detectors
+            .iter()
+            .position(|n| crate::content::EVIDENCE_SLOTS.contains(&n.as_str()))
+            .unwrap_or(self.detectors.len());
+        &self.detectors[..end]
+    }
+}
+
 /// A record as encoded in the `docs` table (borrowing, for writes).
 #[derive(Serialize)]
 struct RecordRef<'a> {
@@ -486,14 +499,22 @@ impl RedbStore {
                         .ok_or_else(|| err(path, "metadata `identity` missing: corrupt index"))?;
                     let stored: StoreIdentity = postcard::from_bytes(stored.value())
                         .map_err(|x| err(path, format!("metadata `identity` is corrupt: {x}")))?;
+                    if stored.chain() == identity.chain() && stored.detectors != identity.detectors
+                    {
+                        return Err(err(
+                            path,
+                            "built by an older neardup, without the content evidence every \
+                             verdict now rests on (`content.*`): rebuild it with this version",
+                        ));
+                    }
                     if stored.detectors != identity.detectors {
                         return Err(err(
                             path,
                             format!(
                                 "built with detector chain [{}], opened with [{}]: use the same \
                                  chain or a new index file",
-                                stored.detectors.join(", "),
-                                identity.detectors.join(", ")
+                                stored.chain().join(", "),
+                                identity.chain().join(", ")
                             ),
                         ));
                     }

@@ -271,6 +271,7 @@ mod tests {
                     kind: crate::verdict::VerdictKind::Unique,
                     matched: None,
                     indexed_as: None,
+                    stored_as: None,
                     warnings: Vec::new(),
                 },
                 of: None,

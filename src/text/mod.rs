@@ -19,6 +19,8 @@ mod lang;
 mod stem;
 mod words;
 
+pub(crate) use words::for_each_word;
+
 use std::borrow::Cow;
 
 use rustc_hash::FxHashSet;

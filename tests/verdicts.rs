@@ -1,0 +1,138 @@
+//! Verdicts on a hand-made documentation site (`testdata/site-template/`):
+//! one template (top bar, sidebar, footer) around tables of contents, API
+//! items, template siblings and a manual whose print page holds every
+//! chapter. Each test names the failure class of issue 12 it guards.
+
+use neardup::{Config, Deduper, Verdict, VerdictKind};
+
+const SITE: &str = "http://docs.example";
+
+fn body(path: &str) -> Vec<u8> {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/site-template")
+        .join(path);
+    std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+fn check(d: &mut Deduper, path: &str) -> Verdict {
+    d.check(&format!("{SITE}/{path}"), &body(path), Some("text/html"))
+        .expect("in-memory check")
+}
+
+fn checks(d: &mut Deduper, paths: &[&str]) -> Vec<(String, Verdict)> {
+    paths.iter().map(|p| ((*p).to_owned(), check(d, p))).collect()
+}
+
+fn kinds(verdicts: &[(String, Verdict)]) -> Vec<(&str, VerdictKind)> {
+    verdicts.iter().map(|(p, v)| (p.as_str(), v.kind)).collect()
+}
+
+#[test]
+fn tables_of_contents_are_not_copies_of_each_other() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    let v = checks(&mut d, &["index.html", "guides/index.html", "api/index.html"]);
+    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+}
+
+#[test]
+fn api_items_of_one_template_are_distinct() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    let v = checks(&mut d, &["api/fn.alpha.html", "api/fn.beta.html"]);
+    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+}
+
+/// Pages of one template share long sections (here, trait impls every
+/// struct page lists). Once the site's pages have shown that section three
+/// times it is template, and what is left of a sibling (its name, its
+/// signature, its description) is not in any other page. Before that the
+/// section is indistinguishable from copied content: the first siblings of
+/// a new template may still be dropped (a limit stated in `content`).
+#[test]
+fn template_siblings_are_distinct_once_their_template_is_known() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    checks(
+        &mut d,
+        &["api/struct.Gear.html", "api/struct.Lever.html", "api/struct.Spring.html"],
+    );
+    let v = checks(&mut d, &["api/struct.Wheel.html", "api/struct.Pulley.html"]);
+    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+}
+
+#[test]
+fn a_page_containing_another_is_not_its_copy() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    let chapter = check(&mut d, "manual/chapter-1.html");
+    let print = check(&mut d, "manual/print.html");
+    assert_eq!(chapter.kind, VerdictKind::Unique);
+    assert_eq!(print.kind, VerdictKind::Unique, "{:?}", print.matched);
+    // The other way round, the chapter is in the print page: dropping it
+    // loses nothing, and the verdict says how much of it is there.
+    let mut d = Deduper::new(Config::default()).unwrap();
+    check(&mut d, "manual/print.html");
+    for chapter in ["manual/chapter-1.html", "manual/chapter-2.html"] {
+        let v = check(&mut d, chapter);
+        assert!(v.kind.is_drop(), "{chapter}: {v:?}");
+        let m = v.matched.expect("a drop names its match");
+        assert_eq!(m.url, format!("{SITE}/manual/print.html"));
+        let covered = m.covered.expect("content coverage");
+        assert!(covered >= 0.8, "{chapter}: {covered}");
+        assert!(m.reason.contains("own content"), "{}", m.reason);
+    }
+}
+
+#[test]
+fn a_mirrored_page_is_a_duplicate() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    check(&mut d, "manual/chapter-1.html");
+    let v = check(&mut d, "mirror/chapter-1.html");
+    assert_eq!(v.kind, VerdictKind::Duplicate, "{v:?}");
+    let m = v.matched.unwrap();
+    assert_eq!(m.url, format!("{SITE}/manual/chapter-1.html"));
+    assert_eq!(m.covered, Some(1.0));
+}
+
+#[test]
+fn pages_with_little_own_content_are_kept() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    let v = checks(
+        &mut d,
+        &["index.html", "guides/index.html", "api/index.html", "about.html", "contact.html"],
+    );
+    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+}
+
+/// What a site's pages teach about its template is stored with the index:
+/// a reopened index decides the next page as an uninterrupted run does.
+#[test]
+fn the_learned_template_survives_a_reopen() {
+    let first = [
+        "index.html",
+        "guides/index.html",
+        "api/index.html",
+        "api/struct.Gear.html",
+        "api/struct.Lever.html",
+    ];
+    let next = ["api/struct.Spring.html", "api/struct.Wheel.html", "about.html"];
+    let registry = neardup::signature::Registry::default();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.redb");
+
+    let mut whole = Deduper::new(Config::default()).unwrap();
+    checks(&mut whole, &first);
+    let expected = checks(&mut whole, &next);
+
+    let mut d = Deduper::open(Config::default(), &registry, &path).unwrap();
+    checks(&mut d, &first);
+    d.flush().unwrap();
+    drop(d);
+    let mut d = Deduper::open(Config::default(), &registry, &path).unwrap();
+    let got = checks(&mut d, &next);
+    assert_eq!(got, expected);
+
+    assert_eq!(got[1].1.kind, VerdictKind::Unique);
+    // Without what the first pages taught, the same sibling is judged
+    // against an unknown template and dropped: the reopen is what keeps it.
+    let mut fresh = Deduper::open(Config::default(), &registry, &dir.path().join("b.redb")).unwrap();
+    let alone = checks(&mut fresh, &["api/struct.Gear.html", "api/struct.Wheel.html"]);
+    assert!(alone[1].1.kind.is_drop(), "{:?}", kinds(&alone));
+}
