@@ -38,6 +38,6 @@ mod report;
 mod score;
 mod serve;
 mod store;
-mod verdicts;
 mod util;
+mod verdicts;
 mod warc_out;

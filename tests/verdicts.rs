@@ -20,7 +20,10 @@ fn check(d: &mut Deduper, path: &str) -> Verdict {
 }
 
 fn checks(d: &mut Deduper, paths: &[&str]) -> Vec<(String, Verdict)> {
-    paths.iter().map(|p| ((*p).to_owned(), check(d, p))).collect()
+    paths
+        .iter()
+        .map(|p| ((*p).to_owned(), check(d, p)))
+        .collect()
 }
 
 fn kinds(verdicts: &[(String, Verdict)]) -> Vec<(&str, VerdictKind)> {
@@ -30,15 +33,26 @@ fn kinds(verdicts: &[(String, Verdict)]) -> Vec<(&str, VerdictKind)> {
 #[test]
 fn tables_of_contents_are_not_copies_of_each_other() {
     let mut d = Deduper::new(Config::default()).unwrap();
-    let v = checks(&mut d, &["index.html", "guides/index.html", "api/index.html"]);
-    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+    let v = checks(
+        &mut d,
+        &["index.html", "guides/index.html", "api/index.html"],
+    );
+    assert!(
+        v.iter().all(|(_, v)| v.kind == VerdictKind::Unique),
+        "{:?}",
+        kinds(&v)
+    );
 }
 
 #[test]
 fn api_items_of_one_template_are_distinct() {
     let mut d = Deduper::new(Config::default()).unwrap();
     let v = checks(&mut d, &["api/fn.alpha.html", "api/fn.beta.html"]);
-    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+    assert!(
+        v.iter().all(|(_, v)| v.kind == VerdictKind::Unique),
+        "{:?}",
+        kinds(&v)
+    );
 }
 
 /// Pages of one template share long sections (here, trait impls every
@@ -52,10 +66,18 @@ fn template_siblings_are_distinct_once_their_template_is_known() {
     let mut d = Deduper::new(Config::default()).unwrap();
     checks(
         &mut d,
-        &["api/struct.Gear.html", "api/struct.Lever.html", "api/struct.Spring.html"],
+        &[
+            "api/struct.Gear.html",
+            "api/struct.Lever.html",
+            "api/struct.Spring.html",
+        ],
     );
     let v = checks(&mut d, &["api/struct.Wheel.html", "api/struct.Pulley.html"]);
-    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+    assert!(
+        v.iter().all(|(_, v)| v.kind == VerdictKind::Unique),
+        "{:?}",
+        kinds(&v)
+    );
 }
 
 #[test]
@@ -96,9 +118,19 @@ fn pages_with_little_own_content_are_kept() {
     let mut d = Deduper::new(Config::default()).unwrap();
     let v = checks(
         &mut d,
-        &["index.html", "guides/index.html", "api/index.html", "about.html", "contact.html"],
+        &[
+            "index.html",
+            "guides/index.html",
+            "api/index.html",
+            "about.html",
+            "contact.html",
+        ],
     );
-    assert!(v.iter().all(|(_, v)| v.kind == VerdictKind::Unique), "{:?}", kinds(&v));
+    assert!(
+        v.iter().all(|(_, v)| v.kind == VerdictKind::Unique),
+        "{:?}",
+        kinds(&v)
+    );
 }
 
 /// What a site's pages teach about its template is stored with the index:
@@ -112,7 +144,11 @@ fn the_learned_template_survives_a_reopen() {
         "api/struct.Gear.html",
         "api/struct.Lever.html",
     ];
-    let next = ["api/struct.Spring.html", "api/struct.Wheel.html", "about.html"];
+    let next = [
+        "api/struct.Spring.html",
+        "api/struct.Wheel.html",
+        "about.html",
+    ];
     let registry = neardup::signature::Registry::default();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.redb");
@@ -132,7 +168,11 @@ fn the_learned_template_survives_a_reopen() {
     assert_eq!(got[1].1.kind, VerdictKind::Unique);
     // Without what the first pages taught, the same sibling is judged
     // against an unknown template and dropped: the reopen is what keeps it.
-    let mut fresh = Deduper::open(Config::default(), &registry, &dir.path().join("b.redb")).unwrap();
-    let alone = checks(&mut fresh, &["api/struct.Gear.html", "api/struct.Wheel.html"]);
+    let mut fresh =
+        Deduper::open(Config::default(), &registry, &dir.path().join("b.redb")).unwrap();
+    let alone = checks(
+        &mut fresh,
+        &["api/struct.Gear.html", "api/struct.Wheel.html"],
+    );
     assert!(alone[1].1.kind.is_drop(), "{:?}", kinds(&alone));
 }
