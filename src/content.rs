@@ -145,7 +145,12 @@ impl PageContent {
             .map(|(i, b)| (i as u32 + 1, b.text.as_str(), b.is_main, Kind::of(b)));
         for (source, text, main, kind) in title.into_iter().chain(blocks) {
             lower.clear();
-            lower.extend(text.chars().flat_map(char::to_lowercase));
+            if text.is_ascii() {
+                lower.push_str(text);
+                lower.make_ascii_lowercase();
+            } else {
+                lower.extend(text.chars().flat_map(char::to_lowercase));
+            }
             let start = out.words.len();
             let mut numbers = 0usize;
             crate::text::for_each_word(&lower, |w| {
@@ -190,18 +195,12 @@ impl PageContent {
         out
     }
 
-    /// The sorted, distinct word-3-shingles of the words of the blocks
-    /// `keep` selects, read as one text in page order. Where a block left
-    /// out stood, the shingles across the gap are ones the kept page need
-    /// not have: a page whose own text is scattered between template
-    /// blocks (a short index page) is judged strictly, one whose own text
-    /// is one piece (an article) hardly notices. A text shorter than three
-    /// words is one shingle.
-    fn shingles(&self, keep: impl Fn(&ContentBlock) -> bool) -> Vec<u32> {
-        shingle_set(&self.stream(keep))
-    }
-
-    /// The words of the blocks `keep` selects, in page order.
+    /// The words of the blocks `keep` selects, read as one text in page
+    /// order. Where a block left out stood, the shingles across the gap
+    /// are ones the kept page need not have: a page whose own text is
+    /// scattered between template blocks (a short index page) is judged
+    /// strictly, one whose own text is one piece (an article) hardly
+    /// notices.
     fn stream(&self, keep: impl Fn(&ContentBlock) -> bool) -> Vec<u32> {
         self.blocks
             .iter()
@@ -216,19 +215,22 @@ impl PageContent {
     }
 }
 
-/// The sorted, distinct word-3-shingles of `stream` (one shingle for a
-/// stream of one or two words).
-fn shingle_set(stream: &[u32]) -> Vec<u32> {
-    {
-        let mut out: Vec<u32> = match stream.len() {
-            0 => Vec::new(),
-            1 | 2 => vec![fold(stream)],
-            _ => stream.windows(3).map(fold).collect(),
-        };
-        out.sort_unstable();
-        out.dedup();
-        out
+/// The word-3-shingles of `stream`, in order (one shingle for a stream of
+/// one or two words).
+fn shingles_of(stream: &[u32]) -> Vec<u32> {
+    match stream.len() {
+        0 => Vec::new(),
+        1 | 2 => vec![fold(stream)],
+        _ => stream.windows(3).map(fold).collect(),
     }
+}
+
+/// The sorted, distinct word-3-shingles of `stream`.
+fn shingle_set(stream: &[u32]) -> Vec<u32> {
+    let mut out = shingles_of(stream);
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 impl PageContent {
@@ -237,12 +239,15 @@ impl PageContent {
         let mut blocks: Vec<u32> = self.blocks.iter().map(|b| b.hash).collect();
         blocks.sort_unstable();
         blocks.dedup();
+        // Sample before sorting: only the kept shingles are sorted.
+        let mut sample = shingles_of(&self.words);
         let mut modulus: u32 = 1;
-        let mut sample = self.shingles(|_| true);
         while sample.len() > MAX_SAMPLE && modulus < 1 << 30 {
             modulus <<= 1;
             sample.retain(|s| s % modulus == 0);
         }
+        sample.sort_unstable();
+        sample.dedup();
         Evidence {
             blocks,
             modulus,
@@ -252,23 +257,27 @@ impl PageContent {
     }
 }
 
-/// Combines word (or shingle) hashes into one 32-bit hash, stably.
+/// Combines word (or shingle) hashes into one 32-bit hash, stably: a
+/// multiply-xorshift chain (fixed constants, wrapping arithmetic, so the
+/// same on every platform and run). Called once per word of every page,
+/// so it must cost nanoseconds: a seeded streaming xxh3 per shingle
+/// (which derives its secret at each start) halved analysis speed.
+#[inline]
 fn fold(hashes: &[u32]) -> u32 {
-    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
-    for x in hashes {
-        h.update(&x.to_le_bytes());
-    }
-    h.digest() as u32
+    fold_with(0, hashes)
 }
 
 /// [`fold`] with a leading tag.
+#[inline]
 fn fold_with(tag: u32, hashes: &[u32]) -> u32 {
-    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
-    h.update(&tag.to_le_bytes());
-    for x in hashes {
-        h.update(&x.to_le_bytes());
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = crate::signature::HASH_SEED ^ u64::from(tag).wrapping_mul(K);
+    for &x in hashes {
+        h = (h ^ u64::from(x)).wrapping_mul(K);
+        h ^= h >> 29;
     }
-    h.digest() as u32
+    h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (h ^ (h >> 32)) as u32
 }
 
 /// What a block is, as far as its template status goes: a block hash
@@ -865,70 +874,106 @@ pub fn roles(page: &PageContent, template: SiteTemplate<'_>) -> (Basis, Vec<(u32
     (sel.basis, roles)
 }
 
+/// A page's own content under its template, computed once per decision
+/// and compared with each candidate ([`OwnContent::coverage`]).
+#[derive(Clone, Debug)]
+pub struct OwnContent {
+    basis: Basis,
+    young: bool,
+    words: u32,
+    visible: u64,
+    /// Word hashes of the compared blocks, in page order.
+    stream: Vec<u32>,
+    /// Sorted, distinct shingles of `stream`.
+    shingles: Vec<u32>,
+    /// Compared blocks: (hash, words), for the block-level fallback.
+    blocks: Vec<(u32, u32)>,
+}
+
+impl OwnContent {
+    /// What of `page` is its own under `template`.
+    pub fn new(page: &PageContent, template: SiteTemplate<'_>) -> OwnContent {
+        let sel = Selection::new(page, template);
+        let own = |b: &ContentBlock| sel.role(b) == Role::Compared;
+        let blocks: Vec<(u32, u32)> = page
+            .blocks
+            .iter()
+            .filter(|b| own(b))
+            .map(|b| (b.hash, b.words()))
+            .collect();
+        let stream = page.stream(own);
+        OwnContent {
+            basis: sel.basis,
+            young: sel.young,
+            words: blocks.iter().map(|b| b.1).sum(),
+            visible: page.visible,
+            shingles: shingle_set(&stream),
+            stream,
+            blocks,
+        }
+    }
+
+    /// How much of this content is in the kept page `kept`.
+    ///
+    /// An article is measured by words (the share of its words in a
+    /// shingle of the kept page: an edited word costs itself) when the
+    /// kept page's shingles are all stored; otherwise, and always when
+    /// `strict`, by the share of its shingles (sampled as the kept page's)
+    /// in the kept page.
+    pub fn coverage(&self, kept: EvidenceRef<'_>, strict: bool) -> Coverage {
+        let (basis, words, young) = (self.basis, self.words, self.young);
+        if self.shingles.len() < MIN_SHINGLES {
+            return Coverage::TooSmall {
+                identical: self.visible == kept.visible,
+                words,
+            };
+        }
+        let m = kept.modulus.max(1);
+        if basis == Basis::Article && m == 1 && !strict {
+            return Coverage::Measured {
+                covered: words_covered(&self.stream, kept.sample),
+                basis,
+                words,
+                young,
+            };
+        }
+        let (mut sampled, mut hits) = (0usize, 0usize);
+        for s in self.shingles.iter().filter(|s| *s % m == 0) {
+            sampled += 1;
+            hits += usize::from(kept.sample.binary_search(s).is_ok());
+        }
+        let covered = if sampled >= MIN_SAMPLED {
+            hits as f64 / sampled as f64
+        } else {
+            // Too few sampled shingles to estimate: whole blocks present in
+            // the kept page, by words (stricter: an edited block counts as
+            // absent).
+            let present: u32 = self
+                .blocks
+                .iter()
+                .filter(|(hash, _)| kept.blocks.binary_search(hash).is_ok())
+                .map(|b| b.1)
+                .sum();
+            f64::from(present) / f64::from(words.max(1))
+        };
+        Coverage::Measured {
+            covered,
+            basis,
+            words,
+            young,
+        }
+    }
+}
+
 /// How much of `page`'s own content (outside `template`) is in the kept
-/// page `kept`.
-///
-/// An article is measured by words (the share of its words in a shingle of
-/// the kept page: an edited word costs itself) when the kept page's
-/// shingles are all stored; otherwise, and always when `strict`, by the
-/// share of its shingles (sampled as the kept page's) in the kept page.
+/// page `kept` (see [`OwnContent::coverage`]).
 pub fn coverage(
     page: &PageContent,
     template: SiteTemplate<'_>,
     kept: EvidenceRef<'_>,
     strict: bool,
 ) -> Coverage {
-    let sel = Selection::new(page, template);
-    let basis = sel.basis;
-    let own = |b: &ContentBlock| sel.role(b) == Role::Compared;
-    let words: u32 = page
-        .blocks
-        .iter()
-        .filter(|b| own(b))
-        .map(|b| b.words())
-        .sum();
-    let stream = page.stream(own);
-    let shingles = shingle_set(&stream);
-    if shingles.len() < MIN_SHINGLES {
-        return Coverage::TooSmall {
-            identical: page.visible == kept.visible,
-            words,
-        };
-    }
-    let m = kept.modulus;
-    if basis == Basis::Article && m == 1 && !strict {
-        return Coverage::Measured {
-            covered: words_covered(&stream, kept.sample),
-            basis,
-            words,
-            young: sel.young,
-        };
-    }
-    let sampled: Vec<u32> = shingles.into_iter().filter(|s| s % m == 0).collect();
-    let covered = if sampled.len() >= MIN_SAMPLED {
-        let hits = sampled
-            .iter()
-            .filter(|s| kept.sample.binary_search(s).is_ok())
-            .count();
-        hits as f64 / sampled.len() as f64
-    } else {
-        // Too few sampled shingles to estimate: whole blocks present in
-        // the kept page, by words (stricter: an edited block counts as
-        // absent).
-        let present: u32 = page
-            .blocks
-            .iter()
-            .filter(|b| own(b) && kept.blocks.binary_search(&b.hash).is_ok())
-            .map(|b| b.words())
-            .sum();
-        f64::from(present) / f64::from(words.max(1))
-    };
-    Coverage::Measured {
-        covered,
-        basis,
-        words,
-        young: sel.young,
-    }
+    OwnContent::new(page, template).coverage(kept, strict)
 }
 
 /// The share of `stream`'s words that lie in a word-3-shingle of the kept

@@ -35,7 +35,9 @@ use std::sync::Arc;
 use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
 
 use crate::config::{Config, ExtractMode};
-use crate::content::{BlockIndex, Coverage, Evidence, PageContent, Templates, EVIDENCE_SLOTS};
+use crate::content::{
+    BlockIndex, Coverage, Evidence, OwnContent, PageContent, Templates, EVIDENCE_SLOTS,
+};
 use crate::decode::decode;
 use crate::extract::{extract, Extracted};
 use crate::frontier::canonical::Canonicalizer;
@@ -971,7 +973,10 @@ impl Deduper {
         Option<(usize, DocId, Similarity, Judgement, Coverage)>,
         Option<(usize, DocId, f64, Coverage)>,
     )> {
-        let template = self.templates.of(site, url);
+        // The page's own content, computed at the first candidate (most
+        // pages have none).
+        let own = std::cell::OnceCell::new();
+        let own = || own.get_or_init(|| OwnContent::new(content, self.templates.of(site, url)));
         let min_coverage = self.config.decide.min_coverage;
         let n = self.detectors.len();
         let mut rejected: Option<(usize, DocId, f64, Coverage)> = None;
@@ -1002,7 +1007,7 @@ impl Deduper {
                 let Some(evidence) = evidence_of(&rec, n) else {
                     continue;
                 };
-                let coverage = crate::content::coverage(content, template, evidence, false);
+                let coverage = own().coverage(evidence, false);
                 if !coverage.allows_drop(min_coverage) {
                     if rejected.as_ref().is_none_or(|r| j.score > r.2) {
                         rejected = Some((i, id, j.score, coverage));
@@ -1030,7 +1035,8 @@ impl Deduper {
         // main texts unlike, so the evidence must be stronger: shingles
         // (not words) and at least `FALLBACK_MIN_COVERAGE`.
         let min_coverage = min_coverage.max(FALLBACK_MIN_COVERAGE);
-        self.blocks.candidates(content, template, &mut candidates);
+        self.blocks
+            .candidates(content, self.templates.of(site, url), &mut candidates);
         let mut best: Option<(DocId, Coverage, bool)> = None;
         for &id in &candidates {
             let Some(rec) = self.store.get(id)? else {
@@ -1042,7 +1048,7 @@ impl Deduper {
             let Some(evidence) = evidence_of(&rec, n) else {
                 continue;
             };
-            let coverage = crate::content::coverage(content, template, evidence, true);
+            let coverage = own().coverage(evidence, true);
             if coverage.allows_drop(min_coverage)
                 && best.is_none_or(|(_, b, _)| coverage.share() > b.share())
             {
@@ -1211,8 +1217,9 @@ impl Deduper {
     }
 
     /// Approximate heap bytes per tier: each detector's index, `urls` (the
-    /// URL map and expiry queue of recrawls and `index.ttl_secs`), then the
-    /// store (for `--index PATH`: its record cache and unflushed writes).
+    /// URL map and expiry queue of recrawls and `index.ttl_secs`), `content`
+    /// (site templates and the block index), then the store (for
+    /// `--index PATH`: its record cache and unflushed writes).
     pub fn memory(&self) -> Vec<(String, usize)> {
         let mut out: Vec<(String, usize)> = self
             .detectors
@@ -1224,6 +1231,10 @@ impl Deduper {
             q.capacity() * std::mem::size_of::<Reverse<(u64, DocId)>>()
         });
         out.push(("urls".into(), self.urls.heap_bytes() + expiry));
+        out.push((
+            "content".into(),
+            self.templates.heap_bytes() + self.blocks.heap_bytes(),
+        ));
         out.push(("store".into(), self.store.heap_bytes()));
         out
     }

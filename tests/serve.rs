@@ -384,7 +384,10 @@ async fn deleted_page_no_longer_matches_and_stats_count() {
         .iter()
         .map(|m| m["tier"].as_str().unwrap())
         .collect();
-    assert_eq!(tiers, ["exact", "simhash", "chunks", "urls", "store"]);
+    assert_eq!(
+        tiers,
+        ["exact", "simhash", "chunks", "urls", "content", "store"]
+    );
     assert!(stats["memory"][4]["bytes"].as_u64().unwrap() > 0);
 
     let id = first["indexed_as"].as_u64().unwrap();
