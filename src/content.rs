@@ -29,20 +29,31 @@
 //!   decision order, it never depends on thread count.
 //! - [`coverage`]: the share of the new page's own content (its blocks minus
 //!   the template; for an article, its main-content blocks minus the
-//!   template), read as one text, whose shingles are in the kept page.
+//!   template), whose shingles are in the kept page. Shingles are taken
+//!   within blocks, never across two, so the template blocks between a
+//!   page's own blocks do not count against it.
 //!   `decide` drops a page only when this reaches `decide.min_coverage`
 //!   (more while its site or section is young, [`YOUNG_MIN_COVERAGE`]); a
 //!   page whose own content is too small to measure is dropped only when
 //!   its whole visible text is identical to the kept page's. The measure
 //!   is one-way: a page that contains another is never its copy.
+//! - Names: a page without an article (an API item, a table of contents)
+//!   is a copy only when its *name* (the words of its title that its
+//!   section's titles do not commonly share) is in the kept page's title,
+//!   or a top-level heading holding that name is a heading of the kept
+//!   page (a chapter inside its manual's print view). Two siblings of one
+//!   template share most of their text before the template is known;
+//!   what they are called differs. Titles are stored with the evidence
+//!   and their words counted per site and section with the template.
 //! - [`BlockIndex`]: kept pages by their blocks, the core's candidates for a
 //!   page no detector of the chain matched to a page holding its content.
 //!
-//! Limits: the first pages of a template type (siblings whose shared
-//! section has not been seen on enough pages yet) can still be dropped
-//! into each other when the shared section is most of them; a copy whose
-//! own text is small and differs in a path or name (an API item re-exported
-//! under another module) is often kept: a missed copy costs a fetch, a
+//! Limits: the first pages of a template type whose shared section is
+//! long enough to make them look like articles can still be dropped into
+//! each other before the template is known (articles are not held to their
+//! titles: print views and syndicated copies are often retitled); a copy
+//! whose own content is too small to measure and not identical (a stub
+//! page in two editions of a book) is kept: a missed copy costs a fetch, a
 //! wrong drop loses a page.
 //!
 //! Invariants: every hash here is xxh3 with [`crate::signature::HASH_SEED`]
@@ -59,7 +70,12 @@ use crate::signature::hash64;
 
 /// Names of the evidence slots stored after the detectors' signatures in a
 /// record (see [`Evidence::to_signatures`]); part of the store identity.
-pub const EVIDENCE_SLOTS: [&str; 3] = ["content.blocks", "content.shingles", "content.visible"];
+pub const EVIDENCE_SLOTS: [&str; 4] = [
+    "content.blocks",
+    "content.shingles",
+    "content.visible",
+    "content.title",
+];
 
 /// Most shingles kept in a stored sample (4 KiB).
 pub const MAX_SAMPLE: usize = 1024;
@@ -88,6 +104,13 @@ const MIN_SAMPLED: usize = 16;
 /// text, which extraction already separates from such chrome.
 pub const YOUNG_MIN_COVERAGE: f64 = 0.9;
 
+/// A page without an article is a copy of a kept page only when at least
+/// this share of its *name* (the words of its title that its site's titles
+/// do not commonly share) is in the kept page's title: two API items or
+/// two tables of contents share most of their text and differ in what
+/// they are called.
+pub const MIN_NAMED: f64 = 0.5;
+
 /// An article: main content (outside the template) of at least this many
 /// words...
 const ARTICLE_MIN_WORDS: u32 = 100;
@@ -106,6 +129,8 @@ pub struct ContentBlock {
     /// Navigation: mostly link text (link density at least one half), or
     /// a run of bare numbers.
     pub links: bool,
+    /// A top-level heading (`h1`): with the title, what names the page.
+    pub h1: bool,
     /// The block's words: `words[start..end]` of the page.
     start: u32,
     end: u32,
@@ -139,11 +164,12 @@ impl PageContent {
         let mut lower = String::new();
         let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
         let title = (!title.trim().is_empty()).then_some((0, title, true, Kind::Title));
-        let blocks = blocks
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (i as u32 + 1, b.text.as_str(), b.is_main, Kind::of(b)));
-        for (source, text, main, kind) in title.into_iter().chain(blocks) {
+        let title = title.map(|(source, text, main, kind)| (source, text, main, kind, false));
+        let blocks = blocks.iter().enumerate().map(|(i, b)| {
+            let h1 = b.tag == "h1";
+            (i as u32 + 1, b.text.as_str(), b.is_main, Kind::of(b), h1)
+        });
+        for (source, text, main, kind, h1) in title.into_iter().chain(blocks) {
             lower.clear();
             if text.is_ascii() {
                 lower.push_str(text);
@@ -187,6 +213,7 @@ impl PageContent {
                 main,
                 source,
                 links,
+                h1,
                 start: start as u32,
                 end: out.words.len() as u32,
             });
@@ -195,42 +222,39 @@ impl PageContent {
         out
     }
 
-    /// The words of the blocks `keep` selects, read as one text in page
-    /// order. Where a block left out stood, the shingles across the gap
-    /// are ones the kept page need not have: a page whose own text is
-    /// scattered between template blocks (a short index page) is judged
-    /// strictly, one whose own text is one piece (an article) hardly
-    /// notices.
-    fn stream(&self, keep: impl Fn(&ContentBlock) -> bool) -> Vec<u32> {
-        self.blocks
+    /// Sorted, distinct word hashes of the title.
+    pub fn title_words(&self) -> Vec<u32> {
+        let mut words: Vec<u32> = self
+            .blocks
             .iter()
-            .filter(|b| keep(b))
-            .flat_map(|b| {
-                self.words
-                    .get(b.start as usize..b.end as usize)
-                    .unwrap_or_default()
-            })
+            .filter(|b| b.source == 0)
+            .flat_map(|b| self.words_of(b))
             .copied()
-            .collect()
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        words
+    }
+
+    /// The words of block `b`.
+    fn words_of(&self, b: &ContentBlock) -> &[u32] {
+        self.words
+            .get(b.start as usize..b.end as usize)
+            .unwrap_or_default()
     }
 }
 
-/// The word-3-shingles of `stream`, in order (one shingle for a stream of
-/// one or two words).
-fn shingles_of(stream: &[u32]) -> Vec<u32> {
-    match stream.len() {
-        0 => Vec::new(),
-        1 | 2 => vec![fold(stream)],
-        _ => stream.windows(3).map(fold).collect(),
+/// Appends the word-3-shingles of one block's `words` (one shingle for a
+/// block of one or two words). Shingles never span two blocks: which
+/// blocks stand between two others depends on the template around them,
+/// and a page's own blocks must be found in the kept page whatever
+/// template blocks separate them there.
+fn block_shingles(words: &[u32], out: &mut Vec<u32>) {
+    match words.len() {
+        0 => {}
+        1 | 2 => out.push(fold(words)),
+        _ => out.extend(words.windows(3).map(fold)),
     }
-}
-
-/// The sorted, distinct word-3-shingles of `stream`.
-fn shingle_set(stream: &[u32]) -> Vec<u32> {
-    let mut out = shingles_of(stream);
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 impl PageContent {
@@ -240,7 +264,10 @@ impl PageContent {
         blocks.sort_unstable();
         blocks.dedup();
         // Sample before sorting: only the kept shingles are sorted.
-        let mut sample = shingles_of(&self.words);
+        let mut sample = Vec::with_capacity(self.words.len());
+        for b in &self.blocks {
+            block_shingles(self.words_of(b), &mut sample);
+        }
         let mut modulus: u32 = 1;
         while sample.len() > MAX_SAMPLE && modulus < 1 << 30 {
             modulus <<= 1;
@@ -253,6 +280,7 @@ impl PageContent {
             modulus,
             sample,
             visible: self.visible,
+            title: self.title_words(),
         }
     }
 }
@@ -292,11 +320,14 @@ enum Kind {
 }
 
 impl Kind {
+    /// A heading is a heading even when it is a link (generators wrap
+    /// headings in their own anchors): the same words as a link in a table
+    /// of contents are another block.
     fn of(b: &Block) -> Kind {
-        if b.link_density >= 0.5 {
-            Kind::Links
-        } else if matches!(b.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+        if matches!(b.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
             Kind::Heading
+        } else if b.link_density >= 0.5 {
+            Kind::Links
         } else {
             Kind::Text
         }
@@ -314,12 +345,14 @@ pub struct Evidence {
     pub sample: Vec<u32>,
     /// Hash of the whole visible text.
     pub visible: u64,
+    /// Sorted, distinct word hashes of the title.
+    pub title: Vec<u32>,
 }
 
 impl Evidence {
     /// The record slots, in [`EVIDENCE_SLOTS`] order. The shingle sample is
     /// a `Sketch` whose first value is the modulus.
-    pub fn to_signatures(&self) -> [Signature; 3] {
+    pub fn to_signatures(&self) -> [Signature; 4] {
         let mut sketch = Vec::with_capacity(self.sample.len() + 1);
         sketch.push(self.modulus);
         sketch.extend_from_slice(&self.sample);
@@ -327,31 +360,37 @@ impl Evidence {
             Signature::Set(self.blocks.clone()),
             Signature::Sketch(sketch),
             Signature::Fingerprint(self.visible),
+            Signature::Set(self.title.clone()),
         ]
     }
 
     /// The slots stored for a page that is not kept (an *observation*): its
-    /// blocks, for the site's template, and no shingles (it is never the
-    /// kept side of a drop), marked by a sampling modulus of 0.
-    pub fn observation(&self) -> [Signature; 3] {
+    /// blocks and title words, for the site's template, and no shingles
+    /// (it is never the kept side of a drop), marked by a sampling modulus
+    /// of 0.
+    pub fn observation(&self) -> [Signature; 4] {
         [
             Signature::Set(self.blocks.clone()),
             Signature::Sketch(vec![0]),
             Signature::Fingerprint(self.visible),
+            Signature::Set(self.title.clone()),
         ]
     }
 
     /// Reads the slots back; `None` if they are missing or malformed (a
     /// page with no evidence can never be the kept side of a drop).
     pub fn from_signatures(slots: &[Signature]) -> Option<EvidenceRef<'_>> {
-        let [blocks, sample, visible] = slots else {
+        let [blocks, sample, visible, title] = slots else {
             return None;
         };
-        let blocks = match blocks {
-            Signature::Set(b) => b.as_slice(),
-            Signature::Empty => &[],
-            _ => return None,
-        };
+        fn set(s: &Signature) -> Option<&[u32]> {
+            match s {
+                Signature::Set(b) => Some(b.as_slice()),
+                Signature::Empty => Some(&[]),
+                _ => None,
+            }
+        }
+        let (blocks, title) = (set(blocks)?, set(title)?);
         let (modulus, sample) = match sample {
             Signature::Sketch(s) => s.split_first()?,
             _ => return None,
@@ -364,6 +403,7 @@ impl Evidence {
             modulus: *modulus,
             sample,
             visible: *visible,
+            title,
         })
     }
 }
@@ -379,6 +419,8 @@ pub struct EvidenceRef<'a> {
     pub sample: &'a [u32],
     /// Hash of the whole visible text.
     pub visible: u64,
+    /// Sorted, distinct word hashes of the title.
+    pub title: &'a [u32],
 }
 
 impl EvidenceRef<'_> {
@@ -410,6 +452,8 @@ struct SiteBlocks {
     /// Stored pages (records) of the site.
     pages: u32,
     pages_with: HashMap<u32, Names>,
+    /// On how many stored pages' titles each word is.
+    titles_with: HashMap<u32, u32>,
 }
 
 /// The distinct page names a block was seen on: the first two names (as
@@ -473,11 +517,15 @@ impl Templates {
 
     /// A stored page (kept, or an observation when `observation`) of
     /// `site` at `url` with these (distinct) block hashes.
-    pub fn added(&mut self, site: &str, url: &str, blocks: &[u32], observation: bool) {
+    pub fn added(&mut self, site: &str, url: &str, e: EvidenceRef<'_>, observation: bool) {
+        let blocks = e.blocks;
         self.observations += usize::from(observation);
         let name = page_name(url) as u32;
         for key in Templates::keys(site, url).into_iter().flatten() {
             let s = self.sites.entry(key).or_default();
+            for &w in e.title {
+                *s.titles_with.entry(w).or_default() += 1;
+            }
             s.pages += 1;
             for &b in blocks {
                 s.pages_with.entry(b).or_default().add(name);
@@ -486,13 +534,22 @@ impl Templates {
     }
 
     /// Undoes [`Templates::added`].
-    pub fn removed(&mut self, site: &str, url: &str, blocks: &[u32], observation: bool) {
+    pub fn removed(&mut self, site: &str, url: &str, e: EvidenceRef<'_>, observation: bool) {
+        let blocks = e.blocks;
         self.observations -= usize::from(observation);
         let name = page_name(url) as u32;
         for key in Templates::keys(site, url).into_iter().flatten() {
             let Some(s) = self.sites.get_mut(&key) else {
                 continue;
             };
+            for w in e.title {
+                if let Some(n) = s.titles_with.get_mut(w) {
+                    *n -= 1;
+                    if *n == 0 {
+                        s.titles_with.remove(w);
+                    }
+                }
+            }
             s.pages = s.pages.saturating_sub(1);
             for b in blocks {
                 if let Some(n) = s.pages_with.get_mut(b) {
@@ -525,7 +582,7 @@ impl Templates {
     pub fn heap_bytes(&self) -> usize {
         self.sites
             .values()
-            .map(|s| s.pages_with.capacity() * 17 + 64)
+            .map(|s| s.pages_with.capacity() * 17 + s.titles_with.capacity() * 9 + 64)
             .sum()
     }
 }
@@ -690,7 +747,21 @@ pub fn threshold(pages: u32) -> u32 {
     (pages / TEMPLATE_SHARE).clamp(TEMPLATE_MIN_PAGES, TEMPLATE_MAX_PAGES)
 }
 
-impl SiteTemplate<'_> {}
+impl SiteTemplate<'_> {
+    /// Returns true if and only if `word` is in the titles of at least
+    /// [`threshold`] of the stored pages of the page's section (or, outside
+    /// any section, its site): the site's or the book's name, the module
+    /// path, "Index", "in", "Rust", "documentation". By section, because
+    /// one part of a site (an API reference) would otherwise make the
+    /// words that name pages of another (a book) look common.
+    pub fn common_title_word(&self, word: u32) -> bool {
+        self.section.or(self.site).is_some_and(|s| {
+            s.titles_with
+                .get(&word)
+                .is_some_and(|&n| n >= threshold(s.pages))
+        })
+    }
+}
 
 /// What was compared to judge a drop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -728,6 +799,15 @@ pub enum Coverage {
         /// The page's site or section was young (see [`YOUNG_MIN_COVERAGE`]).
         young: bool,
     },
+    /// The page's title names something else than the kept page's (see
+    /// [`MIN_NAMED`] and [`OwnContent::coverage`]): its own content is not
+    /// measured, it is not a copy.
+    OtherName {
+        /// Share of its name's words in the kept page's title.
+        named: f64,
+        /// Words of its name.
+        words: u32,
+    },
     /// The page's own content is too small to measure: `identical` tells
     /// whether its whole visible text equals the kept page's.
     TooSmall {
@@ -758,6 +838,7 @@ impl Coverage {
                     }
             }
             Coverage::TooSmall { identical, .. } => identical,
+            Coverage::OtherName { .. } => false,
         }
     }
 
@@ -766,6 +847,7 @@ impl Coverage {
         match *self {
             Coverage::Measured { covered, .. } => covered,
             Coverage::TooSmall { identical, .. } => f64::from(u8::from(identical)),
+            Coverage::OtherName { named, .. } => named,
         }
     }
 
@@ -786,6 +868,10 @@ impl Coverage {
                 } else {
                     "site template removed"
                 }
+            ),
+            Coverage::OtherName { named, words } => format!(
+                "this page is named otherwise: {:.0}% of the {words} words of its title that its site's titles do not share is in the kept page's title",
+                named * 100.0
             ),
             Coverage::TooSmall { identical, words } => format!(
                 "this page's own content ({words} words outside its site's template) is too small to compare; its whole visible text is {}",
@@ -882,12 +968,19 @@ pub struct OwnContent {
     young: bool,
     words: u32,
     visible: u64,
-    /// Word hashes of the compared blocks, in page order.
-    stream: Vec<u32>,
-    /// Sorted, distinct shingles of `stream`.
+    /// Word hashes of each compared block, in page order.
+    texts: Vec<Vec<u32>>,
+    /// Sorted, distinct shingles of `texts`.
     shingles: Vec<u32>,
     /// Compared blocks: (hash, words), for the block-level fallback.
     blocks: Vec<(u32, u32)>,
+    /// The page's name: the distinct words of its
+    /// title that the site's titles do not commonly share (empty when its
+    /// title is template or all common).
+    name: Vec<u32>,
+    /// Block hashes of its compared top-level headings that hold most of
+    /// its name.
+    headings: Vec<u32>,
 }
 
 impl OwnContent {
@@ -901,14 +994,49 @@ impl OwnContent {
             .filter(|b| own(b))
             .map(|b| (b.hash, b.words()))
             .collect();
-        let stream = page.stream(own);
+        let texts: Vec<Vec<u32>> = page
+            .blocks
+            .iter()
+            .filter(|b| own(b))
+            .map(|b| page.words_of(b).to_vec())
+            .collect();
+        let mut shingles = Vec::new();
+        for t in &texts {
+            block_shingles(t, &mut shingles);
+        }
+        shingles.sort_unstable();
+        shingles.dedup();
+        let titled = page
+            .blocks
+            .iter()
+            .any(|b| b.source == 0 && sel.role(b) == Role::Compared);
+        let name = if titled {
+            let mut name = page.title_words();
+            name.retain(|&w| !template.common_title_word(w));
+            name
+        } else {
+            Vec::new()
+        };
+        let headings = page
+            .blocks
+            .iter()
+            .filter(|b| b.h1 && own(b))
+            .filter(|b| {
+                let words = page.words_of(b);
+                let held = name.iter().filter(|w| words.contains(w)).count();
+                !name.is_empty() && held as f64 >= MIN_NAMED * name.len() as f64
+            })
+            .map(|b| b.hash)
+            .collect();
         OwnContent {
+            name,
+            headings,
             basis: sel.basis,
             young: sel.young,
             words: blocks.iter().map(|b| b.1).sum(),
             visible: page.visible,
-            shingles: shingle_set(&stream),
-            stream,
+            shingles,
+            texts,
             blocks,
         }
     }
@@ -920,7 +1048,16 @@ impl OwnContent {
     /// kept page's shingles are all stored; otherwise, and always when
     /// `strict`, by the share of its shingles (sampled as the kept page's)
     /// in the kept page.
-    pub fn coverage(&self, kept: EvidenceRef<'_>, strict: bool) -> Coverage {
+    ///
+    /// First, the page's name (see [`MIN_NAMED`]) must be in the kept
+    /// page's title, or one of its top-level headings be a heading of the
+    /// kept page:
+    /// always for a page without an article (what it is
+    /// called is most of what it says), and for an article when `strict`
+    /// and the kept page is on the same site (`same_site`). An article
+    /// matched by a detector is not held to its title: print views,
+    /// syndicated and edited copies are often retitled.
+    pub fn coverage(&self, kept: EvidenceRef<'_>, strict: bool, same_site: bool) -> Coverage {
         let (basis, words, young) = (self.basis, self.words, self.young);
         if self.shingles.len() < MIN_SHINGLES {
             return Coverage::TooSmall {
@@ -928,10 +1065,32 @@ impl OwnContent {
                 words,
             };
         }
+        if !self.name.is_empty() && (basis == Basis::Page || (strict && same_site)) {
+            let named = self
+                .name
+                .iter()
+                .filter(|w| kept.title.binary_search(w).is_ok())
+                .count() as f64
+                / self.name.len() as f64;
+            // A page inside a larger one (a chapter in its manual's print
+            // view) is named by its heading there, word for word (a
+            // heading that holds its name).
+            let headed = || {
+                self.headings
+                    .iter()
+                    .any(|h| kept.blocks.binary_search(h).is_ok())
+            };
+            if named < MIN_NAMED && !headed() {
+                return Coverage::OtherName {
+                    named,
+                    words: self.name.len() as u32,
+                };
+            }
+        }
         let m = kept.modulus.max(1);
         if basis == Basis::Article && m == 1 && !strict {
             return Coverage::Measured {
-                covered: words_covered(&self.stream, kept.sample),
+                covered: words_covered(&self.texts, kept.sample),
                 basis,
                 words,
                 young,
@@ -972,30 +1131,53 @@ pub fn coverage(
     template: SiteTemplate<'_>,
     kept: EvidenceRef<'_>,
     strict: bool,
+    same_site: bool,
 ) -> Coverage {
-    OwnContent::new(page, template).coverage(kept, strict)
+    OwnContent::new(page, template).coverage(kept, strict, same_site)
 }
 
-/// The share of `stream`'s words that lie in a word-3-shingle of the kept
-/// page (`kept`: all its shingles, sorted). For prose this is the share of
-/// the text that is there: an edited word costs itself, not the three
-/// shingles around it.
-fn words_covered(stream: &[u32], kept: &[u32]) -> f64 {
-    if stream.len() < 3 {
-        return f64::from(u8::from(kept.binary_search(&fold(stream)).is_ok()));
-    }
-    let mut covered = vec![false; stream.len()];
-    for (i, w) in stream.windows(3).enumerate() {
-        if kept.binary_search(&fold(w)).is_ok() {
-            covered[i..i + 3].iter_mut().for_each(|c| *c = true);
+/// The share of the words of `texts` (blocks) that lie in a word-3-shingle
+/// of the kept page (`kept`: all its shingles, sorted); a block of one or
+/// two words counts when the kept page has it as a block. For prose this
+/// is the share of the text that is there: an edited word costs itself,
+/// not the three shingles around it.
+fn words_covered(texts: &[Vec<u32>], kept: &[u32]) -> f64 {
+    let (mut total, mut found) = (0usize, 0usize);
+    let mut covered = Vec::new();
+    for t in texts {
+        total += t.len();
+        if t.len() < 3 {
+            if kept.binary_search(&fold(t)).is_ok() {
+                found += t.len();
+            }
+            continue;
         }
+        covered.clear();
+        covered.resize(t.len(), false);
+        for (i, w) in t.windows(3).enumerate() {
+            if kept.binary_search(&fold(w)).is_ok() {
+                covered[i..i + 3].iter_mut().for_each(|c| *c = true);
+            }
+        }
+        found += covered.iter().filter(|&&c| c).count();
     }
-    covered.iter().filter(|&&c| c).count() as f64 / stream.len() as f64
+    found as f64 / total.max(1) as f64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Evidence with these blocks and nothing else.
+    fn seen(blocks: &[u32]) -> EvidenceRef<'_> {
+        EvidenceRef {
+            blocks,
+            modulus: 1,
+            sample: &[],
+            visible: 0,
+            title: &[],
+        }
+    }
 
     fn block(text: &str, main: bool) -> Block {
         Block {
@@ -1078,6 +1260,7 @@ mod tests {
             SiteTemplate::default(),
             Evidence::from_signatures(&kept.evidence().to_signatures()).unwrap(),
             true,
+            true,
         );
         assert!(c.allows_drop(0.9), "{c:?}");
         // The other direction: the larger page is not in the smaller one.
@@ -1085,6 +1268,7 @@ mod tests {
             &kept,
             SiteTemplate::default(),
             Evidence::from_signatures(&copy.evidence().to_signatures()).unwrap(),
+            true,
             true,
         );
         assert!(!back.allows_drop(0.5), "{back:?}");
@@ -1115,6 +1299,7 @@ mod tests {
             t.of("s", "http://s/x"),
             Evidence::from_signatures(&ev.to_signatures()).unwrap(),
             true,
+            true,
         );
         assert!(!c.allows_drop(0.5), "{c:?}");
         assert!(
@@ -1132,7 +1317,7 @@ mod tests {
             t.added(
                 "s",
                 &format!("http://s/p{i}"),
-                &page(&[(FOOTER, false)]).evidence().blocks,
+                seen(&page(&[(FOOTER, false)]).evidence().blocks),
                 false,
             );
         }
@@ -1142,6 +1327,7 @@ mod tests {
             &b,
             t.of("s", "http://s/x"),
             Evidence::from_signatures(&ev.to_signatures()).unwrap(),
+            true,
             true,
         );
         assert!(!c.allows_drop(0.5), "{c:?}");
@@ -1156,7 +1342,7 @@ mod tests {
             t.added(
                 "s",
                 &format!("http://s/p{i}"),
-                &page(&[(FOOTER, false)]).evidence().blocks,
+                seen(&page(&[(FOOTER, false)]).evidence().blocks),
                 true,
             );
         }
@@ -1165,6 +1351,7 @@ mod tests {
             &b,
             t.of("s", "http://s/x"),
             Evidence::from_signatures(&ev).unwrap(),
+            true,
             true,
         );
         assert!(
@@ -1183,6 +1370,7 @@ mod tests {
             t.of("s", "http://s/x"),
             Evidence::from_signatures(&ev).unwrap(),
             true,
+            true,
         );
         assert!(same.allows_drop(1.0), "{same:?}");
     }
@@ -1190,14 +1378,14 @@ mod tests {
     #[test]
     fn templates_count_pages_and_forget_removed_ones() {
         let mut t = Templates::default();
-        t.added("s", "http://s/a.html", &[1, 2], false);
-        t.added("s", "http://s/b.html", &[1], true);
-        t.added("s", "http://s/c.html", &[1], false);
+        t.added("s", "http://s/a.html", seen(&[1, 2]), false);
+        t.added("s", "http://s/b.html", seen(&[1]), true);
+        t.added("s", "http://s/c.html", seen(&[1]), false);
         assert!(t.of("s", "http://s/x").contains(1));
         assert!(!t.of("s", "http://s/x").contains(2));
         assert!(!t.of("other", "http://other/x").contains(1));
         assert_eq!(t.observations(), 1);
-        t.removed("s", "http://s/b.html", &[1], true);
+        t.removed("s", "http://s/b.html", seen(&[1]), true);
         assert!(!t.of("s", "http://s/x").contains(1));
         assert_eq!(t.observations(), 0);
     }
@@ -1205,23 +1393,23 @@ mod tests {
     #[test]
     fn a_page_mirrored_under_other_folders_counts_once() {
         let mut t = Templates::default();
-        t.added("s", "http://s/en/guide.html", &[7], false);
-        t.added("s", "http://s/fr/guide.html", &[7], true);
-        t.added("s", "http://s/v2/guide.html", &[7], true);
+        t.added("s", "http://s/en/guide.html", seen(&[7]), false);
+        t.added("s", "http://s/fr/guide.html", seen(&[7]), true);
+        t.added("s", "http://s/v2/guide.html", seen(&[7]), true);
         assert!(
             !t.of("s", "http://s/x").contains(7),
             "one page and its mirrors are not a template"
         );
-        t.added("s", "http://s/en/other/", &[7], false);
+        t.added("s", "http://s/en/other/", seen(&[7]), false);
         assert!(!t.of("s", "http://s/x").contains(7), "two pages");
         // A mirror's blocks that the first copy lacked still count.
-        t.added("s", "http://s/fr/guide.html", &[8], true);
-        t.added("s", "http://s/a.html", &[8], false);
-        t.added("s", "http://s/b.html", &[8], false);
+        t.added("s", "http://s/fr/guide.html", seen(&[8]), true);
+        t.added("s", "http://s/a.html", seen(&[8]), false);
+        t.added("s", "http://s/b.html", seen(&[8]), false);
         assert!(t.of("s", "http://s/x").contains(8));
-        t.added("s", "http://s/third.html", &[7], false);
+        t.added("s", "http://s/third.html", seen(&[7]), false);
         assert!(t.of("s", "http://s/x").contains(7));
-        t.removed("s", "http://s/third.html", &[7], false);
+        t.removed("s", "http://s/third.html", seen(&[7]), false);
         assert!(!t.of("s", "http://s/x").contains(7));
     }
 

@@ -182,7 +182,7 @@ fn derive_added(
     }
     let observation = is_observation(rec, indexes.len());
     if let Some(e) = evidence_of(rec, indexes.len()) {
-        templates.added(&rec.site, &rec.url, e.blocks, observation);
+        templates.added(&rec.site, &rec.url, e, observation);
         if !observation {
             blocks.insert(id, e.blocks);
         }
@@ -211,7 +211,7 @@ fn derive_removed(
     }
     let observation = is_observation(rec, indexes.len());
     if let Some(e) = evidence_of(rec, indexes.len()) {
-        templates.removed(&rec.site, &rec.url, e.blocks, observation);
+        templates.removed(&rec.site, &rec.url, e, observation);
         if !observation {
             blocks.remove(id, e.blocks);
         }
@@ -1007,7 +1007,7 @@ impl Deduper {
                 let Some(evidence) = evidence_of(&rec, n) else {
                     continue;
                 };
-                let coverage = own().coverage(evidence, false);
+                let coverage = own().coverage(evidence, false, rec.site == site);
                 if !coverage.allows_drop(min_coverage) {
                     if rejected.as_ref().is_none_or(|r| j.score > r.2) {
                         rejected = Some((i, id, j.score, coverage));
@@ -1048,7 +1048,7 @@ impl Deduper {
             let Some(evidence) = evidence_of(&rec, n) else {
                 continue;
             };
-            let coverage = own().coverage(evidence, true);
+            let coverage = own().coverage(evidence, true, rec.site == site);
             if coverage.allows_drop(min_coverage)
                 && best.is_none_or(|(_, b, _)| coverage.share() > b.share())
             {

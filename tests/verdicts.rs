@@ -176,3 +176,32 @@ fn the_learned_template_survives_a_reopen() {
     );
     assert!(alone[1].1.kind.is_drop(), "{:?}", kinds(&alone));
 }
+
+/// An item re-exported under another module path (its title and heading
+/// differ in the path alone) is a copy: its name is in the kept page's
+/// title and its own content, block by block, is in the kept page.
+#[test]
+fn an_item_under_another_module_path_is_a_copy() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    check(&mut d, "api/struct.Gear.html");
+    let v = check(&mut d, "api/legacy/struct.Gear.html");
+    assert!(v.kind.is_drop(), "{v:?}");
+    let m = v.matched.expect("a drop names its match");
+    assert_eq!(m.url, format!("{SITE}/api/struct.Gear.html"));
+    assert!(m.covered.is_some_and(|c| c >= 0.8), "{m:?}");
+}
+
+/// A chapter is named by its heading inside its manual's print page even
+/// though the two titles differ; a sibling chapter whose heading is not
+/// there is not its copy.
+#[test]
+fn a_chapter_is_found_by_its_heading_in_the_print_page() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    check(&mut d, "manual/print.html");
+    let v = check(&mut d, "manual/chapter-1.html");
+    assert!(v.kind.is_drop(), "{v:?}");
+    let mut d = Deduper::new(Config::default()).unwrap();
+    check(&mut d, "manual/chapter-1.html");
+    let v = check(&mut d, "manual/chapter-2.html");
+    assert_eq!(v.kind, VerdictKind::Unique, "{v:?}");
+}
