@@ -20,7 +20,9 @@
 #      --recursive --no-parent` and `spider` (no dedup), each under
 #      `/usr/bin/time -v`;
 #   6. prints a markdown table: HTML pages reached, seconds, pages/s, MB/s,
-#      peak RSS, and for neardup its duplicates and largest clusters; then
+#      peak RSS, and for neardup its duplicates, largest clusters and the
+#      wild scores of its drops (scripts/wild-score.sh --verdicts: drop
+#      precision and copy recall on ../shared/bench/wild's gold); then
 #      checks that neardup reached every HTML page wget reached (wget's
 #      saved files mapped back to URLs vs neardup's pages.jsonl final URLs)
 #      and prints the missing ones.
@@ -202,6 +204,19 @@ open(f"{run}/missing.txt", "w").write("".join(m + "\n" for m in missing))
 EOF
 }
 
+# wild SITE RUN: the crawl's drops scored against ../shared/bench/wild
+# (scripts/wild-score.sh --verdicts: a drop is right when the dropped
+# page's own content is in the page it matched), as one line for the table.
+wild() {
+    if [ ! -d "$repo/../shared/bench/wild" ]; then
+        echo "wild: not scored (../shared/bench/wild missing)"
+        return
+    fi
+    WILD_MIN_PRECISION=0 "$repo/scripts/wild-score.sh" --verdicts "$2/neardup/verdicts.jsonl" "$1" \
+        >"$2/wild.txt" 2>"$2/wild.stderr" || { tail "$2/wild.stderr" >&2; exit 1; }
+    tail -n 1 "$2/wild.txt" | awk '{ print "wild " $0 }'
+}
+
 for s in "${sites[@]}"; do
     port=$(site_port "$s")
     seed="http://127.0.0.1:$port/index.html"
@@ -216,7 +231,7 @@ for s in "${sites[@]}"; do
         --config "$repo/configs/crawl-bench.toml" --allow-private --max-frontier 1000000 \
         >"$run/neardup.stdout" 2>"$run/neardup.stderr" || { tail "$run/neardup.stderr" >&2; exit 1; }
     read -r pages bytes < <(neardup_stats "$run")
-    row neardup "$s" "$pages" "$bytes" "$run/neardup.time" "$(cat "$run/neardup.dups")"
+    row neardup "$s" "$pages" "$bytes" "$run/neardup.time" "$(cat "$run/neardup.dups"); $(wild "$s" "$run")"
 
     if [ "${SKIP_WGET:-0}" != 1 ]; then
         log "$s: wget"

@@ -5,6 +5,10 @@
 # the page it matched).
 #
 # Usage: scripts/wild-score.sh SITE...        SITE: py (python3.11-doc), rust (rust-doc)
+#        scripts/wild-score.sh --verdicts FILE SITE
+#                                  score FILE (a crawl's verdicts.jsonl, as
+#                                  scripts/crawl-bench.sh does) instead of
+#                                  running `neardup dedup`
 #
 # For each site: builds the wild set once (Debian's package with
 # `apt-get download`, via ../shared/bench/wild/build-sites.sh), runs
@@ -24,6 +28,12 @@ wild_bench=$(cd "$repo/../shared/bench/wild" 2>/dev/null && pwd) || {
     echo "wild-score: ../shared/bench/wild not found beside the repository" >&2
     exit 2
 }
+verdicts=
+if [ "${1:-}" = --verdicts ]; then
+    [ $# -eq 3 ] || { echo "usage: scripts/wild-score.sh --verdicts FILE SITE" >&2; exit 2; }
+    verdicts=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+    shift 2
+fi
 [ $# -gt 0 ] || { echo "usage: scripts/wild-score.sh SITE... (py, rust)" >&2; exit 2; }
 cache=${WILD_DIR:-$repo/target/wild}
 mkdir -p "$cache"
@@ -31,7 +41,7 @@ cache=$(cd "$cache" && pwd)
 min=${WILD_MIN_PRECISION:-0.99}
 
 neardup=${NEARDUP:-$repo/target/release/neardup}
-if [ ! -x "$neardup" ]; then
+if [ -z "$verdicts" ] && [ ! -x "$neardup" ]; then
     (cd "$repo" && cargo build --release --quiet)
 fi
 
@@ -50,10 +60,14 @@ for site in "$@"; do
     if [ ! -s "$cache/$site/content.jsonl" ]; then
         "$wild_bench/build-sites.sh" "$cache" "$site"
     fi
-    out=$cache/out-$site
-    rm -rf "$out"
-    "$neardup" dedup "$cache/$site/manifest.tsv" --out "$out" --quiet
-    report=$("$PY" "$wild_bench/wild.py" score "$cache/$site" "$out/verdicts.jsonl")
+    scored=$verdicts
+    if [ -z "$scored" ]; then
+        out=$cache/out-$site
+        rm -rf "$out"
+        "$neardup" dedup "$cache/$site/manifest.tsv" --out "$out" --quiet
+        scored=$out/verdicts.jsonl
+    fi
+    report=$("$PY" "$wild_bench/wild.py" score "$cache/$site" "$scored")
     echo "== wild $site"
     echo "$report"
     line=$(echo "$report" | tail -n 1)
