@@ -37,14 +37,16 @@
 //!   page whose own content is too small to measure is dropped only when
 //!   its whole visible text is identical to the kept page's. The measure
 //!   is one-way: a page that contains another is never its copy.
-//! - Names: a page without an article (an API item, a table of contents)
-//!   is a copy only when its *name* (the words of its title that its
-//!   section's titles do not commonly share) is in the kept page's title,
-//!   or a top-level heading holding that name is a heading of the kept
-//!   page (a chapter inside its manual's print view). Two siblings of one
-//!   template share most of their text before the template is known;
-//!   what they are called differs. Titles are stored with the evidence
-//!   and their words counted per site and section with the template.
+//! - Names: a page without an article (an API item, a table of contents),
+//!   or an article matched only weakly on its own site, is a copy only
+//!   when it is named like the kept page: the same [`page_name`] in its
+//!   URL, the same title words, or a top-level heading holding its *name*
+//!   (the words of its title that its section's titles do not commonly
+//!   share) among the kept page's headings (a chapter inside its manual's
+//!   print view). Two siblings of one template share most of their text
+//!   before the template is known; what they are called differs. Titles
+//!   are stored with the evidence and their words counted per site and
+//!   section with the template.
 //! - [`BlockIndex`]: kept pages by their blocks, the core's candidates for a
 //!   page no detector of the chain matched to a page holding its content.
 //!
@@ -104,12 +106,23 @@ const MIN_SAMPLED: usize = 16;
 /// text, which extraction already separates from such chrome.
 pub const YOUNG_MIN_COVERAGE: f64 = 0.9;
 
-/// A page without an article is a copy of a kept page only when at least
-/// this share of its *name* (the words of its title that its site's titles
-/// do not commonly share) is in the kept page's title: two API items or
-/// two tables of contents share most of their text and differ in what
-/// they are called.
+/// A page without an article is a copy of a kept page only when it is
+/// *named* like it: the same page name in its URL ([`page_name`]: the
+/// same item under another folder), or the same title words (all of them:
+/// two API items or two tables of contents share most of their text and
+/// differ in what they are called, if only by a word, `background` and
+/// `background-set`), or a top-level heading holding at least this share
+/// of its name among the kept page's headings (a chapter inside its
+/// manual's print view). Its *name* is the words of its title that its
+/// section's titles do not commonly share; a page whose title is all such
+/// words (`Index - Python documentation`) is not judged by name.
 pub const MIN_NAMED: f64 = 0.5;
+
+/// A detector score below this is a weak match: an article on the same
+/// site as the kept page must then be named like it too (a source file or
+/// a sibling sharing a long header or template section, matched by
+/// containment).
+pub const WEAK_MATCH: f64 = 0.5;
 
 /// An article: main content (outside the template) of at least this many
 /// words...
@@ -799,11 +812,12 @@ pub enum Coverage {
         /// The page's site or section was young (see [`YOUNG_MIN_COVERAGE`]).
         young: bool,
     },
-    /// The page's title names something else than the kept page's (see
-    /// [`MIN_NAMED`] and [`OwnContent::coverage`]): its own content is not
-    /// measured, it is not a copy.
+    /// The page is named otherwise than the kept page (see [`MIN_NAMED`]
+    /// and [`OwnContent::coverage`]): its own content is not measured, it
+    /// is not a copy.
     OtherName {
-        /// Share of its name's words in the kept page's title.
+        /// Share of its name's words in the kept page's title (for the
+        /// warning).
         named: f64,
         /// Words of its name.
         words: u32,
@@ -870,7 +884,7 @@ impl Coverage {
                 }
             ),
             Coverage::OtherName { named, words } => format!(
-                "this page is named otherwise: {:.0}% of the {words} words of its title that its site's titles do not share is in the kept page's title",
+                "this page is named otherwise: its page name and its title differ from the kept page's ({:.0}% of the {words} words of its title that its section's titles do not share are in the kept page's title)",
                 named * 100.0
             ),
             Coverage::TooSmall { identical, words } => format!(
@@ -960,6 +974,19 @@ pub fn roles(page: &PageContent, template: SiteTemplate<'_>) -> (Basis, Vec<(u32
     (sel.basis, roles)
 }
 
+/// The kept side of a comparison ([`OwnContent::coverage`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Kept<'a> {
+    /// The kept page's stored evidence.
+    pub evidence: EvidenceRef<'a>,
+    /// The kept page's [`page_name`].
+    pub page_name: u64,
+    /// Hold an article to its name too: the deduper sets this for a
+    /// candidate on the page's own site found by the block index or by a
+    /// weak detector match ([`WEAK_MATCH`]).
+    pub name_articles: bool,
+}
+
 /// A page's own content under its template, computed once per decision
 /// and compared with each candidate ([`OwnContent::coverage`]).
 #[derive(Clone, Debug)]
@@ -981,11 +1008,15 @@ pub struct OwnContent {
     /// Block hashes of its compared top-level headings that hold most of
     /// its name.
     headings: Vec<u32>,
+    /// Sorted, distinct word hashes of its whole title.
+    title: Vec<u32>,
+    /// Its [`page_name`].
+    page_name: u64,
 }
 
 impl OwnContent {
     /// What of `page` is its own under `template`.
-    pub fn new(page: &PageContent, template: SiteTemplate<'_>) -> OwnContent {
+    pub fn new(page: &PageContent, template: SiteTemplate<'_>, url: &str) -> OwnContent {
         let sel = Selection::new(page, template);
         let own = |b: &ContentBlock| sel.role(b) == Role::Compared;
         let blocks: Vec<(u32, u32)> = page
@@ -1017,18 +1048,24 @@ impl OwnContent {
         } else {
             Vec::new()
         };
+        let title = page.title_words();
         let headings = page
             .blocks
             .iter()
             .filter(|b| b.h1 && own(b))
             .filter(|b| {
+                // What names the page: its name, or its whole title when
+                // every word of it is common in its section.
+                let key = if name.is_empty() { &title } else { &name };
                 let words = page.words_of(b);
-                let held = name.iter().filter(|w| words.contains(w)).count();
-                !name.is_empty() && held as f64 >= MIN_NAMED * name.len() as f64
+                let held = key.iter().filter(|w| words.contains(w)).count();
+                !key.is_empty() && held as f64 >= MIN_NAMED * key.len() as f64
             })
             .map(|b| b.hash)
             .collect();
         OwnContent {
+            page_name: page_name(url),
+            title,
             name,
             headings,
             basis: sel.basis,
@@ -1049,15 +1086,19 @@ impl OwnContent {
     /// `strict`, by the share of its shingles (sampled as the kept page's)
     /// in the kept page.
     ///
-    /// First, the page's name (see [`MIN_NAMED`]) must be in the kept
-    /// page's title, or one of its top-level headings be a heading of the
-    /// kept page:
-    /// always for a page without an article (what it is
-    /// called is most of what it says), and for an article when `strict`
-    /// and the kept page is on the same site (`same_site`). An article
-    /// matched by a detector is not held to its title: print views,
-    /// syndicated and edited copies are often retitled.
-    pub fn coverage(&self, kept: EvidenceRef<'_>, strict: bool, same_site: bool) -> Coverage {
+    /// First, the page must be named like the kept page (see
+    /// [`MIN_NAMED`]), or one of its top-level headings be a heading of
+    /// the kept page: always for a page without an article (what it is
+    /// called is most of what it says), and for an article when
+    /// [`Kept::name_articles`]. An article matched well by a detector is
+    /// not held to its title: print views, syndicated and edited copies
+    /// are often retitled.
+    pub fn coverage(&self, kept: Kept<'_>, strict: bool) -> Coverage {
+        let Kept {
+            evidence: kept,
+            page_name,
+            name_articles,
+        } = kept;
         let (basis, words, young) = (self.basis, self.words, self.young);
         if self.shingles.len() < MIN_SHINGLES {
             return Coverage::TooSmall {
@@ -1065,13 +1106,17 @@ impl OwnContent {
                 words,
             };
         }
-        if !self.name.is_empty() && (basis == Basis::Page || (strict && same_site)) {
-            let named = self
-                .name
-                .iter()
-                .filter(|w| kept.title.binary_search(w).is_ok())
-                .count() as f64
-                / self.name.len() as f64;
+        if !self.title.is_empty() && (basis == Basis::Page || name_articles) {
+            let same = page_name == self.page_name || kept.title == self.title.as_slice();
+            let named = if self.name.is_empty() {
+                0.0
+            } else {
+                self.name
+                    .iter()
+                    .filter(|w| kept.title.binary_search(w).is_ok())
+                    .count() as f64
+                    / self.name.len() as f64
+            };
             // A page inside a larger one (a chapter in its manual's print
             // view) is named by its heading there, word for word (a
             // heading that holds its name).
@@ -1080,7 +1125,7 @@ impl OwnContent {
                     .iter()
                     .any(|h| kept.blocks.binary_search(h).is_ok())
             };
-            if named < MIN_NAMED && !headed() {
+            if !same && !headed() {
                 return Coverage::OtherName {
                     named,
                     words: self.name.len() as u32,
@@ -1133,7 +1178,12 @@ pub fn coverage(
     strict: bool,
     same_site: bool,
 ) -> Coverage {
-    OwnContent::new(page, template).coverage(kept, strict, same_site)
+    let kept = Kept {
+        evidence: kept,
+        page_name: 0,
+        name_articles: same_site && strict,
+    };
+    OwnContent::new(page, template, "").coverage(kept, strict)
 }
 
 /// The share of the words of `texts` (blocks) that lie in a word-3-shingle
@@ -1432,5 +1482,76 @@ mod tests {
             page_name("http://a/item?id=2")
         );
         assert_eq!(page_name("http://a/"), page_name("http://a"));
+    }
+
+    /// The own content of a page without an article titled `title` at
+    /// `url`, and the kept side made of `kept` titled `kept_title` at
+    /// `kept_url`.
+    fn named_coverage(
+        (title, url): (&str, &str),
+        (kept_title, kept_url): (&str, &str),
+        name_articles: bool,
+    ) -> Coverage {
+        let text = [
+            (
+                "Sets whether the background of the tag is drawn in full.",
+                false,
+            ),
+            ("Default value: FALSE. Flags: Read / Write.", false),
+            ("Available since: 4.0. Deprecated: never.", false),
+        ];
+        let blocks: Vec<Block> = text.iter().map(|(t, m)| block(t, *m)).collect();
+        let page = PageContent::from_page(title, &blocks);
+        let kept = PageContent::from_page(kept_title, &blocks).evidence();
+        let slots = kept.to_signatures();
+        let own = OwnContent::new(&page, SiteTemplate::default(), url);
+        own.coverage(
+            Kept {
+                evidence: Evidence::from_signatures(&slots).unwrap(),
+                page_name: page_name(kept_url),
+                name_articles,
+            },
+            false,
+        )
+    }
+
+    #[test]
+    fn a_page_without_an_article_must_be_named_like_the_kept_page() {
+        // Same text, a title one word longer, another page name: another
+        // property, not a copy.
+        let c = named_coverage(
+            (
+                "Gtk.TextTag:background",
+                "http://s/gtk4/property.TextTag.background.html",
+            ),
+            (
+                "Gtk.TextTag:background-set",
+                "http://s/gtk4/property.TextTag.background-set.html",
+            ),
+            false,
+        );
+        assert!(matches!(c, Coverage::OtherName { .. }), "{c:?}");
+        assert!(!c.allows_drop(0.8));
+        // The same item under another folder (another module path in its
+        // title): a copy.
+        let c = named_coverage(
+            (
+                "uint16x4_t in core::arch::arm",
+                "http://s/core/arch/arm/struct.uint16x4_t.html",
+            ),
+            (
+                "uint16x4_t in core::arch::aarch64",
+                "http://s/core/arch/aarch64/struct.uint16x4_t.html",
+            ),
+            false,
+        );
+        assert!(c.allows_drop(0.8), "{c:?}");
+        // Another URL with the very same title: judged on its content.
+        let c = named_coverage(
+            ("Index", "http://s/genindex-J.html"),
+            ("Index", "http://s/genindex-K.html"),
+            false,
+        );
+        assert!(c.allows_drop(0.8), "{c:?}");
     }
 }

@@ -36,7 +36,8 @@ use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signatur
 
 use crate::config::{Config, ExtractMode};
 use crate::content::{
-    BlockIndex, Coverage, Evidence, OwnContent, PageContent, Templates, EVIDENCE_SLOTS,
+    BlockIndex, Coverage, Evidence, Kept, OwnContent, PageContent, Templates, EVIDENCE_SLOTS,
+    WEAK_MATCH,
 };
 use crate::decode::decode;
 use crate::extract::{extract, Extracted};
@@ -976,7 +977,8 @@ impl Deduper {
         // The page's own content, computed at the first candidate (most
         // pages have none).
         let own = std::cell::OnceCell::new();
-        let own = || own.get_or_init(|| OwnContent::new(content, self.templates.of(site, url)));
+        let own =
+            || own.get_or_init(|| OwnContent::new(content, self.templates.of(site, url), url));
         let min_coverage = self.config.decide.min_coverage;
         let n = self.detectors.len();
         let mut rejected: Option<(usize, DocId, f64, Coverage)> = None;
@@ -1007,7 +1009,12 @@ impl Deduper {
                 let Some(evidence) = evidence_of(&rec, n) else {
                     continue;
                 };
-                let coverage = own().coverage(evidence, false, rec.site == site);
+                let kept = Kept {
+                    evidence,
+                    page_name: crate::content::page_name(&rec.url),
+                    name_articles: rec.site == site && j.score < WEAK_MATCH,
+                };
+                let coverage = own().coverage(kept, false);
                 if !coverage.allows_drop(min_coverage) {
                     if rejected.as_ref().is_none_or(|r| j.score > r.2) {
                         rejected = Some((i, id, j.score, coverage));
@@ -1048,7 +1055,12 @@ impl Deduper {
             let Some(evidence) = evidence_of(&rec, n) else {
                 continue;
             };
-            let coverage = own().coverage(evidence, true, rec.site == site);
+            let kept = Kept {
+                evidence,
+                page_name: crate::content::page_name(&rec.url),
+                name_articles: rec.site == site,
+            };
+            let coverage = own().coverage(kept, true);
             if coverage.allows_drop(min_coverage)
                 && best.is_none_or(|(_, b, _)| coverage.share() > b.share())
             {
