@@ -228,6 +228,16 @@ fn is_observation(rec: &DocRecord, detectors: usize) -> bool {
     evidence_of(rec, detectors).is_some_and(|e| e.is_observation())
 }
 
+/// The kept side of a comparison with `rec` (see [`Kept`]); `None` if it
+/// has no evidence.
+fn kept_side(rec: &DocRecord, detectors: usize, name_articles: bool) -> Option<Kept<'_>> {
+    Some(Kept {
+        evidence: evidence_of(rec, detectors)?,
+        page_name: crate::content::page_name(&rec.url),
+        name_articles,
+    })
+}
+
 /// A record's content evidence: the slots after its `detectors` signatures.
 fn evidence_of(rec: &DocRecord, detectors: usize) -> Option<crate::content::EvidenceRef<'_>> {
     Evidence::from_signatures(rec.signatures.get(detectors..)?)
@@ -817,6 +827,12 @@ impl Deduper {
         ttl > 0 && rec.fetched_at.saturating_add(ttl) <= now
     }
 
+    /// The stored record `id`, unless it is gone or expired (expired but
+    /// not yet swept is as good as gone).
+    fn live_record(&self, id: DocId, now: u64) -> crate::Result<Option<Arc<DocRecord>>> {
+        Ok(self.store.get(id)?.filter(|rec| !self.is_expired(rec, now)))
+    }
+
     /// Removes every page whose last fetch is `index.ttl_secs` or more
     /// before `now`, from the store and the derived indexes; returns how
     /// many. Cheap when nothing is due (one look at the queue's head).
@@ -991,13 +1007,9 @@ impl Deduper {
             self.indexes[i].candidates(sig, &mut candidates);
             let mut best: Option<(DocId, Similarity, Judgement, Coverage)> = None;
             for &id in candidates.iter().take(MAX_VERIFY) {
-                let Some(rec) = self.store.get(id)? else {
+                let Some(rec) = self.live_record(id, now)? else {
                     continue;
                 };
-                // Expired but not yet swept: as good as gone.
-                if self.is_expired(&rec, now) {
-                    continue;
-                }
                 let Some(earlier) = rec.signatures.get(i) else {
                     continue;
                 };
@@ -1006,13 +1018,9 @@ impl Deduper {
                     continue;
                 };
                 // The detectors say alike; the drop must also lose nothing.
-                let Some(evidence) = evidence_of(&rec, n) else {
+                let Some(kept) = kept_side(&rec, n, rec.site == site && j.score < WEAK_MATCH)
+                else {
                     continue;
-                };
-                let kept = Kept {
-                    evidence,
-                    page_name: crate::content::page_name(&rec.url),
-                    name_articles: rec.site == site && j.score < WEAK_MATCH,
                 };
                 let coverage = own().coverage(kept, false);
                 if !coverage.allows_drop(min_coverage) {
@@ -1046,25 +1054,17 @@ impl Deduper {
             .candidates(content, self.templates.of(site, url), &mut candidates);
         let mut best: Option<(DocId, Coverage, bool)> = None;
         for &id in &candidates {
-            let Some(rec) = self.store.get(id)? else {
+            let Some(rec) = self.live_record(id, now)? else {
                 continue;
             };
-            if self.is_expired(&rec, now) {
+            let Some(kept) = kept_side(&rec, n, rec.site == site) else {
                 continue;
-            }
-            let Some(evidence) = evidence_of(&rec, n) else {
-                continue;
-            };
-            let kept = Kept {
-                evidence,
-                page_name: crate::content::page_name(&rec.url),
-                name_articles: rec.site == site,
             };
             let coverage = own().coverage(kept, true);
             if coverage.allows_drop(min_coverage)
                 && best.is_none_or(|(_, b, _)| coverage.share() > b.share())
             {
-                best = Some((id, coverage, evidence.visible == content.visible));
+                best = Some((id, coverage, kept.evidence.visible == content.visible));
             }
         }
         if let Some((id, coverage, identical)) = best {
