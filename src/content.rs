@@ -1001,9 +1001,9 @@ pub struct OwnContent {
     shingles: Vec<u32>,
     /// Compared blocks: (hash, words), for the block-level fallback.
     blocks: Vec<(u32, u32)>,
-    /// The page's name: the distinct words of its
-    /// title that the site's titles do not commonly share (empty when its
-    /// title is template or all common).
+    /// The page's name: the distinct words of its title that its section's
+    /// titles do not commonly share (empty when its title is template or
+    /// all common).
     name: Vec<u32>,
     /// Block hashes of its compared top-level headings that hold most of
     /// its name.
@@ -1018,48 +1018,39 @@ impl OwnContent {
     /// What of `page` is its own under `template`.
     pub fn new(page: &PageContent, template: SiteTemplate<'_>, url: &str) -> OwnContent {
         let sel = Selection::new(page, template);
-        let own = |b: &ContentBlock| sel.role(b) == Role::Compared;
-        let blocks: Vec<(u32, u32)> = page
+        let own: Vec<&ContentBlock> = page
             .blocks
             .iter()
-            .filter(|b| own(b))
-            .map(|b| (b.hash, b.words()))
+            .filter(|b| sel.role(b) == Role::Compared)
             .collect();
-        let texts: Vec<Vec<u32>> = page
-            .blocks
-            .iter()
-            .filter(|b| own(b))
-            .map(|b| page.words_of(b).to_vec())
-            .collect();
+        let blocks: Vec<(u32, u32)> = own.iter().map(|b| (b.hash, b.words())).collect();
+        let texts: Vec<Vec<u32>> = own.iter().map(|b| page.words_of(b).to_vec()).collect();
         let mut shingles = Vec::new();
         for t in &texts {
             block_shingles(t, &mut shingles);
         }
         shingles.sort_unstable();
         shingles.dedup();
-        let titled = page
-            .blocks
-            .iter()
-            .any(|b| b.source == 0 && sel.role(b) == Role::Compared);
-        let name = if titled {
-            let mut name = page.title_words();
-            name.retain(|&w| !template.common_title_word(w));
-            name
+        let title = page.title_words();
+        let name: Vec<u32> = if own.iter().any(|b| b.source == 0) {
+            title
+                .iter()
+                .copied()
+                .filter(|&w| !template.common_title_word(w))
+                .collect()
         } else {
             Vec::new()
         };
-        let title = page.title_words();
-        let headings = page
-            .blocks
+        // What names the page in a heading: its name, or its whole title
+        // when every word of it is common in its section.
+        let key = if name.is_empty() { &title } else { &name };
+        let headings = own
             .iter()
-            .filter(|b| b.h1 && own(b))
+            .filter(|b| b.h1 && !key.is_empty())
             .filter(|b| {
-                // What names the page: its name, or its whole title when
-                // every word of it is common in its section.
-                let key = if name.is_empty() { &title } else { &name };
                 let words = page.words_of(b);
                 let held = key.iter().filter(|w| words.contains(w)).count();
-                !key.is_empty() && held as f64 >= MIN_NAMED * key.len() as f64
+                held as f64 >= MIN_NAMED * key.len() as f64
             })
             .map(|b| b.hash)
             .collect();

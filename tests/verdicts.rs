@@ -178,8 +178,9 @@ fn the_learned_template_survives_a_reopen() {
 }
 
 /// An item re-exported under another module path (its title and heading
-/// differ in the path alone) is a copy: its name is in the kept page's
-/// title and its own content, block by block, is in the kept page.
+/// differ in the path alone) is a copy: it has the kept page's page name
+/// (`struct.Gear.html`) and its own content, block by block, is in the
+/// kept page.
 #[test]
 fn an_item_under_another_module_path_is_a_copy() {
     let mut d = Deduper::new(Config::default()).unwrap();
