@@ -3,10 +3,11 @@
 //!
 //! The run reads pages in input order on a reader thread, analyzes them in
 //! windows of [`Options::window`] pages on a rayon pool of
-//! [`Options::threads`] threads, then decides each window sequentially in
-//! input order. Decisions therefore never depend on the thread count, and
-//! at most about two windows of page bodies are in memory whatever the size
-//! of the input.
+//! [`Options::threads`] threads, and decides each window sequentially in
+//! input order while the next one is analyzed. Decisions therefore never
+//! depend on the thread count, and at most about three windows of page
+//! bodies (read, analyzed, decided) are in memory whatever the size of the
+//! input.
 //!
 //! # What gets reported
 //! - Every page read becomes exactly one [`PageRecord`] (unique, duplicate
@@ -40,8 +41,8 @@ use crate::verdict::{Verdict, VerdictKind};
 pub struct Options {
     /// Analysis threads; 0 means one per available core.
     pub threads: usize,
-    /// Pages analyzed per parallel window. Bounds memory (about two windows
-    /// of bodies are alive at once) while keeping every thread busy.
+    /// Pages analyzed per parallel window. Bounds memory (about three
+    /// windows of bodies are alive at once) while keeping every thread busy.
     pub window: usize,
 }
 
@@ -208,6 +209,8 @@ pub fn run_items(
         })?;
     let mut run = Run::default();
     sink.begin()?;
+    let analyzer = deduper.analyzer();
+    let pool = &pool;
     std::thread::scope(|scope| -> crate::Result<()> {
         // The reader runs one window ahead: while a window is analyzed, the
         // next is read (WARC decompression is real CPU work).
@@ -221,56 +224,74 @@ pub fn run_items(
             }
         });
         let mut rx = rx.into_iter();
+        // Window `k + 1` is analyzed on the pool while window `k` is
+        // decided on this thread: deciding is sequential, and would
+        // otherwise leave every analysis thread idle.
+        let mut pending: Option<std::thread::ScopedJoinHandle<'_, AnalyzedWindow>> = None;
         loop {
             let mut batch: Vec<Item> = Vec::with_capacity(window);
+            let mut failed = None;
             for item in rx.by_ref() {
-                batch.push(run.rename_repeated_key(item?));
+                match item {
+                    Ok(item) => batch.push(run.rename_repeated_key(item)),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
                 if batch.len() == window {
                     break;
                 }
             }
-            if batch.is_empty() {
+            let next = (!batch.is_empty()).then(|| {
+                let analyzer = std::sync::Arc::clone(&analyzer);
+                scope.spawn(move || {
+                    tracing::debug!(pages = batch.len(), "analyzing window");
+                    let analyzed = pool.install(|| {
+                        batch
+                            .par_iter()
+                            .map(|item| match item {
+                                Item::Page(p) => {
+                                    let mut a = analyzer.analyze(
+                                        &p.key,
+                                        &p.url,
+                                        &p.body,
+                                        p.content_type.as_deref(),
+                                    );
+                                    // Free the per-word strings here, in
+                                    // parallel, not on the deciding thread.
+                                    analyzer.shrink_for_decide(&mut a);
+                                    Some(a)
+                                }
+                                Item::Warning(_) => None,
+                            })
+                            .collect()
+                    });
+                    (batch, analyzed)
+                })
+            });
+            if let Some(previous) = pending.take() {
+                let (batch, analyzed) = previous
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                decide_window(&mut run, deduper, sink, batch, analyzed)?;
+            }
+            // A stream error stops the run once every page read before it
+            // is decided.
+            if let Some(e) = failed {
+                if let Some(last) = next {
+                    let (batch, analyzed) = last
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    decide_window(&mut run, deduper, sink, batch, analyzed)?;
+                }
+                return Err(e);
+            }
+            match next {
+                Some(next) => pending = Some(next),
                 // Dropping the receiver here (end of scope) unblocks the
                 // reader if it is still sending.
-                return Ok(());
-            }
-            tracing::debug!(pages = batch.len(), "analyzing window");
-            let shared: &Deduper = deduper;
-            let analyzed: Vec<Option<Analyzed>> = pool.install(|| {
-                batch
-                    .par_iter()
-                    .map(|item| match item {
-                        Item::Page(p) => {
-                            Some(shared.analyze(&p.key, &p.url, &p.body, p.content_type.as_deref()))
-                        }
-                        Item::Warning(_) => None,
-                    })
-                    .collect()
-            });
-            // Decide the whole window, make it durable, and only then tell
-            // the sinks: a verdict written out is never lost by a crash of
-            // a persistent index.
-            let mut outcomes = Vec::with_capacity(batch.len());
-            for (item, analyzed) in batch.into_iter().zip(analyzed) {
-                match (item, analyzed) {
-                    (Item::Page(page), Some(a)) => {
-                        outcomes.push(Ok(run.decide(deduper, page, a)?));
-                    }
-                    (Item::Warning(w), _) => {
-                        run.summary.input_errors += 1;
-                        outcomes.push(Err(w));
-                    }
-                    // A page always gets an analysis above; nothing to do
-                    // if that ever changes.
-                    (Item::Page(_), None) => {}
-                }
-            }
-            deduper.flush()?;
-            for outcome in outcomes {
-                match outcome {
-                    Ok(record) => sink.page(&record)?,
-                    Err(w) => sink.input_error(&w)?,
-                }
+                None => return Ok(()),
             }
         }
     })?;
@@ -286,6 +307,44 @@ pub fn run_items(
     );
     sink.finish(&summary)?;
     Ok(summary)
+}
+
+/// A window of items and, per item, its analysis (`None` for a warning).
+type AnalyzedWindow = (Vec<Item>, Vec<Option<Analyzed>>);
+
+/// Decides a whole window in input order, makes it durable, and only then
+/// tells the sinks: a verdict written out is never lost by a crash of a
+/// persistent index.
+fn decide_window(
+    run: &mut Run,
+    deduper: &mut Deduper,
+    sink: &mut dyn Sink,
+    batch: Vec<Item>,
+    analyzed: Vec<Option<Analyzed>>,
+) -> crate::Result<()> {
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for (item, analyzed) in batch.into_iter().zip(analyzed) {
+        match (item, analyzed) {
+            (Item::Page(page), Some(a)) => {
+                outcomes.push(Ok(run.decide(deduper, page, a)?));
+            }
+            (Item::Warning(w), _) => {
+                run.summary.input_errors += 1;
+                outcomes.push(Err(w));
+            }
+            // A page always gets an analysis; nothing to do if that ever
+            // changes.
+            (Item::Page(_), None) => {}
+        }
+    }
+    deduper.flush()?;
+    for outcome in outcomes {
+        match outcome {
+            Ok(record) => sink.page(&record)?,
+            Err(w) => sink.input_error(&w)?,
+        }
+    }
+    Ok(())
 }
 
 /// State of a run between windows.
@@ -482,6 +541,29 @@ mod tests {
         assert_eq!((s.pages, s.unique, s.duplicates), (40, 13, 27));
         assert_eq!(s.input_errors, 3);
         assert_eq!(s.threads, 2);
+    }
+
+    #[test]
+    fn a_stream_error_stops_the_run_after_deciding_every_page_before_it() {
+        for window in [1, 2, 3, 256] {
+            let mut v: Vec<crate::Result<Item>> = (0..5)
+                .map(|i| page(&format!("p{i}"), &article(i)))
+                .collect();
+            v.push(Err(crate::Error::Input {
+                path: "broken.warc".into(),
+                message: "truncated record".into(),
+            }));
+            v.push(page("after", &article(9)));
+            let mut rec = Recorder::default();
+            let mut d = Deduper::new(Config::default()).unwrap();
+            let options = Options { threads: 2, window };
+            let err = run_items(Box::new(v.into_iter()), &mut d, &options, &mut rec);
+            assert!(err.is_err(), "window {window}");
+            let keys: Vec<&str> = rec.pages.iter().map(|p| p.key.as_str()).collect();
+            assert_eq!(keys, ["p0", "p1", "p2", "p3", "p4"], "window {window}");
+            assert_eq!(d.stats().indexed, 5, "window {window}");
+            assert!(rec.finished.is_none(), "no summary after an error");
+        }
     }
 
     #[test]

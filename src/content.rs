@@ -163,6 +163,12 @@ pub struct PageContent {
     pub blocks: Vec<ContentBlock>,
     /// Word hashes of all blocks, in page order.
     words: Vec<u32>,
+    /// Every block's shingles ([`block_shingles`]) as `shingle << 32 |
+    /// position`, sorted: the shingle starting at word `position` (a block
+    /// of one or two words has one, at its first word). Sorted once at
+    /// analysis, on any thread, so that deciding (one thread, every page
+    /// in turn) only filters it.
+    by_shingle: Vec<u64>,
     /// Stable hash of the whole visible text (all blocks, in order).
     pub visible: u64,
 }
@@ -175,6 +181,7 @@ impl PageContent {
     pub fn from_page(title: &str, blocks: &[Block]) -> PageContent {
         let mut out = PageContent::default();
         let mut lower = String::new();
+        let mut shingles = Vec::new();
         let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
         let title = (!title.trim().is_empty()).then_some((0, title, true, Kind::Title));
         let title = title.map(|(source, text, main, kind)| (source, text, main, kind, false));
@@ -183,17 +190,11 @@ impl PageContent {
             (i as u32 + 1, b.text.as_str(), b.is_main, Kind::of(b), h1)
         });
         for (source, text, main, kind, h1) in title.into_iter().chain(blocks) {
-            lower.clear();
-            if text.is_ascii() {
-                lower.push_str(text);
-                lower.make_ascii_lowercase();
-            } else {
-                lower.extend(text.chars().flat_map(char::to_lowercase));
-            }
+            lowercase_into(text, &mut lower);
             let start = out.words.len();
             let mut numbers = 0usize;
             crate::text::for_each_word(&lower, |w| {
-                if w.chars().any(char::is_alphanumeric) {
+                if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
                     out.words.push(hash64(w.as_bytes()) as u32);
                     numbers += usize::from(w.bytes().all(|b| b.is_ascii_digit()));
                 }
@@ -204,6 +205,13 @@ impl PageContent {
             if words.is_empty() {
                 continue;
             }
+            shingles.clear();
+            block_shingles(words, &mut shingles);
+            out.by_shingle.extend(
+                (start as u64..)
+                    .zip(&shingles)
+                    .map(|(at, &s)| u64::from(s) << 32 | at),
+            );
             // Runs of bare numbers (line numbers, pagination) are
             // navigation like link lists.
             let kind = if kind == Kind::Text && words.len() >= 3 && numbers * 5 >= words.len() * 4 {
@@ -232,6 +240,7 @@ impl PageContent {
             });
         }
         out.visible = visible.digest();
+        out.by_shingle.sort_unstable();
         out
     }
 
@@ -257,6 +266,48 @@ impl PageContent {
     }
 }
 
+/// How many shingles [`block_shingles`] takes from a block of `words`
+/// words.
+fn shingle_count(words: u32) -> usize {
+    match words {
+        0 => 0,
+        1 | 2 => 1,
+        n => n as usize - 2,
+    }
+}
+
+/// `text` lowercased char by char (`char::to_lowercase`, so hashes do not
+/// depend on context rules such as a final sigma) into `out`, replacing it.
+/// ASCII runs are lowercased in bulk, and scripts without case (kana, Han,
+/// Hangul, Yi) are copied as they are: most of a page's characters never
+/// reach the Unicode case tables.
+fn lowercase_into(text: &str, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.push_str(text);
+        out.make_ascii_lowercase();
+        return;
+    }
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else if has_no_case(c) {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// Returns true for characters of the caseless blocks from Hiragana to
+/// Vai (U+3040..U+A63F: kana, Bopomofo, Hangul Jamo, Han, Yi, Lisu, Vai)
+/// and the Hangul syllables: `to_lowercase` maps each to itself (a test
+/// checks every one).
+#[inline]
+fn has_no_case(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{A63F}' | '\u{AC00}'..='\u{D7A3}')
+}
+
 /// Appends the word-3-shingles of one block's `words` (one shingle for a
 /// block of one or two words). Shingles never span two blocks: which
 /// blocks stand between two others depends on the template around them,
@@ -276,17 +327,26 @@ impl PageContent {
         let mut blocks: Vec<u32> = self.blocks.iter().map(|b| b.hash).collect();
         blocks.sort_unstable();
         blocks.dedup();
-        // Sample before sorting: only the kept shingles are sorted.
-        let mut sample = Vec::with_capacity(self.words.len());
-        for b in &self.blocks {
-            block_shingles(self.words_of(b), &mut sample);
+        // The smallest power-of-two modulus that keeps at most MAX_SAMPLE
+        // shingles (counted with repeats): a shingle `s` is kept at `2^k`
+        // when `s` has at least `k` trailing zero bits.
+        let mut with_zeros = [0usize; 33];
+        for key in &self.by_shingle {
+            with_zeros[((key >> 32) as u32).trailing_zeros() as usize] += 1;
         }
-        let mut modulus: u32 = 1;
-        while sample.len() > MAX_SAMPLE && modulus < 1 << 30 {
-            modulus <<= 1;
-            sample.retain(|s| s % modulus == 0);
+        let mut k = 0;
+        let mut kept = self.by_shingle.len();
+        while kept > MAX_SAMPLE && k < 30 {
+            kept -= with_zeros[k];
+            k += 1;
         }
-        sample.sort_unstable();
+        let modulus: u32 = 1 << k;
+        let mut sample: Vec<u32> = self
+            .by_shingle
+            .iter()
+            .map(|key| (key >> 32) as u32)
+            .filter(|s| s & (modulus - 1) == 0)
+            .collect();
         sample.dedup();
         Evidence {
             blocks,
@@ -363,6 +423,17 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// Borrows this evidence as a stored record's would be.
+    pub fn as_ref(&self) -> EvidenceRef<'_> {
+        EvidenceRef {
+            blocks: &self.blocks,
+            modulus: self.modulus,
+            sample: &self.sample,
+            visible: self.visible,
+            title: &self.title,
+        }
+    }
+
     /// The record slots, in [`EVIDENCE_SLOTS`] order. The shingle sample is
     /// a `Sketch` whose first value is the modulus.
     pub fn to_signatures(&self) -> [Signature; 4] {
@@ -372,19 +443,6 @@ impl Evidence {
         [
             Signature::Set(self.blocks.clone()),
             Signature::Sketch(sketch),
-            Signature::Fingerprint(self.visible),
-            Signature::Set(self.title.clone()),
-        ]
-    }
-
-    /// The slots stored for a page that is not kept (an *observation*): its
-    /// blocks and title words, for the site's template, and no shingles
-    /// (it is never the kept side of a drop), marked by a sampling modulus
-    /// of 0.
-    pub fn observation(&self) -> [Signature; 4] {
-        [
-            Signature::Set(self.blocks.clone()),
-            Signature::Sketch(vec![0]),
             Signature::Fingerprint(self.visible),
             Signature::Set(self.title.clone()),
         ]
@@ -438,9 +496,22 @@ pub struct EvidenceRef<'a> {
 
 impl EvidenceRef<'_> {
     /// Returns true if and only if this is an observation (a page not
-    /// kept, stored for its blocks only; see [`Evidence::observation`]).
+    /// kept, stored for its blocks only; see [`EvidenceRef::observation`]).
     pub fn is_observation(&self) -> bool {
         self.modulus == 0
+    }
+
+    /// The slots stored for this page if it is not kept (an
+    /// *observation*): its blocks and title words, for the site's
+    /// template, and no shingles (it is never the kept side of a drop),
+    /// marked by a sampling modulus of 0.
+    pub fn observation(&self) -> [Signature; 4] {
+        [
+            Signature::Set(self.blocks.to_vec()),
+            Signature::Sketch(vec![0]),
+            Signature::Fingerprint(self.visible),
+            Signature::Set(self.title.to_vec()),
+        ]
     }
 }
 
@@ -995,9 +1066,12 @@ pub struct OwnContent {
     young: bool,
     words: u32,
     visible: u64,
-    /// Word hashes of each compared block, in page order.
-    texts: Vec<Vec<u32>>,
-    /// Sorted, distinct shingles of `texts`.
+    /// The compared blocks, in page order: (first word's position, words).
+    spans: Vec<(u32, u32)>,
+    /// Per word position of the page, the index in `shingles` of the
+    /// shingle starting there (meaningful at compared shingle positions).
+    rank_at: Vec<u32>,
+    /// Sorted, distinct shingles of the compared blocks.
     shingles: Vec<u32>,
     /// Compared blocks: (hash, words), for the block-level fallback.
     blocks: Vec<(u32, u32)>,
@@ -1024,13 +1098,30 @@ impl OwnContent {
             .filter(|b| sel.role(b) == Role::Compared)
             .collect();
         let blocks: Vec<(u32, u32)> = own.iter().map(|b| (b.hash, b.words())).collect();
-        let texts: Vec<Vec<u32>> = own.iter().map(|b| page.words_of(b).to_vec()).collect();
-        let mut shingles = Vec::new();
-        for t in &texts {
-            block_shingles(t, &mut shingles);
+        let spans = own.iter().map(|b| (b.start, b.words())).collect();
+        // The page's shingles are sorted once at analysis: keeping those
+        // of compared blocks gives the distinct shingles and each
+        // position's index among them in one pass.
+        let mut compared = vec![false; page.words.len()];
+        for b in &own {
+            let start = b.start as usize;
+            let end = (start + shingle_count(b.words())).min(compared.len());
+            compared.get_mut(start..end).unwrap_or_default().fill(true);
         }
-        shingles.sort_unstable();
-        shingles.dedup();
+        let mut shingles: Vec<u32> = Vec::new();
+        let mut rank_at = vec![0u32; page.words.len()];
+        for key in &page.by_shingle {
+            let (s, at) = ((key >> 32) as u32, *key as u32 as usize);
+            if !compared.get(at).copied().unwrap_or(false) {
+                continue;
+            }
+            if shingles.last() != Some(&s) {
+                shingles.push(s);
+            }
+            if let Some(r) = rank_at.get_mut(at) {
+                *r = shingles.len() as u32 - 1;
+            }
+        }
         let title = page.title_words();
         let name: Vec<u32> = if own.iter().any(|b| b.source == 0) {
             title
@@ -1064,7 +1155,8 @@ impl OwnContent {
             words: blocks.iter().map(|b| b.1).sum(),
             visible: page.visible,
             shingles,
-            texts,
+            spans,
+            rank_at,
             blocks,
         }
     }
@@ -1124,19 +1216,19 @@ impl OwnContent {
             }
         }
         let m = kept.modulus.max(1);
+        let hit = found_in(&self.shingles, kept.sample);
         if basis == Basis::Article && m == 1 && !strict {
             return Coverage::Measured {
-                covered: words_covered(&self.texts, kept.sample),
+                covered: words_covered(&self.spans, &self.rank_at, &hit),
                 basis,
                 words,
                 young,
             };
         }
-        let (mut sampled, mut hits) = (0usize, 0usize);
-        for s in self.shingles.iter().filter(|s| *s % m == 0) {
-            sampled += 1;
-            hits += usize::from(kept.sample.binary_search(s).is_ok());
-        }
+        // The kept sample holds only shingles `0 mod m`: every hit is one.
+        // (`m` is a power of two: a mask, not a division per shingle.)
+        let sampled = self.shingles.iter().filter(|&s| s & (m - 1) == 0).count();
+        let hits = hit.iter().filter(|&&h| h).count();
         let covered = if sampled >= MIN_SAMPLED {
             hits as f64 / sampled as f64
         } else {
@@ -1177,32 +1269,66 @@ pub fn coverage(
     OwnContent::new(page, template, "").coverage(kept, strict)
 }
 
-/// The share of the words of `texts` (blocks) that lie in a word-3-shingle
-/// of the kept page (`kept`: all its shingles, sorted); a block of one or
-/// two words counts when the kept page has it as a block. For prose this
-/// is the share of the text that is there: an edited word costs itself,
-/// not the three shingles around it.
-fn words_covered(texts: &[Vec<u32>], kept: &[u32]) -> f64 {
+/// The share of the words of the compared blocks (`spans`: first word's
+/// position, words) that lie in a word-3-shingle of the kept page, given
+/// which of the page's distinct shingles (`rank_at`: per word position,
+/// the index of the shingle starting there) the kept page has (`hit`); a
+/// block of one or two words counts when the kept page has it as a block.
+/// For prose this is the share of the text that is there: an edited word
+/// costs itself, not the three shingles around it.
+fn words_covered(spans: &[(u32, u32)], rank_at: &[u32], hit: &[bool]) -> f64 {
+    let is_hit = |r: &u32| hit.get(*r as usize).copied().unwrap_or(false);
     let (mut total, mut found) = (0usize, 0usize);
-    let mut covered = Vec::new();
-    for t in texts {
-        total += t.len();
-        if t.len() < 3 {
-            if kept.binary_search(&fold(t)).is_ok() {
-                found += t.len();
-            }
+    for &(start, len) in spans {
+        let (start, len) = (start as usize, len as usize);
+        let block = rank_at
+            .get(start..start + shingle_count(len as u32))
+            .unwrap_or_default();
+        total += len;
+        if len < 3 {
+            found += if block.first().is_some_and(is_hit) {
+                len
+            } else {
+                0
+            };
             continue;
         }
-        covered.clear();
-        covered.resize(t.len(), false);
-        for (i, w) in t.windows(3).enumerate() {
-            if kept.binary_search(&fold(w)).is_ok() {
-                covered[i..i + 3].iter_mut().for_each(|c| *c = true);
+        // Shingle `i` covers words `i..i + 3`; words before `until` are
+        // already counted.
+        let mut until = 0;
+        for (i, r) in block.iter().enumerate() {
+            if is_hit(r) {
+                found += i + 3 - i.max(until);
+                until = i + 3;
             }
         }
-        found += covered.iter().filter(|&&c| c).count();
     }
     found as f64 / total.max(1) as f64
+}
+
+/// For each of the sorted, distinct `own` shingles, whether the sorted
+/// `kept` holds it: a merge of the two lists, or a binary search per
+/// shingle when `kept` is much the longer.
+fn found_in(own: &[u32], kept: &[u32]) -> Vec<bool> {
+    if own.len().saturating_mul(16) < kept.len() {
+        return own.iter().map(|s| kept.binary_search(s).is_ok()).collect();
+    }
+    let mut hit = vec![false; own.len()];
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&a), Some(&b)) = (own.get(i), kept.get(j)) {
+        if a < b {
+            i += 1;
+        } else if a > b {
+            j += 1;
+        } else {
+            if let Some(h) = hit.get_mut(i) {
+                *h = true;
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    hit
 }
 
 #[cfg(test)]
@@ -1236,6 +1362,19 @@ mod tests {
 
     const FOOTER: &str =
         "Copyright 2001 the example foundation, all rights reserved under the license";
+
+    #[test]
+    fn caseless_scripts_lowercase_to_themselves() {
+        for c in ('\u{3040}'..='\u{A63F}').chain('\u{AC00}'..='\u{D7A3}') {
+            assert!(has_no_case(c));
+            assert!(c.to_lowercase().eq([c]), "{c:?} has a lowercase form");
+        }
+        assert!(!has_no_case('\u{A640}'), "Cyrillic Extended-B has case");
+        let mut out = String::new();
+        lowercase_into("ÀB Σ東京 ΣΑ", &mut out);
+        let by_char: String = "ÀB Σ東京 ΣΑ".chars().flat_map(char::to_lowercase).collect();
+        assert_eq!(out, by_char);
+    }
 
     #[test]
     fn block_hashes_ignore_case_and_punctuation() {
@@ -1277,6 +1416,60 @@ mod tests {
         assert!(e.sample.iter().all(|s| s % e.modulus == 0));
         // About 4,998 / modulus shingles survive: the sample is not empty.
         assert!(e.sample.len() > MAX_SAMPLE / 4);
+    }
+
+    #[test]
+    fn the_sample_is_the_smallest_power_of_two_that_fits_counting_repeats() {
+        // Repeated blocks: the modulus is chosen on shingles with repeats
+        // (as stored indexes were built), the sample keeps distinct ones.
+        let text: Vec<String> = (0..700).map(|i| format!("w{i}")).collect();
+        let text = text.join(" ");
+        let p = page(&[(&text, true), (&text, false), ("short one", true)]);
+        let mut naive = Vec::new();
+        for b in &p.blocks {
+            block_shingles(p.words_of(b), &mut naive);
+        }
+        let mut modulus = 1u32;
+        while naive.len() > MAX_SAMPLE && modulus < 1 << 30 {
+            modulus <<= 1;
+            naive.retain(|s| s % modulus == 0);
+        }
+        naive.sort_unstable();
+        naive.dedup();
+        let e = p.evidence();
+        assert!(modulus > 1);
+        assert_eq!((e.modulus, &e.sample), (modulus, &naive));
+    }
+
+    #[test]
+    fn found_in_merges_or_searches_alike() {
+        let own: Vec<u32> = (0..200).map(|i| i * 3).collect();
+        let long: Vec<u32> = (0..10_000).map(|i| i * 2).collect();
+        let short: Vec<u32> = (0..300).map(|i| i * 2).collect();
+        for kept in [&long, &short] {
+            let expect: Vec<bool> = own.iter().map(|s| kept.contains(s)).collect();
+            assert_eq!(found_in(&own, kept), expect);
+        }
+        assert_eq!(found_in(&[], &short), Vec::<bool>::new());
+        assert_eq!(found_in(&own[..3], &[]), vec![false; 3]);
+    }
+
+    #[test]
+    fn words_covered_counts_each_word_once() {
+        // Blocks of 5 words (shingles at 0..3) and of 2 words (one shingle).
+        let spans = [(0, 5), (5, 2)];
+        let rank_at = [0, 1, 2, 0, 0, 3, 0];
+        // Shingles 0 and 2 overlap on word 2: words 0..5 all covered once.
+        assert_eq!(
+            words_covered(&spans, &rank_at, &[true, false, true, false]),
+            5.0 / 7.0
+        );
+        assert_eq!(
+            words_covered(&spans, &rank_at, &[false, true, false, true]),
+            5.0 / 7.0
+        );
+        assert_eq!(words_covered(&spans, &rank_at, &[false; 4]), 0.0);
+        assert_eq!(words_covered(&spans, &rank_at, &[true; 4]), 1.0);
     }
 
     #[test]

@@ -729,8 +729,18 @@ impl Deduper {
                     && !content.blocks.is_empty()
                     && !self.same_visible(&matched, &content)?
                 {
-                    let mut signatures = vec![Signature::Empty; self.detectors.len()];
-                    signatures.extend(content.evidence().observation());
+                    // The evidence computed at analysis, not computed again
+                    // here: this thread decides every page in turn.
+                    let n = self.detectors.len();
+                    let evidence = record
+                        .signatures
+                        .get(n..)
+                        .and_then(Evidence::from_signatures);
+                    let mut signatures = vec![Signature::Empty; n];
+                    match evidence {
+                        Some(e) => signatures.extend(e.observation()),
+                        None => signatures.extend(content.evidence().as_ref().observation()),
+                    }
                     let observation = DocRecord {
                         key: record.key.clone(),
                         url: record.url.clone(),
@@ -1005,7 +1015,11 @@ impl Deduper {
             }
             candidates.clear();
             self.indexes[i].candidates(sig, &mut candidates);
-            let mut best: Option<(DocId, Similarity, Judgement, Coverage)> = None;
+            // Every candidate the detector calls alike, strongest first
+            // (level, then score, then the earliest page); the first whose
+            // coverage allows the drop is the match. Coverage, the costly
+            // part, is measured only until then.
+            let mut alike = Vec::new();
             for &id in candidates.iter().take(MAX_VERIFY) {
                 let Some(rec) = self.live_record(id, now)? else {
                     continue;
@@ -1014,35 +1028,28 @@ impl Deduper {
                     continue;
                 };
                 let sim = det.similarity(sig, earlier);
-                let Some(j) = det.classify_in_context(&*self.indexes[i], sig, earlier, sim) else {
-                    continue;
-                };
+                if let Some(j) = det.classify_in_context(&*self.indexes[i], sig, earlier, sim) {
+                    alike.push((id, sim, j, rec));
+                }
+            }
+            alike.sort_by(|(a, _, aj, _), (b, _, bj, _)| {
+                (bj.level.cmp(&aj.level))
+                    .then(bj.score.total_cmp(&aj.score))
+                    .then(a.cmp(b))
+            });
+            for (id, sim, j, rec) in alike {
                 // The detectors say alike; the drop must also lose nothing.
                 let Some(kept) = kept_side(&rec, n, rec.site == site && j.score < WEAK_MATCH)
                 else {
                     continue;
                 };
                 let coverage = own().coverage(kept, false);
-                if !coverage.allows_drop(min_coverage) {
-                    if rejected.as_ref().is_none_or(|r| j.score > r.2) {
-                        rejected = Some((i, id, j.score, coverage));
-                    }
-                    continue;
+                if coverage.allows_drop(min_coverage) {
+                    return Ok((Some((i, id, sim, j, coverage)), None));
                 }
-                // Strongest level, then highest score, then the earliest page.
-                let better = match &best {
-                    None => true,
-                    Some((bid, _, bj, _)) => {
-                        (j.level, j.score) > (bj.level, bj.score)
-                            || ((j.level, j.score) == (bj.level, bj.score) && id < *bid)
-                    }
-                };
-                if better {
-                    best = Some((id, sim, j, coverage));
+                if rejected.as_ref().is_none_or(|r| j.score > r.2) {
+                    rejected = Some((i, id, j.score, coverage));
                 }
-            }
-            if let Some((id, sim, j, c)) = best {
-                return Ok((Some((i, id, sim, j, c)), None));
             }
         }
         // No detector matched a page holding this page's content: look

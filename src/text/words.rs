@@ -37,6 +37,7 @@ pub(crate) fn is_cjk(c: char) -> bool {
 /// there first; pure-ASCII pieces (most of Latin-script text) go through
 /// [`ascii_words`], a table-free equivalent of the UAX #29 rules for ASCII,
 /// and only pieces with other characters through `unicode_words`.
+#[inline]
 pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut scratch = String::new();
     for piece in text.split(|c: char| c.is_ascii_whitespace()) {
