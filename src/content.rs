@@ -54,12 +54,16 @@
 //! long enough to make them look like articles can still be dropped into
 //! each other before the template is known (articles are not held to their
 //! titles: print views and syndicated copies are often retitled); a copy
-//! whose own content is too small to measure and not identical (a stub
-//! page in two editions of a book) is kept: a missed copy costs a fetch, a
-//! wrong drop loses a page.
+//! whose own content is too small to measure, not identical and not the
+//! kept page mirrored (the same page name and title, its own blocks all in
+//! the kept page; a stub of a chapter moved to another edition's folder
+//! under a new file name) is kept: a missed copy costs a fetch, a wrong
+//! drop loses a page.
 //!
-//! Invariants: every hash here is xxh3 with [`crate::signature::HASH_SEED`]
-//! (stable across runs and platforms); sampled shingle sets are nested (a
+//! Invariants: every hash here is seeded with
+//! [`crate::signature::HASH_SEED`] and stable across runs and platforms
+//! (words, titles and page names: xxh3; blocks and shingles: a fixed
+//! multiply-xorshift fold of word hashes); sampled shingle sets are nested (a
 //! sample at `2m` is the sample at `m` filtered), so two pages sampled at
 //! different rates compare at the coarser one.
 
@@ -893,11 +897,17 @@ pub enum Coverage {
         /// Words of its name.
         words: u32,
     },
-    /// The page's own content is too small to measure: `identical` tells
-    /// whether its whole visible text equals the kept page's.
+    /// The page's own content is too small to measure: it is a copy only
+    /// when its whole visible text equals the kept page's (`identical`),
+    /// or when it is the kept page mirrored (`mirrored`: the same page
+    /// name in its URL and the same title words, and each of its own
+    /// blocks whole in the kept page: a stub of a chapter left under an
+    /// older edition's folder, an item re-exported under another module).
     TooSmall {
         /// Whole visible texts equal.
         identical: bool,
+        /// Same page name and title, own blocks all in the kept page.
+        mirrored: bool,
         /// Words of the page's own content.
         words: u32,
     },
@@ -922,7 +932,11 @@ impl Coverage {
                         min_coverage
                     }
             }
-            Coverage::TooSmall { identical, .. } => identical,
+            Coverage::TooSmall {
+                identical,
+                mirrored,
+                ..
+            } => identical || mirrored,
             Coverage::OtherName { .. } => false,
         }
     }
@@ -931,7 +945,11 @@ impl Coverage {
     pub fn share(&self) -> f64 {
         match *self {
             Coverage::Measured { covered, .. } => covered,
-            Coverage::TooSmall { identical, .. } => f64::from(u8::from(identical)),
+            Coverage::TooSmall {
+                identical,
+                mirrored,
+                ..
+            } => f64::from(u8::from(identical || mirrored)),
             Coverage::OtherName { named, .. } => named,
         }
     }
@@ -958,9 +976,19 @@ impl Coverage {
                 "this page is named otherwise: its page name and its title differ from the kept page's ({:.0}% of the {words} words of its title that its section's titles do not share are in the kept page's title)",
                 named * 100.0
             ),
-            Coverage::TooSmall { identical, words } => format!(
-                "this page's own content ({words} words outside its site's template) is too small to compare; its whole visible text is {}",
-                if identical { "identical to the kept page's" } else { "not identical to the kept page's" }
+            Coverage::TooSmall {
+                identical,
+                mirrored,
+                words,
+            } => format!(
+                "this page's own content ({words} words outside its site's template) is too small to compare; {}",
+                if identical {
+                    "its whole visible text is identical to the kept page's"
+                } else if mirrored {
+                    "it has the kept page's page name and title, and each of its own blocks is in the kept page"
+                } else {
+                    "its whole visible text is not identical to the kept page's, nor is it the kept page under another folder"
+                }
             ),
         }
     }
@@ -1184,8 +1212,17 @@ impl OwnContent {
         } = kept;
         let (basis, words, young) = (self.basis, self.words, self.young);
         if self.shingles.len() < MIN_SHINGLES {
+            let mirrored = !self.title.is_empty()
+                && !self.blocks.is_empty()
+                && page_name == self.page_name
+                && kept.title == self.title.as_slice()
+                && self
+                    .blocks
+                    .iter()
+                    .all(|(hash, _)| kept.blocks.binary_search(hash).is_ok());
             return Coverage::TooSmall {
                 identical: self.visible == kept.visible,
+                mirrored,
                 words,
             };
         }

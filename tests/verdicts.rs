@@ -206,3 +206,40 @@ fn a_chapter_is_found_by_its_heading_in_the_print_page() {
     let v = check(&mut d, "manual/chapter-2.html");
     assert_eq!(v.kind, VerdictKind::Unique, "{v:?}");
 }
+
+/// A stub of a chapter left under an older edition's folder (its own
+/// content is its title and heading, too little to measure) is the
+/// current chapter mirrored: the same page name, the same title, each of
+/// its own blocks in the kept page. Under another page name, or with a
+/// sentence of its own, it is kept.
+#[test]
+fn a_small_page_mirrored_under_another_folder_is_a_copy() {
+    let site = [
+        "index.html",
+        "guides/index.html",
+        "api/index.html",
+        "about.html",
+        "contact.html",
+        "api/fn.alpha.html",
+        "api/fn.beta.html",
+        "api/struct.Wheel.html",
+        "api/struct.Lever.html",
+        "api/struct.Spring.html",
+        "manual/chapter-1.html",
+        "manual/chapter-2.html",
+    ];
+    let mut d = Deduper::new(Config::default()).unwrap();
+    checks(&mut d, &site);
+    let v = check(&mut d, "old-edition/chapter-1.html");
+    assert!(v.kind.is_drop(), "{v:?}");
+    let m = v.matched.expect("a drop names its match");
+    assert_eq!(m.url, format!("{SITE}/manual/chapter-1.html"));
+    assert!(m.reason.contains("page name and title"), "{}", m.reason);
+
+    let mut d = Deduper::new(Config::default()).unwrap();
+    checks(&mut d, &site);
+    for other in ["old-edition/shapes.html", "old-edition/chapter-2.html"] {
+        let v = check(&mut d, other);
+        assert_eq!(v.kind, VerdictKind::Unique, "{other}: {v:?}");
+    }
+}
