@@ -62,6 +62,55 @@ fn text_holds_the_article_and_json_has_every_field() {
         .contains("Cherry varieties"));
 }
 
+/// The JSON view shows what a drop is judged on: blocks the earlier files
+/// repeat are `template`, the page's own blocks `compared`.
+#[test]
+fn json_shows_which_blocks_are_template_and_which_are_compared() {
+    let dir = Dir::new();
+    let site = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/site-template");
+    let files: Vec<String> = [
+        "index.html",
+        "guides/index.html",
+        "api/index.html",
+        "about.html",
+        "contact.html",
+        "api/fn.alpha.html",
+        "manual/chapter-1.html",
+        "old-edition/chapter-1.html",
+    ]
+    .iter()
+    .map(|f| format!("{site}/{f}"))
+    .collect();
+    let mut args = vec!["extract", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let run = dir.run(&args).expect_code(0);
+    let objs: Vec<serde_json::Value> = run
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objs.len(), files.len());
+    let role_of = |o: &serde_json::Value, starts: &str| {
+        o["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["text"].as_str().unwrap().starts_with(starts))
+            .map(|b| b["role"].clone())
+            .unwrap_or_else(|| panic!("no block {starts:?} in {o}"))
+    };
+    // The first page knows no template yet: its sidebar is its own.
+    assert_eq!(role_of(&objs[0], "Installing widgets"), "compared");
+    let stub = objs.last().unwrap();
+    assert_eq!(stub["basis"], "page", "{stub}");
+    assert_eq!(role_of(stub, "Installing widgets"), "template");
+    assert_eq!(role_of(stub, "Copyright 2019"), "template");
+    assert_eq!(role_of(stub, "Chapter 1: Shapes"), "compared");
+    let chapter = &objs[6];
+    assert_eq!(chapter["basis"], "article", "{chapter}");
+    assert_eq!(role_of(chapter, "Every widget has a shape"), "compared");
+}
+
 #[test]
 fn several_files_get_headers_and_a_missing_one_exits_2() {
     let dir = Dir::new();

@@ -295,8 +295,12 @@ pub struct ExtractArgs {
     pub eval: Option<PathBuf>,
 
     /// One JSON object per file: title, language, canonical, robots, link
-    /// count, warnings and every block with its tag, link density and
-    /// whether it is main content.
+    /// count, warnings and every block with its tag, link density, whether
+    /// it is main content and its role when the page is judged: the files
+    /// are taken as pages of one site, in the order given, and a block the
+    /// earlier files repeat is `template` (never compared), a block outside
+    /// a page's article is `chrome`, the rest is `compared` (what must be in
+    /// a kept page for this page to be dropped; see `basis`).
     #[arg(long)]
     pub json: bool,
 

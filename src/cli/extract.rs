@@ -24,7 +24,7 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
     }
     // The deduper's own analysis: the same decoding, binary check, size
     // limit, extraction and normalization that dedup uses.
-    let deduper = Deduper::with_registry(
+    let mut deduper = Deduper::with_registry(
         config,
         &super::plugins::registry(),
         Box::<MemoryStore>::default(),
@@ -42,24 +42,44 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
             }
         };
         let name = file.display().to_string();
-        let analyzed = deduper.analyze(&name, "", &body, None);
+        // A file URL: the files are one site, their folders its sections.
+        let url = std::path::absolute(file)
+            .ok()
+            .and_then(|p| url::Url::from_file_path(p).ok())
+            .map(String::from)
+            .unwrap_or_default();
+        let analyzed = deduper.analyze(&name, &url, &body, None);
         if a.json {
+            // Roles as this page would be judged after the earlier files;
+            // deciding it then teaches the template to the later ones.
+            let (basis, roles) = deduper.content_roles(&analyzed);
+            let role = |source: u32| {
+                roles
+                    .iter()
+                    .find(|(s, _)| *s == source)
+                    .map(|(_, r)| serde_json::json!(r))
+                    .unwrap_or(serde_json::Value::Null)
+            };
             let e = &analyzed.extracted;
             let blocks: Vec<serde_json::Value> = e
                 .blocks
                 .iter()
-                .map(|b| {
+                .zip(1u32..)
+                .map(|(b, source)| {
                     serde_json::json!({
                         "text": b.text,
                         "tag": b.tag,
                         "link_density": b.link_density,
                         "main": b.is_main,
+                        "role": role(source),
                     })
                 })
                 .collect();
             let obj = serde_json::json!({
                 "file": name,
                 "title": e.title,
+                "title_role": role(0),
+                "basis": basis.as_str(),
                 "language": analyzed.doc.lang,
                 "canonical": e.canonical,
                 "robots": e.robots,
@@ -69,6 +89,7 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
                 "blocks": blocks,
             });
             writeln!(out, "{obj}")?;
+            deduper.decide(analyzed)?;
         } else {
             if many {
                 if i > 0 {
