@@ -172,6 +172,11 @@ fn model_counts_sites_clusters_and_cross_site() {
     let p1 = &r.clusters[a.clusters[0]];
     assert_eq!(p1.pages[0].verdict, "representative");
     assert_eq!(p1.pages[2].reason, "hamming 2");
+    // URL hints come from the kept page and its exact copies only: the
+    // session id differs between them; the near duplicate's other path and
+    // query are no canonicalization candidates.
+    let hints: Vec<&str> = p1.hints.iter().map(|h| h.key.as_str()).collect();
+    assert_eq!(hints, ["query:sessionid"]);
     // No texts.jsonl: the report says why.
     assert!(r.texts.is_empty());
     assert!(r.texts_missing.as_deref().unwrap().contains("texts.jsonl"));

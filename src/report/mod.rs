@@ -130,7 +130,8 @@ pub struct Site {
     pub clusters: Vec<usize>,
     /// Size of the largest of those.
     pub largest: u64,
-    /// URL patterns behind the site's clusters, most frequent first.
+    /// URL patterns behind the site's clusters (among each cluster's kept
+    /// page and its exact copies), most frequent first.
     pub hints: Vec<HintCount>,
 }
 
@@ -600,7 +601,16 @@ impl Cluster {
                 detector: m.detector,
             });
         }
-        let urls: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+        // A URL pattern is a canonicalization candidate only where its
+        // URLs name one content: the kept page and its exact copies. Near
+        // duplicates (distinct API items of one template, translations
+        // sharing their untranslated parts) would suggest merging pages
+        // that differ.
+        let urls: Vec<&str> = pages
+            .iter()
+            .filter(|p| p.verdict != "near_duplicate")
+            .map(|p| p.url.as_str())
+            .collect();
         let hints = url_hints(&urls);
         Cluster {
             id: c.id,
