@@ -124,6 +124,7 @@ fn main() -> anyhow::Result<()> {
                     warnings: Vec::new(),
                 },
                 of: (k > 0).then_some(rep),
+                roles: Vec::new(),
                 blocks,
             })?;
             position += 1;

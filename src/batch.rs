@@ -86,6 +86,28 @@ pub struct PageRecord {
     /// The page's extracted text blocks (main content and boilerplate),
     /// moved out of the analysis, for the report's side-by-side view.
     pub blocks: Vec<crate::extract::Block>,
+    /// What each of `blocks` counted as when the page was judged (`None`
+    /// for a block without words, or when not known): see
+    /// [`crate::content::Role`].
+    pub roles: Vec<Option<crate::content::Role>>,
+}
+
+/// Each extracted block's role (blocks are content source `i + 1`; see
+/// [`Deduper::content_roles`]), for the report's side-by-side view.
+pub fn block_roles(
+    blocks: usize,
+    roles: &[(u32, crate::content::Role)],
+) -> Vec<Option<crate::content::Role>> {
+    let mut out = vec![None; blocks];
+    for &(source, role) in roles {
+        if let Some(slot) = (source as usize)
+            .checked_sub(1)
+            .and_then(|i| out.get_mut(i))
+        {
+            *slot = Some(role);
+        }
+    }
+    out
 }
 
 /// Counts and timing of a finished run.
@@ -395,8 +417,10 @@ impl Run {
         mut analyzed: Analyzed,
     ) -> crate::Result<PageRecord> {
         let site = analyzed.doc.site.clone();
-        // Deciding does not read the blocks: move them to the record.
+        // Deciding does not read the blocks: move them to the record, with
+        // what each counts as under the site's template as learned so far.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
+        let roles = block_roles(blocks.len(), &deduper.content_roles(&analyzed).1);
         let mut verdict = deduper.decide(analyzed)?;
         if let Some(mut extra) = self.pending.remove(&page.key) {
             extra.append(&mut verdict.warnings);
@@ -431,6 +455,7 @@ impl Run {
             verdict,
             of,
             blocks,
+            roles,
         })
     }
 }

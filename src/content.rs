@@ -1049,7 +1049,7 @@ impl<'t> Selection<'t> {
 }
 
 /// What a page's blocks count as when it is judged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// Repeated on many pages of the site: never compared.

@@ -572,6 +572,7 @@ mod tests {
             },
             of: of.map(|(p, _)| p),
             blocks: Vec::new(),
+            roles: Vec::new(),
         }
     }
 

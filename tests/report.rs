@@ -427,3 +427,75 @@ fn script_in_page_text_does_not_run_in_chromium() {
     assert!(!dom.contains("data-pwned=\"1\""));
     assert!(dom.contains("<title>neardup report</title>"));
 }
+
+/// The side-by-side view shows what was compared: `texts.jsonl` records
+/// each block's role when its page was judged, the site's template apart
+/// from the page's own blocks, and the report draws template blocks as
+/// such.
+#[test]
+fn texts_record_which_blocks_were_template_and_which_compared() {
+    let dir = Dir::new();
+    let site = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/site-template");
+    let pages = [
+        "index.html",
+        "guides/index.html",
+        "api/index.html",
+        "about.html",
+        "contact.html",
+        "api/fn.alpha.html",
+        "api/fn.beta.html",
+        "manual/chapter-1.html",
+        "mirror/chapter-1.html",
+    ];
+    let mut manifest = String::from("doc_id\turl\tpath\n");
+    for p in pages {
+        manifest.push_str(&format!("{p}\thttp://docs.example/{p}\t{site}/{p}\n"));
+    }
+    dir.write("manifest.tsv", manifest);
+    dir.run(&["dedup", "manifest.tsv", "--out", "out", "-q"])
+        .expect_code(0);
+    let texts: Vec<serde_json::Value> = dir
+        .read("out/texts.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mirror = texts
+        .iter()
+        .find(|t| t["doc_id"] == "mirror/chapter-1.html")
+        .expect("the mirror is in a cluster, so its text is kept");
+    let role = |starts: &str| {
+        mirror["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["text"].as_str().unwrap().starts_with(starts))
+            .map(|b| b["role"].clone())
+            .unwrap_or_else(|| panic!("no block {starts:?}: {mirror}"))
+    };
+    assert_eq!(role("Installing widgets"), "template");
+    assert_eq!(role("Every widget has a shape"), "compared");
+
+    let Some(chrome) = chromium() else {
+        eprintln!("note: chromium not installed: browser part skipped");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser part"
+        );
+        return;
+    };
+    let clusters: serde_json::Value = serde_json::from_str(&dir.read("out/clusters.json")).unwrap();
+    let id = clusters["sites"]["docs.example"]["clusters"][0]["id"]
+        .as_str()
+        .expect("one cluster");
+    let dom = dump_dom(
+        &chrome,
+        &dir.join("out/report.html"),
+        &format!("/cluster/{}/1", enc(id)),
+        None,
+    );
+    assert!(
+        dom.contains("data-block=\"template\""),
+        "no template block drawn"
+    );
+    assert!(dom.contains("data-block=\"shared\""));
+}

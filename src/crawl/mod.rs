@@ -950,6 +950,9 @@ impl Decider {
         } = *analyzed;
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
+        // What each block counts as, for the diff view: known when the
+        // page's content is judged (not for a redirect or canonical match).
+        let mut roles = vec![None; blocks.len()];
         // A redirect target fetched before: this page is that page.
         let by_redirect = redirected
             .then(|| self.fetched.get(final_url.as_str()).cloned())
@@ -994,7 +997,12 @@ impl Decider {
                 // critical path, and a hand-off to a pool thread waits for
                 // a core held by the analyses (measured: four times the
                 // decision itself).
-                deduper.with(|d| d.decide(analyzed))??
+                let (judged, verdict) = deduper.with(|d| {
+                    let judged = d.content_roles(&analyzed).1;
+                    (judged, d.decide(analyzed))
+                })?;
+                roles = crate::batch::block_roles(blocks.len(), &judged);
+                verdict?
             }
         };
         self.fetched.insert(key.clone(), key.clone());
@@ -1052,6 +1060,7 @@ impl Decider {
             verdict,
             of,
             blocks,
+            roles,
         })?;
         if expand {
             for (_, reason) in &links.skipped {

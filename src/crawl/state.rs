@@ -736,6 +736,7 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
             },
             of,
             blocks: Vec::new(),
+            roles: Vec::new(),
         })?;
     }
     Ok(clusters)

@@ -10,8 +10,10 @@
 //! the OS when it is closed, also after a crash.
 //!
 //! `texts.jsonl`: one JSON object per page, in processing order:
-//! `{"doc_id", "url", "truncated", "blocks": [{"text", "tag", "main"}]}`;
-//! `main` is false for blocks the extractor classified as boilerplate.
+//! `{"doc_id", "url", "truncated", "blocks": [{"text", "tag", "main",
+//! "role"}]}`; `main` is false for blocks the extractor classified as
+//! boilerplate, `role` says what the block counted as when the page was
+//! judged (see [`TextBlock::role`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -36,6 +38,13 @@ pub struct TextBlock {
     pub tag: String,
     /// Main content (true) or boilerplate (false).
     pub main: bool,
+    /// What it counted as when the page was judged: `template` (repeated
+    /// on many pages of its site, never compared), `chrome` (outside the
+    /// page's article) or `compared`; absent when not known (a block
+    /// without words, a page matched by redirect or canonical, an older
+    /// output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<crate::content::Role>,
 }
 
 /// One page's line in `texts.jsonl`.
@@ -100,7 +109,8 @@ impl EvidenceSpool {
         let mut left = MAX_TEXT_BYTES;
         let mut truncated = false;
         let mut blocks = Vec::new();
-        for b in &page.blocks {
+        for (i, b) in page.blocks.iter().enumerate() {
+            let role = page.roles.get(i).copied().flatten();
             if b.text.len() > left {
                 truncated = true;
                 let cut = floor_char_boundary(&b.text, left);
@@ -109,6 +119,7 @@ impl EvidenceSpool {
                         text: b.text.get(..cut).unwrap_or_default().to_owned(),
                         tag: b.tag.clone(),
                         main: b.is_main,
+                        role,
                     });
                 }
                 break;
@@ -118,6 +129,7 @@ impl EvidenceSpool {
                 text: b.text.clone(),
                 tag: b.tag.clone(),
                 main: b.is_main,
+                role,
             });
         }
         let line = PageText {
@@ -275,6 +287,7 @@ mod tests {
                     warnings: Vec::new(),
                 },
                 of: None,
+                roles: vec![Some(crate::content::Role::Compared); blocks.len()],
                 blocks,
             })
             .unwrap();

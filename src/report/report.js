@@ -197,13 +197,18 @@
 
   function words(s) { return s.toLowerCase().match(/[\p{L}\p{N}]+/gu) || []; }
 
+  // Whether a block was compared when its page was judged: its role when
+  // the run recorded one (template and chrome were not), else whether the
+  // extractor called it main content (outputs of older versions).
+  function compared(b) { return b.role ? b.role === "compared" : b.main; }
+
   // One side of the diff: each block classified against the other page.
   function side(title, url, page, other) {
     var otherText = new Set(), otherWords = new Set();
-    other.blocks.forEach(function (b) { if (b.main) { otherText.add(b.text); words(b.text).forEach(function (w) { otherWords.add(w); }); } });
+    other.blocks.forEach(function (b) { if (compared(b)) { otherText.add(b.text); words(b.text).forEach(function (w) { otherWords.add(w); }); } });
     var box = el("div", { cls: "side", "data-side": title }, [el("h3", null, [title + ": ", el("span", { cls: "muted", text: url })])]);
     page.blocks.forEach(function (b) {
-      var kind = !b.main ? "boilerplate" : otherText.has(b.text) ? "shared" : "differs";
+      var kind = b.role === "template" ? "template" : !compared(b) ? "boilerplate" : otherText.has(b.text) ? "shared" : "differs";
       var div = el("div", { cls: "block " + kind, "data-block": kind }, [el("span", { cls: "btag", text: b.tag })]);
       if (kind === "differs") {
         // Words of this block missing from the other page are marked, in
@@ -262,7 +267,8 @@
       el("span", { cls: "l-shared", text: "shared block (on both pages)" }),
       el("span", { cls: "l-differs", text: "differing block" }),
       el("span", { cls: "l-mark", text: "words missing on the other side" }),
-      el("span", { cls: "l-boiler", text: "boilerplate (removed before comparing)" }),
+      el("span", { cls: "l-template", text: "site template (repeated on many pages, not compared)" }),
+      el("span", { cls: "l-boiler", text: "boilerplate (outside the article, not compared)" }),
     ]));
     var mt = D.texts[pick.doc_id];
     app.appendChild(el("div", { cls: "diff", "data-diff": c.id }, [side("Representative", c.pages[0].url, rep, mt), side("Member #" + pick.k, pick.url, mt, rep)]));
