@@ -1,6 +1,6 @@
 //! `neardup extract`: the text neardup compares, and its JSON view.
 
-use crate::util::{fake_png, Dir};
+use crate::util::{block_role, fake_png, Dir, SITE_TEMPLATE};
 
 #[test]
 fn text_holds_the_article_and_json_has_every_field() {
@@ -67,7 +67,7 @@ fn text_holds_the_article_and_json_has_every_field() {
 #[test]
 fn json_shows_which_blocks_are_template_and_which_are_compared() {
     let dir = Dir::new();
-    let site = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/site-template");
+    let site = SITE_TEMPLATE;
     let files: Vec<String> = [
         "index.html",
         "guides/index.html",
@@ -90,15 +90,7 @@ fn json_shows_which_blocks_are_template_and_which_are_compared() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(objs.len(), files.len());
-    let role_of = |o: &serde_json::Value, starts: &str| {
-        o["blocks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|b| b["text"].as_str().unwrap().starts_with(starts))
-            .map(|b| b["role"].clone())
-            .unwrap_or_else(|| panic!("no block {starts:?} in {o}"))
-    };
+    let role_of = block_role;
     // The first page knows no template yet: its sidebar is its own.
     assert_eq!(role_of(&objs[0], "Installing widgets"), "compared");
     let stub = objs.last().unwrap();

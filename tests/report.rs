@@ -7,7 +7,7 @@ use std::process::Command;
 
 use neardup::report::{url_hints, Report};
 
-use crate::util::Dir;
+use crate::util::{block_role, Dir, SITE_TEMPLATE};
 
 fn keys(urls: &[&str]) -> Vec<String> {
     url_hints(urls).into_iter().map(|h| h.key).collect()
@@ -435,7 +435,7 @@ fn script_in_page_text_does_not_run_in_chromium() {
 #[test]
 fn texts_record_which_blocks_were_template_and_which_compared() {
     let dir = Dir::new();
-    let site = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/site-template");
+    let site = SITE_TEMPLATE;
     let pages = [
         "index.html",
         "guides/index.html",
@@ -463,15 +463,7 @@ fn texts_record_which_blocks_were_template_and_which_compared() {
         .iter()
         .find(|t| t["doc_id"] == "mirror/chapter-1.html")
         .expect("the mirror is in a cluster, so its text is kept");
-    let role = |starts: &str| {
-        mirror["blocks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|b| b["text"].as_str().unwrap().starts_with(starts))
-            .map(|b| b["role"].clone())
-            .unwrap_or_else(|| panic!("no block {starts:?}: {mirror}"))
-    };
+    let role = |starts: &str| block_role(mirror, starts);
     assert_eq!(role("Installing widgets"), "template");
     assert_eq!(role("Every widget has a shape"), "compared");
 

@@ -165,3 +165,18 @@ pub fn has_python() -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// The hand-made documentation site of `tests/verdicts.rs`.
+pub const SITE_TEMPLATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/site-template");
+
+/// The `role` of the first block whose text starts with `starts` in a page
+/// object of `extract --json` or `texts.jsonl`.
+pub fn block_role(page: &serde_json::Value, starts: &str) -> serde_json::Value {
+    page["blocks"]
+        .as_array()
+        .expect("a page object has blocks")
+        .iter()
+        .find(|b| b["text"].as_str().is_some_and(|t| t.starts_with(starts)))
+        .map(|b| b["role"].clone())
+        .unwrap_or_else(|| panic!("no block {starts:?} in {page}"))
+}
