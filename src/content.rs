@@ -427,17 +427,6 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// Borrows this evidence as a stored record's would be.
-    pub fn as_ref(&self) -> EvidenceRef<'_> {
-        EvidenceRef {
-            blocks: &self.blocks,
-            modulus: self.modulus,
-            sample: &self.sample,
-            visible: self.visible,
-            title: &self.title,
-        }
-    }
-
     /// The record slots, in [`EVIDENCE_SLOTS`] order. The shingle sample is
     /// a `Sketch` whose first value is the modulus.
     pub fn to_signatures(&self) -> [Signature; 4] {

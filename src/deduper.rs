@@ -725,36 +725,35 @@ impl Deduper {
                 // A page not kept still teaches the site's template, unless
                 // it is the kept page's visible text again (a copy at another
                 // URL would only make that page's own text look repeated).
-                if kind.is_drop()
-                    && !content.blocks.is_empty()
-                    && !self.same_visible(&matched, &content)?
-                {
-                    // The evidence computed at analysis, not computed again
-                    // here: this thread decides every page in turn.
-                    let n = self.detectors.len();
-                    let evidence = record
-                        .signatures
-                        .get(n..)
-                        .and_then(Evidence::from_signatures);
-                    let mut signatures = vec![Signature::Empty; n];
-                    match evidence {
-                        Some(e) => signatures.extend(e.observation()),
-                        None => signatures.extend(content.evidence().as_ref().observation()),
-                    }
-                    let observation = DocRecord {
-                        key: record.key.clone(),
-                        url: record.url.clone(),
-                        site: record.site.clone(),
-                        signatures,
-                        fetched_at: now,
-                    };
-                    match self.store.insert_if_current(observation)? {
-                        Ok(id) => {
-                            self.index_stored(id)?;
-                            stored_as = Some(id);
+                // The evidence is the one computed at analysis (a record
+                // without it has nothing to teach), not computed again on
+                // this thread, which decides every page in turn.
+                let n = self.detectors.len();
+                let evidence = record
+                    .signatures
+                    .get(n..)
+                    .and_then(Evidence::from_signatures)
+                    .filter(|e| !e.blocks.is_empty());
+                let observe = evidence.filter(|_| kind.is_drop());
+                if let Some(e) = observe {
+                    if !self.same_visible(&matched, e.visible)? {
+                        let mut signatures = vec![Signature::Empty; n];
+                        signatures.extend(e.observation());
+                        let observation = DocRecord {
+                            key: record.key.clone(),
+                            url: record.url.clone(),
+                            site: record.site.clone(),
+                            signatures,
+                            fetched_at: now,
+                        };
+                        match self.store.insert_if_current(observation)? {
+                            Ok(id) => {
+                                self.index_stored(id)?;
+                                stored_as = Some(id);
+                            }
+                            // Another worker wrote first: decide again.
+                            Err(_) => continue,
                         }
-                        // Another worker wrote first: decide again.
-                        Err(_) => continue,
                     }
                 }
                 break (kind, matched, None);
@@ -948,15 +947,15 @@ impl Deduper {
     }
 
     /// Returns true if and only if `matched` names a kept page whose whole
-    /// visible text is `content`'s.
-    fn same_visible(&self, matched: &Option<Match>, content: &PageContent) -> crate::Result<bool> {
+    /// visible text hashes to `visible`.
+    fn same_visible(&self, matched: &Option<Match>, visible: u64) -> crate::Result<bool> {
         let Some(m) = matched else {
             return Ok(false);
         };
         let Some(rec) = self.store.get(m.id)? else {
             return Ok(false);
         };
-        Ok(evidence_of(&rec, self.detectors.len()).is_some_and(|e| e.visible == content.visible))
+        Ok(evidence_of(&rec, self.detectors.len()).is_some_and(|e| e.visible == visible))
     }
 
     /// The name of chain position `i`; past the chain, the block index.

@@ -53,32 +53,27 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
             // Roles as this page would be judged after the earlier files;
             // deciding it then teaches the template to the later ones.
             let (basis, roles) = deduper.content_roles(&analyzed);
-            let role = |source: u32| {
-                roles
-                    .iter()
-                    .find(|(s, _)| *s == source)
-                    .map(|(_, r)| serde_json::json!(r))
-                    .unwrap_or(serde_json::Value::Null)
-            };
             let e = &analyzed.extracted;
+            let title_role = roles.iter().find(|(source, _)| *source == 0).map(|r| r.1);
+            let block_roles = neardup::batch::block_roles(e.blocks.len(), &roles);
             let blocks: Vec<serde_json::Value> = e
                 .blocks
                 .iter()
-                .zip(1u32..)
-                .map(|(b, source)| {
+                .zip(block_roles)
+                .map(|(b, role)| {
                     serde_json::json!({
                         "text": b.text,
                         "tag": b.tag,
                         "link_density": b.link_density,
                         "main": b.is_main,
-                        "role": role(source),
+                        "role": role,
                     })
                 })
                 .collect();
             let obj = serde_json::json!({
                 "file": name,
                 "title": e.title,
-                "title_role": role(0),
+                "title_role": title_role,
                 "basis": basis.as_str(),
                 "language": analyzed.doc.lang,
                 "canonical": e.canonical,
