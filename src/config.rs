@@ -267,7 +267,9 @@ impl Default for IndexConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CrawlConfig {
-    /// The `User-Agent` header sent with every request.
+    /// The `User-Agent` header sent with every request. The default names
+    /// the software only; operators add how to reach them
+    /// ([`CrawlConfig::user_agent_has_contact`]).
     pub user_agent: String,
     /// The product token matched against `User-agent:` lines of robots.txt.
     pub robots_token: String,
@@ -288,7 +290,7 @@ pub struct CrawlConfig {
 impl Default for CrawlConfig {
     fn default() -> Self {
         CrawlConfig {
-            user_agent: "neardup/0.1 (+https://example.invalid/neardup)".into(),
+            user_agent: "neardup/0.1".into(),
             robots_token: "neardup".into(),
             allow_private: false,
             canonical: CanonicalConfig::default(),
@@ -530,6 +532,19 @@ impl Default for FetchConfig {
 }
 
 impl CrawlConfig {
+    /// Whether the user agent tells a site operator how to reach whoever
+    /// runs the crawl: a URL (`+https://...`, as search engines' bots do)
+    /// or an e-mail address. Only a warning when missing: the default
+    /// names the software, not its operator.
+    pub fn user_agent_has_contact(&self) -> bool {
+        let ua = self.user_agent.to_ascii_lowercase();
+        ua.contains("http://")
+            || ua.contains("https://")
+            || ua
+                .split(|c: char| c.is_whitespace() || "();<>".contains(c))
+                .any(|word| matches!(word.split_once('@'), Some((a, b)) if !a.is_empty() && b.contains('.')))
+    }
+
     fn validate(&self) -> Result<()> {
         if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {
             return Err(Error::Config {
@@ -848,6 +863,25 @@ mod tests {
     #[test]
     fn default_is_valid() {
         Config::default().validate().unwrap();
+    }
+
+    #[test]
+    fn user_agent_contact_is_a_url_or_an_email_address() {
+        let has = |ua: &str| {
+            CrawlConfig {
+                user_agent: ua.into(),
+                ..CrawlConfig::default()
+            }
+            .user_agent_has_contact()
+        };
+        assert!(!has("neardup/0.1"));
+        assert!(!has(&CrawlConfig::default().user_agent));
+        assert!(has("examplebot/1.0 (+https://example.org/bot)"));
+        assert!(has("examplebot/1.0 (bot@example.org)"));
+        assert!(has("examplebot/1.0 (+HTTP://EXAMPLE.ORG)"));
+        // An `@` alone, or a handle without a domain, reaches nobody.
+        assert!(!has("examplebot/1.0 (@examplebot)"));
+        assert!(!has("examplebot/1.0 (ops@localhost)"));
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
+mod cli;
 mod compare;
 mod crawl;
 mod crawl_resume;

@@ -71,6 +71,18 @@ pub enum Command {
     /// Parquet file, one row per page in doc-id order, for Spark,
     /// DataFusion or DuckDB (docs/scaling.md).
     Export(ExportArgs),
+    /// Print a shell completion script to standard output, e.g.
+    /// `neardup completions bash > /etc/bash_completion.d/neardup` or
+    /// `neardup completions zsh > "${fpath[1]}/_neardup"`.
+    Completions(CompletionsArgs),
+}
+
+/// `neardup completions`.
+#[derive(Debug, ClapArgs)]
+pub struct CompletionsArgs {
+    /// The shell to write the script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `neardup export`.

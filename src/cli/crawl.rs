@@ -25,6 +25,12 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     }
     if a.demo {
         config = demo_config(config);
+    } else if !config.crawl.user_agent_has_contact() {
+        eprintln!(
+            "neardup: warning: crawl.user_agent {:?} names no contact URL or e-mail; \
+             site operators cannot reach you (see configs/default.toml)",
+            config.crawl.user_agent
+        );
     }
     let mut seeds = Vec::new();
     if let Some(path) = &a.seeds {

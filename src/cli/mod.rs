@@ -26,6 +26,24 @@ use neardup::Config;
 
 use args::{Args, Command};
 
+/// Writes the completion script for `shell`, generated from the same clap
+/// definition that parses the arguments, so it never falls out of date.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
+    use clap::CommandFactory as _;
+    let mut command = Args::command();
+    let name = command.get_name().to_string();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, name, &mut script);
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(&script) {
+        // `neardup completions bash | head` is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("writing the completion script")
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
 /// Parses arguments, sets up logging and runs the command.
 pub fn run() -> anyhow::Result<ExitCode> {
     let args = Args::parse();
@@ -44,6 +62,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Compare(a) => compare::run(&args, a),
         Command::Detectors(a) => detectors::run(&args, a),
         Command::Export(a) => export::run(&args, a),
+        Command::Completions(a) => completions(a.shell),
     }
 }
 
