@@ -117,7 +117,9 @@ pub struct Summary {
     pub pages: u64,
     /// Unique pages.
     pub unique: u64,
-    /// Exact or near-exact duplicates.
+    /// Pages with the verdict `duplicate` (a copy up to trivial changes),
+    /// whichever detector found it; the exact detector's share is in
+    /// `detectors`.
     pub duplicates: u64,
     /// Near duplicates.
     pub near_duplicates: u64,

@@ -126,7 +126,9 @@ pub struct SiteSummary {
     pub pages: usize,
     /// Unique pages.
     pub unique: usize,
-    /// Exact or near-exact duplicates.
+    /// Pages with the verdict `duplicate` (a copy up to trivial changes),
+    /// whichever detector found it; the exact detector's share is in
+    /// `detectors`.
     pub duplicates: usize,
     /// Near duplicates.
     pub near_duplicates: usize,

@@ -17,11 +17,13 @@
 //!   (and a crash) never see a half-written file.
 //!
 //! # File formats
-//! `verdicts.jsonl`: per page, in processing order, `doc_id`, `url`, `site`,
-//! `verdict` (`unique`, `duplicate`, `near_duplicate`), `of` / `of_url` (the
-//! matched earlier page), `similarity`, `containment`, `detector`, `reason`
-//! (null for unique pages), `bytes` (body size) and `warnings` (list of
-//! strings). An input
+//! `verdicts.jsonl` (format 1, [`VERDICTS_FORMAT`]): one [`VerdictLine`]
+//! per page, in processing order: the page (`doc_id`, `url`, `site`,
+//! `bytes`) and its [`Verdict`](crate::Verdict) flattened (`verdict` is
+//! `kind`; `of`, `of_url`, `similarity`, `resemblance`, `containment`,
+//! `covered`, `detector`, `reason` are the `matched` fields; `indexed`
+//! and `warnings`). The mapping is [`VerdictLine::of_page`] and
+//! `docs/verdicts.md`; within format 1 fields are only ever added. An input
 //! record that could not be read gives a line with `"verdict": "error"`,
 //! `doc_id` null, its `location` and the message in `warnings`.
 //!
@@ -115,26 +117,125 @@ impl Sink for Vec<&mut dyn Sink> {
     }
 }
 
-/// One line of `verdicts.jsonl`.
-#[derive(Serialize)]
-struct VerdictLine<'a> {
-    doc_id: Option<&'a str>,
-    url: Option<&'a str>,
-    site: Option<&'a str>,
-    verdict: &'a str,
-    of: Option<&'a str>,
-    of_url: Option<&'a str>,
-    similarity: Option<f64>,
-    containment: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    covered: Option<f64>,
-    detector: Option<&'a str>,
-    reason: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bytes: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    location: Option<&'a str>,
-    warnings: &'a [String],
+/// The version of the `verdicts.jsonl` format (see the module docs),
+/// recorded in `clusters.json` as `verdicts_format`. A rename or removal
+/// of a field bumps it; adding a field does not.
+pub const VERDICTS_FORMAT: u32 = 1;
+
+/// One line of `verdicts.jsonl` (format 1): a page and its
+/// [`Verdict`](crate::Verdict) flattened by [`VerdictLine::of_page`], the
+/// one place the mapping lives (`docs/verdicts.md`).
+///
+/// Index ids (`matched.id`, `indexed_as`) are handles into the index the
+/// API serves, not identities: a resumed crawl skips the ids of pages it
+/// redoes. The file names pages by key instead (`doc_id`, `of`) and says
+/// only whether the page was indexed.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct VerdictLine {
+    /// The page's key (null on an error line).
+    pub doc_id: Option<String>,
+    /// The page's URL.
+    pub url: Option<String>,
+    /// The page's site.
+    pub site: Option<String>,
+    /// `kind`: `unique`, `duplicate`, `near_duplicate`; `error` for an
+    /// input record that could not be read.
+    pub verdict: String,
+    /// `matched.key`.
+    pub of: Option<String>,
+    /// `matched.url`.
+    pub of_url: Option<String>,
+    /// `matched.similarity`.
+    pub similarity: Option<f64>,
+    /// `matched.resemblance` (absent for unique pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resemblance: Option<f64>,
+    /// `matched.containment`.
+    pub containment: Option<f64>,
+    /// `matched.covered` (absent when the match was not made by content).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<f64>,
+    /// `matched.detector`.
+    pub detector: Option<String>,
+    /// `matched.reason`.
+    pub reason: Option<String>,
+    /// Body size in bytes (absent on error lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<usize>,
+    /// Where an unreadable record was (error lines only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// `indexed_as.is_some()` (absent on error lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indexed: Option<bool>,
+    /// `warnings`; on an error line, the message.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+impl VerdictLine {
+    /// The line for a page with key `doc_id`: the mapping from the
+    /// library's [`Verdict`](crate::Verdict).
+    pub fn of_page(
+        doc_id: &str,
+        url: &str,
+        site: &str,
+        bytes: usize,
+        verdict: &crate::verdict::Verdict,
+    ) -> VerdictLine {
+        let m = verdict.matched.as_ref();
+        VerdictLine {
+            doc_id: Some(doc_id.to_owned()),
+            url: Some(url.to_owned()),
+            site: Some(site.to_owned()),
+            verdict: verdict.kind.as_str().to_owned(),
+            of: m.map(|m| m.key.clone()),
+            of_url: m.map(|m| m.url.clone()),
+            similarity: m.map(|m| m.similarity),
+            resemblance: m.map(|m| m.resemblance),
+            containment: m.map(|m| m.containment),
+            covered: m.and_then(|m| m.covered),
+            detector: m.map(|m| m.detector.clone()),
+            reason: m.map(|m| m.reason.clone()),
+            bytes: Some(bytes),
+            location: None,
+            indexed: Some(verdict.indexed_as.is_some()),
+            warnings: verdict.warnings.clone(),
+        }
+    }
+
+    /// The line for an input record that could not be read.
+    pub fn of_input_error(warning: &InputWarning) -> VerdictLine {
+        VerdictLine {
+            doc_id: None,
+            url: None,
+            site: None,
+            verdict: "error".to_owned(),
+            of: None,
+            of_url: None,
+            similarity: None,
+            resemblance: None,
+            containment: None,
+            covered: None,
+            detector: None,
+            reason: None,
+            bytes: None,
+            location: Some(warning.location.clone()),
+            indexed: None,
+            warnings: vec![warning.message.clone()],
+        }
+    }
+
+    /// Parses one line of `verdicts.jsonl`.
+    ///
+    /// # Errors
+    /// [`Error::Input`] when the line is not a format-1 verdict line.
+    pub fn parse(line: &str) -> Result<VerdictLine> {
+        serde_json::from_str(line).map_err(|e| Error::Input {
+            path: PathBuf::from(OutputDir::VERDICTS),
+            message: format!("not a verdicts.jsonl line: {e}"),
+        })
+    }
 }
 
 /// Writes `verdicts.jsonl` lines to `W`.
@@ -164,7 +265,7 @@ impl<W: Write> VerdictLines<W> {
         &mut self.out
     }
 
-    fn line(&mut self, line: &VerdictLine<'_>) -> Result<()> {
+    fn line(&mut self, line: &VerdictLine) -> Result<()> {
         let io = |e: std::io::Error| Error::io(&self.name, e);
         serde_json::to_writer(&mut self.out, line).map_err(|e| io(e.into()))?;
         self.out.write_all(b"\n").map_err(io)
@@ -173,42 +274,17 @@ impl<W: Write> VerdictLines<W> {
 
 impl<W: Write> Sink for VerdictLines<W> {
     fn page(&mut self, page: &PageRecord) -> Result<()> {
-        let m = page.verdict.matched.as_ref();
-        self.line(&VerdictLine {
-            doc_id: Some(&page.key),
-            url: Some(&page.url),
-            site: Some(&page.site),
-            verdict: page.verdict.kind.as_str(),
-            of: m.map(|m| m.key.as_str()),
-            of_url: m.map(|m| m.url.as_str()),
-            similarity: m.map(|m| m.similarity),
-            containment: m.map(|m| m.containment),
-            covered: m.and_then(|m| m.covered),
-            detector: m.map(|m| m.detector.as_str()),
-            reason: m.map(|m| m.reason.as_str()),
-            bytes: Some(page.bytes),
-            location: None,
-            warnings: &page.verdict.warnings,
-        })
+        self.line(&VerdictLine::of_page(
+            &page.key,
+            &page.url,
+            &page.site,
+            page.bytes,
+            &page.verdict,
+        ))
     }
 
     fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
-        self.line(&VerdictLine {
-            doc_id: None,
-            url: None,
-            site: None,
-            verdict: "error",
-            of: None,
-            of_url: None,
-            similarity: None,
-            containment: None,
-            covered: None,
-            detector: None,
-            reason: None,
-            bytes: None,
-            location: Some(&warning.location),
-            warnings: std::slice::from_ref(&warning.message),
-        })
+        self.line(&VerdictLine::of_input_error(warning))
     }
 
     fn finish(&mut self, _: &Summary) -> Result<()> {
@@ -246,6 +322,8 @@ struct InputErrorJson<'a> {
 /// The whole of `clusters.json`.
 #[derive(Serialize)]
 struct ClustersJson<'a> {
+    /// [`VERDICTS_FORMAT`] of the `verdicts.jsonl` beside this file.
+    verdicts_format: u32,
     totals: Totals,
     #[serde(flatten)]
     report: &'a ClusterReport,
@@ -325,6 +403,7 @@ impl ClusterSink {
             input_errors: self.input_errors.len(),
         };
         let json = ClustersJson {
+            verdicts_format: VERDICTS_FORMAT,
             totals,
             report: &report,
             input_errors: self
@@ -561,8 +640,8 @@ mod tests {
                 } else {
                     VerdictKind::Unique
                 },
+                indexed_as: of.is_none().then_some(position as u32),
                 matched,
-                indexed_as: None,
                 stored_as: None,
                 warnings: if key == "c" {
                     vec!["w1".into()]
@@ -608,6 +687,15 @@ mod tests {
         assert_eq!(lines[1]["containment"], 0.5);
         assert_eq!(lines[1]["detector"], "exact");
         assert_eq!(lines[1]["site"], "y.com");
+        assert_eq!(lines[0]["indexed"], true);
+        assert!(lines[0].get("resemblance").is_none());
+        assert!(lines[1]["resemblance"].is_number());
+        assert!(lines[2].get("indexed").is_none());
+        // Every line reads back as what was written.
+        for l in text.lines() {
+            let parsed = VerdictLine::parse(l).unwrap();
+            assert_eq!(serde_json::to_string(&parsed).unwrap(), l);
+        }
         assert_eq!(lines[2]["verdict"], "error");
         assert!(lines[2]["doc_id"].is_null());
         assert_eq!(lines[2]["location"], "m.tsv:4");

@@ -336,6 +336,35 @@ fn demo_crawl_report_renders_in_chromium() {
         .collect();
     assert_eq!(sites.len(), 2, "{sites:?}");
 
+    // Overview cards say what they count: `duplicate` verdicts (any
+    // detector) apart from the pages the exact detector found.
+    let verdicts: Vec<serde_json::Value> = dir
+        .read("out/verdicts.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let duplicates = verdicts
+        .iter()
+        .filter(|v| v["verdict"] == "duplicate")
+        .count();
+    let exact = verdicts.iter().filter(|v| v["detector"] == "exact").count();
+    assert!(
+        exact < duplicates,
+        "the demo's duplicates are not all exact copies"
+    );
+    let dom = dump_dom(&chrome, &report, "/", None);
+    let card = |value: usize, label: &str| {
+        format!("<div class=\"v\">{value}</div><div class=\"k\">{label}</div>")
+    };
+    assert!(
+        dom.contains(&card(duplicates, "duplicates")),
+        "duplicates card"
+    );
+    assert!(
+        dom.contains(&card(exact, "identical text (exact detector)")),
+        "exact-detector card"
+    );
+
     // Sites table: one row per demo host, built by the script.
     let dom = dump_dom(&chrome, &report, "/sites", None);
     for s in &sites {

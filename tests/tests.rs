@@ -40,5 +40,6 @@ mod score;
 mod serve;
 mod store;
 mod util;
+mod verdict_schema;
 mod verdicts;
 mod warc_out;
