@@ -76,3 +76,12 @@ def write(root: pathlib.Path) -> None:
     """Writes the site's files into ``root``."""
     for name, body in FILES.items():
         (root / name).write_text(body, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    import sys
+
+    target = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "neardup-demo-site")
+    target.mkdir(parents=True, exist_ok=True)
+    write(target)
+    print(f"wrote {len(FILES)} pages to {target}")
