@@ -19,6 +19,7 @@ from support import BrokenSidecar, CrawlResult, NeardupServer, Nginx, closed_por
 ALL_PAGES = sorted(testsite.FILES)
 # The middleware sees every page but the seed (dont_filter, Scrapy's default for start URLs).
 CHECKABLE = len(testsite.FILES) - 1
+DROPPED_PAIRS = (*testsite.PAIRS, testsite.NEAR)
 
 
 class CrawlTestCase(unittest.TestCase):
@@ -77,12 +78,19 @@ class CrawlTestCase(unittest.TestCase):
         parts = r.stat("neardup/skipped") + checked + r.stat("neardup/errors") + r.stat("neardup/breaker_open")
         self.assertEqual(r.stat("neardup/responses"), parts, r)
 
-    def assert_one_of_each_pair(self, r: CrawlResult) -> None:
+    def assert_one_of_each_pair(self, r: CrawlResult, pairs: tuple[set[str], ...] = DROPPED_PAIRS) -> None:
+        """Every page reached the spider except one of each copied pair."""
         pages = set(r.pages())
-        self.assertLessEqual(testsite.ALWAYS, pages, r)
-        for pair in testsite.PAIRS:
+        for pair in pairs:
             self.assertEqual(len(pair & pages), 1, r)
-        self.assertEqual(len(pages), len(testsite.ALWAYS) + len(testsite.PAIRS), r)
+        self.assertEqual(len(pages), len(testsite.FILES) - len(pairs), r)
+
+    def assert_dropped_copies(self, r: CrawlResult) -> None:
+        """Two exact copies and one near copy dropped."""
+        self.assert_one_of_each_pair(r)
+        self.assertEqual(r.stat("neardup/duplicate"), 2, r)
+        self.assertEqual(r.stat("neardup/near_duplicate"), 1, r)
+        self.assertEqual(r.stat("neardup/dropped"), 3, r)
 
 
 class CompressionTest(CrawlTestCase):
@@ -101,10 +109,10 @@ class CompressionTest(CrawlTestCase):
             raise missing("nginx brotli module (apt-get install libnginx-mod-http-brotli-filter)")
         server = self.serve()
         r = self.crawl({"NEARDUP_URL": server.url, "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": "br"}})
-        self.assert_one_of_each_pair(r)
-        self.assertEqual(r.stat("neardup/duplicate"), 2, r)
+        self.assert_dropped_copies(r)
         self.assertEqual(r.stat("httpcompression/response_count"), len(testsite.FILES), r)
         self.assertEqual(server.stats()["duplicates"], 2)
+        self.assertEqual(server.stats()["near_duplicates"], 1)
 
     def test_misplaced_middleware_decompresses_itself(self) -> None:
         """Above HttpCompressionMiddleware (the old documented 950) the body is
@@ -112,19 +120,16 @@ class CompressionTest(CrawlTestCase):
         encodings = ["gzip"] + (["br"] if self.nginx.brotli else [])
         for encoding in encodings:
             with self.subTest(encoding=encoding):
+                self.index = pathlib.Path(self.tmp.name, f"index-{encoding}.redb")
                 server = self.serve()
                 r = self.crawl({
                     "NEARDUP_URL": server.url,
                     "DOWNLOADER_MIDDLEWARES": {"neardup_scrapy.NeardupMiddleware": 950},
                     "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": encoding},
                 })
-                self.assert_one_of_each_pair(r)
-                self.assertEqual(r.stat("neardup/duplicate"), 2, r)
+                self.assert_dropped_copies(r)
                 self.assertEqual(r.stat("neardup/skipped/undecodable"), 0, r)
                 self.assertIn("use priority 580", r.log)
-                server.stop()
-                self.servers.remove(server)
-                self.index.unlink()
 
 
 class RecrawlTest(CrawlTestCase):
@@ -133,29 +138,34 @@ class RecrawlTest(CrawlTestCase):
         persistent ``serve``."""
         server = self.serve()
         first = self.crawl({"NEARDUP_URL": server.url, "NEARDUP_DEBUG": True})
-        self.assert_one_of_each_pair(first)
+        self.assert_dropped_copies(first)
         self.assertEqual(first.stat("httpcompression/response_count"), len(testsite.FILES), first)
-        self.assertEqual(first.stat("neardup/unique"), CHECKABLE - 2, first)
-        self.assertEqual(first.stat("neardup/duplicate"), 2, first)
-        self.assertEqual(first.stat("neardup/dropped"), 2, first)
+        self.assertEqual(first.stat("neardup/unique"), CHECKABLE - 3, first)
         self.assertEqual(first.stat("neardup/unchanged"), 0, first)
         self.assertEqual(first.stat("item_scraped_count"), len(first.pages()), first)
         # Dropped responses still count in Scrapy's downloader stats.
         self.assertEqual(first.stat("downloader/response_count"), first.stat("neardup/responses"), first)
         # NEARDUP_DEBUG: one line per drop, naming the page it matched.
         drops = [line for line in first.log.splitlines() if "neardup: dropped" in line]
-        self.assertEqual(len(drops), 2, first)
+        self.assertEqual(len(drops), 3, first)
         for line in drops:
-            m = re.search(r"dropped \S+/(\w)\.html: duplicate of \S+/(\w)\.html \(detector exact, similarity 1\.000\)", line)
+            m = re.search(r"dropped \S+/(\w)\.html: (\w+) of \S+/(\w)\.html \(detector (\w+), similarity ([0-9.]+)\)", line)
             self.assertIsNotNone(m, line)
-            self.assertIn({m.group(1) + ".html", m.group(2) + ".html"}, testsite.PAIRS, line)
+            pair = {m.group(1) + ".html", m.group(3) + ".html"}
+            if m.group(2) == "duplicate":
+                self.assertIn(pair, testsite.PAIRS, line)
+                self.assertEqual((m.group(4), m.group(5)), ("exact", "1.000"), line)
+            else:
+                self.assertEqual((m.group(2), pair), ("near_duplicate", testsite.NEAR), line)
+                self.assertLess(float(m.group(5)), 1.0, line)
         self.assertTrue(self.index.exists())
 
         second = self.crawl({"NEARDUP_URL": server.url})
         self.assertEqual(second.pages(), first.pages(), second)
-        self.assertEqual(second.stat("neardup/unchanged"), CHECKABLE - 2, second)
+        self.assertEqual(second.stat("neardup/unchanged"), CHECKABLE - 3, second)
         self.assertEqual(second.stat("neardup/unique"), 0, second)
         self.assertEqual(second.stat("neardup/duplicate"), 2, second)
+        self.assertEqual(second.stat("neardup/near_duplicate"), 1, second)
         for page in second.parsed:
             if not page["url"].endswith("/"):  # the seed is not checked
                 self.assertTrue(page["neardup"]["unchanged"], page)
@@ -165,16 +175,26 @@ class RecrawlTest(CrawlTestCase):
         self.assertEqual(len(drops), 1, second)
         self.assertIn("see NEARDUP_DEBUG", drops[0])
         stats = server.stats()
-        self.assertEqual(stats["indexed"], CHECKABLE - 2)
+        self.assertEqual(stats["indexed"], CHECKABLE - 3)
 
     def test_opt_outs_are_not_checked(self) -> None:
         server = self.serve()
         r = self.crawl({"NEARDUP_URL": server.url}, skip_meta=["b.html"], dont_filter=["e.html"])
-        self.assertEqual(r.pages(), ALL_PAGES, r)
+        self.assert_one_of_each_pair(r, (testsite.NEAR,))
         self.assertEqual(r.stat("neardup/skipped/meta"), 1, r)
         self.assertEqual(r.stat("neardup/skipped/dont_filter"), 2, r)  # the seed and e.html
         self.assertEqual(r.stat("neardup/duplicate"), 0, r)
         self.assertEqual(server.stats()["checked"], CHECKABLE - 2)
+
+    def test_near_duplicates_are_kept_with_drop_near_off(self) -> None:
+        server = self.serve()
+        r = self.crawl({"NEARDUP_URL": server.url, "NEARDUP_DROP_NEAR": False})
+        self.assert_one_of_each_pair(r, testsite.PAIRS)
+        self.assertEqual(r.stat("neardup/near_duplicate"), 1, r)
+        self.assertEqual(r.stat("neardup/dropped"), 2, r)
+        near = [p["neardup"] for p in r.parsed if p["neardup"] and p["neardup"]["kind"] == "near_duplicate"]
+        self.assertEqual(len(near), 1, r)
+        self.assertIn(near[0]["matched"]["url"].rsplit("/", 1)[-1], testsite.NEAR)
 
 
 class FailureTest(CrawlTestCase):
