@@ -19,7 +19,7 @@ import threading
 import time
 import unittest
 import urllib.request
-from typing import Any, Optional
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -225,8 +225,9 @@ class CrawlResult:
         return f"CrawlResult(pages={self.pages()}, stats={self.stats})\n{self.log[-3000:]}"
 
 
-def crawl(start: str, settings: dict[str, Any], *, skip_meta: Optional[list[str]] = None,
-          dont_filter: Optional[list[str]] = None) -> CrawlResult:
+def crawl(
+    start: str, settings: dict[str, Any], *, skip_meta: list[str] | None = None, dont_filter: list[str] | None = None
+) -> CrawlResult:
     """Runs tests/crawl.py: one Scrapy crawl from ``start``."""
     config = {
         "start": start,

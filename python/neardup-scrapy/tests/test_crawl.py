@@ -20,6 +20,7 @@ ALL_PAGES = sorted(testsite.FILES)
 # The middleware sees every page but the seed (dont_filter, Scrapy's default for start URLs).
 CHECKABLE = len(testsite.FILES) - 1
 DROPPED_PAIRS = (*testsite.PAIRS, testsite.NEAR)
+DROP_LINE = r"dropped \S+/(\w)\.html: (\w+) of \S+/(\w)\.html \(detector (\w+), similarity ([0-9.]+)\)"
 
 
 class CrawlTestCase(unittest.TestCase):
@@ -122,11 +123,13 @@ class CompressionTest(CrawlTestCase):
             with self.subTest(encoding=encoding):
                 self.index = pathlib.Path(self.tmp.name, f"index-{encoding}.redb")
                 server = self.serve()
-                r = self.crawl({
-                    "NEARDUP_URL": server.url,
-                    "DOWNLOADER_MIDDLEWARES": {"neardup_scrapy.NeardupMiddleware": 950},
-                    "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": encoding},
-                })
+                r = self.crawl(
+                    {
+                        "NEARDUP_URL": server.url,
+                        "DOWNLOADER_MIDDLEWARES": {"neardup_scrapy.NeardupMiddleware": 950},
+                        "DEFAULT_REQUEST_HEADERS": {"Accept-Encoding": encoding},
+                    }
+                )
                 self.assert_dropped_copies(r)
                 self.assertEqual(r.stat("neardup/skipped/undecodable"), 0, r)
                 self.assertIn("use priority 580", r.log)
@@ -149,7 +152,7 @@ class RecrawlTest(CrawlTestCase):
         drops = [line for line in first.log.splitlines() if "neardup: dropped" in line]
         self.assertEqual(len(drops), 3, first)
         for line in drops:
-            m = re.search(r"dropped \S+/(\w)\.html: (\w+) of \S+/(\w)\.html \(detector (\w+), similarity ([0-9.]+)\)", line)
+            m = re.search(DROP_LINE, line)
             self.assertIsNotNone(m, line)
             pair = {m.group(1) + ".html", m.group(3) + ".html"}
             if m.group(2) == "duplicate":
@@ -206,11 +209,13 @@ class FailureTest(CrawlTestCase):
         self.assertEqual(r.stats.get("neardup/health"), "unavailable", r)
 
     def test_unavailable_sidecar_fail_open_warns_and_keeps_pages(self) -> None:
-        r = self.crawl({
-            "NEARDUP_URL": closed_port_url(),
-            "NEARDUP_BREAKER_THRESHOLD": 2,
-            "CONCURRENT_REQUESTS": 1,
-        })
+        r = self.crawl(
+            {
+                "NEARDUP_URL": closed_port_url(),
+                "NEARDUP_BREAKER_THRESHOLD": 2,
+                "CONCURRENT_REQUESTS": 1,
+            }
+        )
         self.assertEqual(r.stats.get("finish_reason"), "finished", r)
         self.assertEqual(r.pages(), ALL_PAGES, r)
         self.assertRegex(r.log, r"WARNING: neardup sidecar at \S+ is unavailable")
@@ -219,13 +224,15 @@ class FailureTest(CrawlTestCase):
 
     def test_hung_sidecar_is_not_called_after_the_breaker_opens(self) -> None:
         sidecar = self.broken("hang")
-        r = self.crawl({
-            "NEARDUP_URL": sidecar.url,
-            "NEARDUP_TIMEOUT": 0.5,
-            "NEARDUP_BREAKER_THRESHOLD": 2,
-            "NEARDUP_BREAKER_COOLDOWN": 600,
-            "CONCURRENT_REQUESTS": 1,
-        })
+        r = self.crawl(
+            {
+                "NEARDUP_URL": sidecar.url,
+                "NEARDUP_TIMEOUT": 0.5,
+                "NEARDUP_BREAKER_THRESHOLD": 2,
+                "NEARDUP_BREAKER_COOLDOWN": 600,
+                "CONCURRENT_REQUESTS": 1,
+            }
+        )
         self.assertEqual(sidecar.checks, 2)
         self.assertEqual(r.pages(), ALL_PAGES, r)
         self.assertEqual(r.stats.get("neardup/health"), "ok", r)
@@ -236,12 +243,14 @@ class FailureTest(CrawlTestCase):
 
     def test_failing_sidecar_fail_closed_closes_the_spider(self) -> None:
         sidecar = self.broken("error")
-        r = self.crawl({
-            "NEARDUP_URL": sidecar.url,
-            "NEARDUP_FAIL_OPEN": False,
-            "NEARDUP_BREAKER_THRESHOLD": 2,
-            "CONCURRENT_REQUESTS": 1,
-        })
+        r = self.crawl(
+            {
+                "NEARDUP_URL": sidecar.url,
+                "NEARDUP_FAIL_OPEN": False,
+                "NEARDUP_BREAKER_THRESHOLD": 2,
+                "CONCURRENT_REQUESTS": 1,
+            }
+        )
         self.assertEqual(sidecar.checks, 2)
         self.assertEqual(r.stats.get("finish_reason"), "neardup_unavailable", r)
         self.assertEqual(r.pages(), ["index.html"], r)  # the seed only (not checked)

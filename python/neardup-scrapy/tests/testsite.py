@@ -60,9 +60,7 @@ REPORT = (
     "the survey in detail at a public meeting in the town hall next month, where residents can "
     "also comment on the plan to move the central bus station closer to the market square."
 )
-REPORT_REVISED = REPORT.replace("every ten minutes", "every twelve minutes").replace(
-    "next autumn", "next spring"
-)
+REPORT_REVISED = REPORT.replace("every ten minutes", "every twelve minutes").replace("next autumn", "next spring")
 
 
 def page(title: str, text: str, links: tuple[str, ...] = ()) -> str:

@@ -11,8 +11,9 @@ import json
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 
 class SidecarError(Exception):
@@ -23,7 +24,7 @@ class SidecarError(Exception):
     with a 4xx about this one page (e.g. 413 ``payload_too_large``).
     """
 
-    def __init__(self, message: str, *, sidecar_down: bool, status: Optional[int] = None):
+    def __init__(self, message: str, *, sidecar_down: bool, status: int | None = None):
         super().__init__(message)
         self.sidecar_down = sidecar_down
         self.status = status
@@ -34,7 +35,7 @@ class SidecarClient:
     """Blocking client for ``POST /v1/check`` and the health endpoints."""
 
     base_url: str
-    token: Optional[str] = None
+    token: str | None = None
     timeout: float = 5.0
     health_timeout: float = 5.0
 

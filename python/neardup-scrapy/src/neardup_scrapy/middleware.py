@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import zlib
-from typing import Any, Optional
+from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
@@ -62,7 +62,7 @@ class NeardupMiddleware:
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> "NeardupMiddleware":
+    def from_crawler(cls, crawler: Crawler) -> NeardupMiddleware:
         """Builds the middleware from the ``NEARDUP_*`` settings."""
         s = crawler.settings
         url = s.get("NEARDUP_URL")
@@ -108,8 +108,7 @@ class NeardupMiddleware:
                 )
                 return
             logger.error(
-                "neardup sidecar at %s is unavailable (%s); NEARDUP_FAIL_OPEN is off: "
-                "closing the spider (%s)",
+                "neardup sidecar at %s is unavailable (%s); NEARDUP_FAIL_OPEN is off: closing the spider (%s)",
                 self.client.base_url,
                 err,
                 UNAVAILABLE,
@@ -152,7 +151,7 @@ class NeardupMiddleware:
     # -- steps ---------------------------------------------------------------
 
     @staticmethod
-    def _skip_reason(request: Request, response: Response) -> Optional[str]:
+    def _skip_reason(request: Request, response: Response) -> str | None:
         """Why this response is not checked, or None if it is."""
         if request.meta.get("neardup_skip"):
             return "meta"
@@ -164,7 +163,7 @@ class NeardupMiddleware:
             return "not_html"
         return None
 
-    def _html(self, response: HtmlResponse) -> Optional[str]:
+    def _html(self, response: HtmlResponse) -> str | None:
         """The page as text; decompresses a body that is still encoded (the
         middleware placed above HttpCompressionMiddleware, or that one off)."""
         encodings = [e.strip().lower() for e in _header(response, b"Content-Encoding").split(",") if e.strip()]
@@ -288,7 +287,7 @@ def _header(response: Response, name: bytes) -> str:
     return value.decode("latin-1") if value else ""
 
 
-def _priority(mws: Any, cls: type) -> Optional[int]:
+def _priority(mws: Any, cls: type) -> int | None:
     """The priority ``cls`` is enabled with in a DOWNLOADER_MIDDLEWARES dict."""
     for key, prio in mws.items():
         name = key if isinstance(key, str) else f"{key.__module__}.{key.__qualname__}"
