@@ -69,9 +69,11 @@ class NeardupServer:
     """``neardup serve`` on a free port with its index in ``index`` (kept
     after stop: a later server can reopen it)."""
 
-    def __init__(self, index: pathlib.Path):
+    def __init__(self, index: pathlib.Path, token: str | None = None):
+        args = [neardup_bin(), "serve", "--listen", "127.0.0.1:0", "--index", str(index)]
+        self.token = token
         self.proc = subprocess.Popen(
-            [neardup_bin(), "serve", "--listen", "127.0.0.1:0", "--index", str(index)],
+            args + (["--token", token] if token else []),
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -86,7 +88,10 @@ class NeardupServer:
         self._drain.start()
 
     def stats(self) -> dict[str, Any]:
-        with urllib.request.urlopen(self.url + "/v1/stats", timeout=10) as r:
+        req = urllib.request.Request(self.url + "/v1/stats")
+        if self.token:
+            req.add_header("Authorization", "Bearer " + self.token)
+        with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 
     def stop(self) -> None:

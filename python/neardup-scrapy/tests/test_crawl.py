@@ -52,8 +52,8 @@ class CrawlTestCase(unittest.TestCase):
             server.stop()
         self.tmp.cleanup()
 
-    def serve(self) -> NeardupServer:
-        server = NeardupServer(self.index)
+    def serve(self, token: str | None = None) -> NeardupServer:
+        server = NeardupServer(self.index, token)
         self.servers.append(server)
         return server
 
@@ -254,8 +254,21 @@ class FailureTest(CrawlTestCase):
         self.assertEqual(sidecar.checks, 2)
         self.assertEqual(r.stats.get("finish_reason"), "neardup_unavailable", r)
         self.assertEqual(r.pages(), ["index.html"], r)  # the seed only (not checked)
+        self.assertEqual(r.stat("neardup/dropped/no_verdict"), r.stat("neardup/dropped"), r)
+        self.assertEqual(r.stat("neardup/dropped"), r.stat("neardup/errors") + r.stat("neardup/breaker_open"), r)
+        self.assertRegex(r.log, r"ERROR: neardup: dropped \S+ without a verdict \(HTTP 500")
         self.assertIn("ERROR: neardup: 2 consecutive failures and NEARDUP_FAIL_OPEN is off", r.log)
         self.assertIn("HTTP 500", r.log)
+
+    def test_token_is_sent_and_a_wrong_one_closes_the_spider(self) -> None:
+        server = self.serve(token="s3cret")
+        good = self.crawl({"NEARDUP_URL": server.url, "NEARDUP_TOKEN": "s3cret"})
+        self.assert_dropped_copies(good)
+        bad = self.crawl({"NEARDUP_URL": server.url, "NEARDUP_TOKEN": "wrong", "NEARDUP_FAIL_OPEN": False})
+        self.assertEqual(bad.stats.get("finish_reason"), "neardup_unavailable", bad)
+        self.assertEqual(bad.pages(), [], bad)
+        self.assertIn("HTTP 401", bad.log)
+        self.assertEqual(server.stats()["checked"], CHECKABLE)
 
 
 if __name__ == "__main__":

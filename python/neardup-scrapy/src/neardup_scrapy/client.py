@@ -19,9 +19,10 @@ from typing import Any
 class SidecarError(Exception):
     """A call to the sidecar failed.
 
-    ``sidecar_down`` is true when the failure says the sidecar itself is not
-    working (connection refused, timeout, 5xx) and false when it answered
-    with a 4xx about this one page (e.g. 413 ``payload_too_large``).
+    ``sidecar_down`` is true when the failure says the sidecar cannot be
+    used (connection refused, timeout, 5xx, 401/403: a wrong token) and
+    false when it answered with a 4xx about this one page (e.g. 413
+    ``payload_too_large``).
     """
 
     def __init__(self, message: str, *, sidecar_down: bool, status: int | None = None):
@@ -60,7 +61,16 @@ class SidecarClient:
 
     def health(self) -> str:
         """Asks ``/readyz`` (if the server has it, else ``/healthz``) whether
-        the sidecar can take checks; returns the endpoint that said yes."""
+        the sidecar can take checks, then, with a token, whether the server
+        accepts it (``/v1/stats``); returns the endpoint that said ready."""
+        ready = self._ready()
+        if self.token:
+            req = urllib.request.Request(self.base_url + "/v1/stats", method="GET")
+            req.add_header("Authorization", "Bearer " + self.token)
+            self._send(req, self.health_timeout)
+        return ready
+
+    def _ready(self) -> str:
         for path in ("/readyz", "/healthz"):
             req = urllib.request.Request(self.base_url + path, method="GET")
             try:
@@ -82,7 +92,8 @@ class SidecarClient:
             detail = _error_detail(err)
             raise SidecarError(
                 f"HTTP {err.code} from {req.full_url}: {detail}",
-                sidecar_down=err.code >= 500 or err.code in (408, 429),
+                # 401/403: a wrong token fails every page, not this one.
+                sidecar_down=err.code >= 500 or err.code in (401, 403, 408, 429),
                 status=err.code,
             ) from err
         except (urllib.error.URLError, OSError) as err:

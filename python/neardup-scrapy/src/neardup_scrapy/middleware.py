@@ -244,6 +244,14 @@ class NeardupMiddleware:
         if self.fail_open:
             return response
         self._inc("dropped")
+        self._inc("dropped/no_verdict")
+        # ERROR, not WARNING: the page and the links on it are lost.
+        logger.error(
+            "neardup: dropped %s without a verdict (%s): NEARDUP_FAIL_OPEN is off",
+            response.url,
+            why,
+            extra=self._extra(),
+        )
         raise IgnoreRequest(f"neardup: no verdict for {response.url} ({why}) and NEARDUP_FAIL_OPEN is off")
 
     # -- helpers -------------------------------------------------------------
