@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import scrapy
 from scrapy.crawler import CrawlerProcess
+from scrapy.exceptions import ScrapyDeprecationWarning
 from scrapy.http import Response
+
+# Like `python -W error::scrapy.exceptions.ScrapyDeprecationWarning`: a
+# deprecated API fails the crawl (the tests also look for the warning in the log).
+warnings.filterwarnings("error", category=ScrapyDeprecationWarning)
 
 
 class SiteSpider(scrapy.Spider):
