@@ -166,9 +166,11 @@ http {{
 class BrokenSidecar:
     """A sidecar that is up (``/healthz`` answers 200, ``/readyz`` 404 like
     the current server) but whose checks fail: ``mode`` ``"hang"`` never
-    answers them (until stop), ``"error"`` answers 500. Counts the checks."""
+    answers them (until stop), ``"error"`` answers 500. With ``fail_first``,
+    only that many checks fail and later ones answer ``unique``. Counts the
+    checks."""
 
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, fail_first: int | None = None):
         self.checks = 0
         self.released = threading.Event()
         outer = self
@@ -180,6 +182,9 @@ class BrokenSidecar:
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 outer.checks += 1
+                if fail_first is not None and outer.checks > fail_first:
+                    self._answer(200, b'{"kind":"unique","matched":null,"indexed_as":1,"warnings":[]}')
+                    return
                 if mode == "hang":
                     outer.released.wait(60)
                     return

@@ -57,8 +57,8 @@ class CrawlTestCase(unittest.TestCase):
         self.servers.append(server)
         return server
 
-    def broken(self, mode: str) -> BrokenSidecar:
-        sidecar = BrokenSidecar(mode)
+    def broken(self, mode: str, fail_first: int | None = None) -> BrokenSidecar:
+        sidecar = BrokenSidecar(mode, fail_first)
         self.servers.append(sidecar)
         return sidecar
 
@@ -240,6 +240,25 @@ class FailureTest(CrawlTestCase):
         self.assertEqual(r.stat("neardup/breaker_opened"), 1, r)
         self.assertEqual(r.stat("neardup/breaker_open"), CHECKABLE - 2, r)
         self.assertIn("2 consecutive failures; not calling the sidecar for 600 s", r.log)
+
+    def test_breaker_probes_after_cooldown_and_closes_when_the_sidecar_answers(self) -> None:
+        sidecar = self.broken("error", fail_first=2)
+        r = self.crawl(
+            {
+                "NEARDUP_URL": sidecar.url,
+                "NEARDUP_BREAKER_THRESHOLD": 2,
+                "NEARDUP_BREAKER_COOLDOWN": 0,
+                "CONCURRENT_REQUESTS": 1,
+            }
+        )
+        # Open after 2 failures; with no cool-down the next page is the probe,
+        # it succeeds, and every later page is checked again.
+        self.assertEqual(sidecar.checks, CHECKABLE)
+        self.assertEqual(r.stat("neardup/errors"), 2, r)
+        self.assertEqual(r.stat("neardup/breaker_opened"), 1, r)
+        self.assertEqual(r.stat("neardup/breaker_open"), 0, r)
+        self.assertEqual(r.stat("neardup/unique"), CHECKABLE - 2, r)
+        self.assertEqual(r.log.count("the sidecar answers again"), 1, r)
 
     def test_failing_sidecar_fail_closed_closes_the_spider(self) -> None:
         sidecar = self.broken("error")

@@ -145,8 +145,14 @@ class NeardupMiddleware:
             self._inc("errors")
             self._on_call_error(err, response)
             return self._on_failure(request, response, str(err))
-        self.breaker.record_success()
+        self._on_answer()
         return self._on_verdict(request, response, verdict)
+
+    def _on_answer(self) -> None:
+        """The sidecar answered: closes the breaker, saying so if it was open."""
+        if self.breaker.state != CircuitBreaker.CLOSED:
+            logger.info("neardup: the sidecar answers again; checking pages", extra=self._extra())
+        self.breaker.record_success()
 
     # -- steps ---------------------------------------------------------------
 
@@ -173,7 +179,7 @@ class NeardupMiddleware:
         try:
             for encoding in reversed(encodings):
                 body = _decode(body, encoding, self.max_body)
-        except (ValueError, zlib.error, OSError) as err:
+        except Exception as err:  # noqa: BLE001 - zlib.error, brotli.error, a size cap...
             logger.warning("neardup: cannot decode %s (%s); not checked", response.url, err, extra=self._extra())
             return None
         return response.replace(body=body).text
@@ -214,7 +220,7 @@ class NeardupMiddleware:
     def _on_call_error(self, err: SidecarError, response: Response) -> None:
         """Feeds a failed check to the breaker and logs it."""
         if not err.sidecar_down:
-            self.breaker.record_success()  # it answered: the page was the problem
+            self._on_answer()  # it answered: the page was the problem
             logger.warning("neardup: check of %s rejected: %s", response.url, err, extra=self._extra())
             return
         logger.warning("neardup: check of %s failed: %s", response.url, err, extra=self._extra())
