@@ -1,0 +1,21 @@
+"""Scrapy integration for ``neardup serve``: a downloader middleware that
+drops duplicate and near-duplicate pages before the spider parses them.
+
+Enable it with::
+
+    NEARDUP_URL = "http://127.0.0.1:8686"
+    DOWNLOADER_MIDDLEWARES = {"neardup_scrapy.NeardupMiddleware": 580}
+"""
+
+from .client import CircuitBreaker, SidecarClient, SidecarError
+from .middleware import PRIORITY, UNAVAILABLE, NeardupMiddleware
+
+__all__ = [
+    "PRIORITY",
+    "UNAVAILABLE",
+    "CircuitBreaker",
+    "NeardupMiddleware",
+    "SidecarClient",
+    "SidecarError",
+]
+__version__ = "0.1.0"
