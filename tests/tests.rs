@@ -13,6 +13,7 @@
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `report`: the report model, CSV, escaping, and the page in headless Chromium;
 //! - `redirect_scope`: redirect hops refused by robots.txt or scope in a crawl;
+//! - `robots_google`: Google's robots.txt matching cases, as a table;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
@@ -35,6 +36,7 @@ mod plugins;
 mod redirect_scope;
 mod redis;
 mod report;
+mod robots_google;
 mod score;
 mod serve;
 mod store;

@@ -630,6 +630,10 @@ impl FetchOver {
 async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -> Fetched {
     let started = Instant::now();
     let robots = shared.robots.check(&shared.fetcher, &url).await;
+    if let Some(e) = robots.refused {
+        // The fetcher refuses the host itself (private-address guard).
+        return Fetched::Failed(e, started.elapsed());
+    }
     if !robots.allowed {
         return Fetched::Disallowed {
             unreachable: robots.source == RobotsSource::Unreachable,
