@@ -4,6 +4,7 @@
 //! Modules:
 //! - `compare`: the compare command (graded separation, sizes) on hand-made data;
 //! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
+//! - `crawl_robots`: robots.txt and request URLs vs keys in a crawl; the address guard;
 //! - `dedup`: outputs, warnings, determinism, config and detector flags;
 //! - `eval`: the eval command on a tiny generated benchmark;
 //! - `export`: `neardup export` read back with the parquet reader; errors;
@@ -25,6 +26,7 @@ mod bad_input;
 mod compare;
 mod crawl;
 mod crawl_resume;
+mod crawl_robots;
 mod dedup;
 mod eval;
 mod export;

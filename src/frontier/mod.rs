@@ -16,4 +16,4 @@ pub use canonical::{CanonError, Canonicalizer};
 pub use queue::HostQueues;
 pub use robots::{RobotsCache, RobotsDecision};
 pub use robots_rules::RobotsRules;
-pub use scope::{Links, Scope, SkipReason};
+pub use scope::{Link, Links, Scope, SkipReason};
