@@ -15,7 +15,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use neardup::crawl::{run, CrawlSummary, Options};
 use neardup::deduper::SharedDeduper;
-use neardup::fetch::Fetcher;
+use neardup::fetch::{FetchError, Fetcher};
+use neardup::frontier::robots::RobotsSource;
+use neardup::frontier::RobotsCache;
 use neardup::output::OutputDir;
 use neardup::{Config, Deduper};
 use serde_json::Value;
@@ -228,5 +230,46 @@ async fn a_seed_refused_by_the_address_guard_is_private_address() {
     assert!(
         hits.lock().expect("lock").is_empty(),
         "nothing is requested"
+    );
+}
+
+/// The guard refusing a robots.txt's redirect target is not the guard
+/// refusing the origin: the origin's robots.txt is unreachable (all
+/// disallowed for a while, RFC 9309), while an origin the guard refuses
+/// itself carries the guard's error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_redirect_to_a_refused_host_is_not_the_origin_refused() {
+    async fn handle(uri: Uri) -> Response {
+        match uri.path() {
+            "/robots.txt" => (
+                StatusCode::MOVED_PERMANENTLY,
+                [(header::LOCATION, "http://127.0.0.2:9/robots.txt")],
+            )
+                .into_response(),
+            _ => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    fn only_127_0_0_2(ip: std::net::IpAddr) -> bool {
+        ip == std::net::IpAddr::from([127, 0, 0, 2])
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, Router::new().fallback(handle)).await });
+    let mut config = local_config();
+    config.crawl.allow_private = false;
+    let fetcher = Fetcher::with_address_filter(&config.crawl, only_127_0_0_2).expect("fetcher");
+    let cache = RobotsCache::new(&config.crawl);
+    let page = Url::parse(&format!("http://{addr}/page")).expect("url");
+    let d = cache.check(&fetcher, &page).await;
+    assert_eq!(d.source, RobotsSource::Unreachable, "{d:?}");
+    assert!(!d.allowed && d.refused.is_none(), "{d:?}");
+    let refused = Url::parse("http://127.0.0.2:9/page").expect("url");
+    let d = cache.check(&fetcher, &refused).await;
+    assert_eq!(d.source, RobotsSource::Refused, "{d:?}");
+    assert!(
+        matches!(d.refused, Some(FetchError::PrivateAddress { ref host }) if host == "127.0.0.2"),
+        "{d:?}"
     );
 }

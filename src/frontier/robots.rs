@@ -241,17 +241,35 @@ impl RobotsCache {
             Err(FetchError::TooManyRedirects { .. } | FetchError::RedirectLoop { .. }) => {
                 allow_all()
             }
-            Err(e @ FetchError::PrivateAddress { .. }) => Entry {
-                rules: Rules::RefusedUntil(
-                    e,
-                    Instant::now() + Duration::from_secs(self.config.error_retry_secs),
-                ),
-                crawl_delay: None,
-            },
+            // The guard refuses the origin's own host: not a robots.txt
+            // matter. (A robots.txt redirecting to a refused host is
+            // unreachable, below: the origin itself may be fetched.)
+            Err(e @ FetchError::PrivateAddress { .. }) if refuses_origin(&e, &robots_url) => {
+                Entry {
+                    rules: Rules::RefusedUntil(
+                        e,
+                        Instant::now() + Duration::from_secs(self.config.error_retry_secs),
+                    ),
+                    crawl_delay: None,
+                }
+            }
             Err(e) => {
                 tracing::debug!(%robots_url, error = %e, "robots.txt unreachable");
                 unreachable()
             }
         }
+    }
+}
+
+/// Whether a private-address error names `url`'s own host (an IPv6
+/// literal is named without brackets), not a redirect target's.
+fn refuses_origin(error: &FetchError, url: &Url) -> bool {
+    let FetchError::PrivateAddress { host } = error else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv6(ip)) => *host == ip.to_string(),
+        Some(h) => *host == h.to_string(),
+        None => false,
     }
 }
