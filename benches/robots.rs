@@ -5,6 +5,13 @@
 //! how many of Google's `IsUserAgentAllowed` cases it passes, and the time
 //! per URL checked against a 60-rule robots.txt (a measured loop, best of
 //! 5 rounds). `cargo bench --bench robots`
+//!
+//! Measured 2026-11 (2 shared cores): passes 141, 141 and 128 of 141.
+//! Optimized build (this file's loop over the same three matchers, built
+//! `--release` with only them): 221 ns/URL ours, 420 ns texting_robots,
+//! 45-57 us the crate's matcher; parsing a file once costs 25 us ours
+//! against 4 us texting_robots (once per origin). Dev profile (`cargo
+//! bench --profile dev --bench robots`): 2.4 us, 13.1 us and 1.4 ms/URL.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
