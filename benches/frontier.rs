@@ -58,7 +58,7 @@ fn canonical(c: &mut Criterion) {
             let page = Scope::links(&canon, &base, &base, links.iter().map(String::as_str), 2000);
             page.accepted
                 .iter()
-                .filter(|u| scope.check(u, 1).is_ok())
+                .filter(|l| scope.check(&l.key, 1).is_ok())
                 .count()
         })
     });

@@ -308,14 +308,17 @@ pub enum TrailingSlash {
     /// Leave paths as they are: `/a` and `/a/` stay distinct (they can be
     /// different resources; servers usually redirect one to the other).
     Keep,
-    /// Remove one trailing slash from any path but `/`.
+    /// Remove the trailing slashes (all of them, so a key is a fixed
+    /// point: `/a//` -> `/a`) from any path but `/`.
     Strip,
 }
 
-/// URL canonicalization rules (see `frontier::canonical`). Lowercasing the
+/// URL canonicalization rules (see `frontier::canonical`): they make the
+/// key of a URL (seen set, dedup), never the URL requested. Lowercasing the
 /// scheme and host, IDN to punycode, dropping default ports and resolving
 /// dot segments are done by every URL parse (WHATWG URL standard) and are
-/// always on: they never merge distinct resources.
+/// always on: they never merge distinct resources; so are removing
+/// userinfo and the one-spelling rules for `| ^ [ ] { }` and `%20`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CanonicalConfig {

@@ -4,6 +4,7 @@
 //! Modules:
 //! - `compare`: the compare command (graded separation, sizes) on hand-made data;
 //! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
+//! - `crawl_robots`: robots.txt and request URLs vs keys in a crawl; the address guard;
 //! - `dedup`: outputs, warnings, determinism, config and detector flags;
 //! - `eval`: the eval command on a tiny generated benchmark;
 //! - `export`: `neardup export` read back with the parquet reader; errors;
@@ -13,6 +14,7 @@
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `report`: the report model, CSV, escaping, and the page in headless Chromium;
 //! - `redirect_scope`: redirect hops refused by robots.txt or scope in a crawl;
+//! - `robots_google`: Google's robots.txt matching cases, as a table;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
@@ -25,6 +27,7 @@ mod cli;
 mod compare;
 mod crawl;
 mod crawl_resume;
+mod crawl_robots;
 mod dedup;
 mod eval;
 mod export;
@@ -36,6 +39,7 @@ mod plugins;
 mod redirect_scope;
 mod redis;
 mod report;
+mod robots_google;
 mod score;
 mod serve;
 mod store;

@@ -76,6 +76,10 @@ impl RedirectGuard for CrawlGuard<'_> {
                 .map_err(|r| refused(target, r.name()))?;
             // robots.txt is matched against the URL actually requested.
             let robots = self.robots.check(self.fetcher, target).await;
+            if let Some(e) = robots.refused {
+                // The private-address guard refuses the target's host.
+                return Err(e);
+            }
             if !robots.allowed {
                 return Err(refused(
                     target,

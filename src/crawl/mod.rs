@@ -6,8 +6,8 @@
 //!     reorder, decide, sinks, links -> frontier
 //! ```
 //!
-//! - The frontier is a breadth-first queue of canonical URLs with their
-//!   depth, an exact-URL seen set (canonical URLs), the [`Scope`] (depth
+//! - The frontier is a breadth-first queue of URLs to request with their
+//!   depth, a seen set of canonical keys, the [`Scope`] (depth
 //!   and page budgets) and a size cap ([`Options::max_frontier`], over all
 //!   hosts): a link that finds the queue full is skipped with reason
 //!   `frontier_full`.
@@ -56,6 +56,24 @@
 //!   (`max_pages`) or a full frontier, which pages are reached at all.
 //!   Verdicts among one host's own pages do not depend on other hosts'
 //!   timing unless a page has a near match on another host.
+//!
+//! # Which URL is which
+//! A link is requested as linked: resolved against the page's base and
+//! parsed per the URL standard ([`Canonicalizer::request`]: userinfo and,
+//! by default, the fragment removed), never rewritten by the
+//! canonicalization heuristics (query order, tracking parameters,
+//! percent-escapes), because sites exist where they matter. robots.txt is
+//! matched against that request URL. Its canonical form
+//! ([`Canonicalizer::normalize`]) is the page's *key*: the seen set,
+//! scope patterns, dedup (`doc_id`) and redirect/canonical matching use
+//! it. The first spelling of a key to be queued is the one requested; the
+//! others are the same page and are not fetched again. So:
+//! - `pages.jsonl`: `url` is the URL requested, `final_url` the URL that
+//!   answered (after redirects), `key` the canonical key;
+//! - `verdicts.jsonl`: `doc_id` is the key, `url` the URL requested;
+//! - WARC records (`--warc-out`) name the URL that answered
+//!   (`WARC-Target-URI`), as sent on the wire;
+//! - the crawl state (`--resume`) stores request URLs; keys are derived.
 //!
 //! # Decisions
 //! - A page whose `<link rel=canonical>` (canonicalized) names another URL
@@ -200,7 +218,10 @@ pub struct CrawlSummary {
 /// One line of `pages.jsonl`.
 #[derive(Debug, Serialize)]
 struct PageLine<'a> {
+    /// The URL requested (as linked).
     url: &'a str,
+    /// Its canonical key (`doc_id` in verdicts.jsonl).
+    key: &'a str,
     final_url: Option<&'a str>,
     status: Option<u16>,
     bytes: usize,
@@ -212,7 +233,10 @@ struct PageLine<'a> {
 
 struct Job {
     seq: u64,
+    /// The URL to request (as linked).
     url: Url,
+    /// Its canonical key.
+    key: Url,
     depth: u32,
     /// Duplicates in a row on the link path ending at the page that
     /// linked here (see `crawl.scope.duplicate_hops`).
@@ -524,7 +548,8 @@ pub(crate) async fn drive(
                 {
                     in_flight_urls.insert(next_dispatch, (url.clone(), depth, dups));
                     holding.insert(next_dispatch);
-                    permit.send(Job { seq: next_dispatch, url, depth, dups });
+                    let key = frontier.key(&url);
+                    permit.send(Job { seq: next_dispatch, url, key, depth, dups });
                     next_dispatch += 1;
                 }
             }
@@ -599,6 +624,7 @@ async fn worker(
         let task = tokio::spawn(fetch_one(
             Arc::clone(&shared),
             job.url.clone(),
+            job.key.clone(),
             job.depth,
             over,
         ));
@@ -627,9 +653,21 @@ impl FetchOver {
     }
 }
 
-async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -> Fetched {
+/// Fetches the request URL `url` (robots.txt matched against it, not
+/// against the key) and analyzes the page under its key.
+async fn fetch_one(
+    shared: Arc<Shared>,
+    url: Url,
+    key: Url,
+    depth: u32,
+    over: FetchOver,
+) -> Fetched {
     let started = Instant::now();
     let robots = shared.robots.check(&shared.fetcher, &url).await;
+    if let Some(e) = robots.refused {
+        // The fetcher refuses the host itself (private-address guard).
+        return Fetched::Failed(e, started.elapsed());
+    }
     if !robots.allowed {
         return Fetched::Disallowed {
             unreachable: robots.source == RobotsSource::Unreachable,
@@ -659,7 +697,7 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -
         && !outcome.body.is_empty();
     let analyzed = if checkable {
         let analyzer = Arc::clone(&shared.analyzer);
-        let key = url.as_str().to_owned();
+        let key = key.as_str().to_owned();
         let final_url = outcome.final_url.as_str().to_owned();
         // The body is not needed after analysis: move it, do not copy.
         let body = std::mem::take(&mut outcome.body);
@@ -736,8 +774,8 @@ fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_ur
     }
 }
 
-/// A queued URL: the URL, its depth, and the duplicates in a row on the
-/// link path ending at the page that linked to it.
+/// A queued URL: the URL to request, its depth, and the duplicates in a
+/// row on the link path ending at the page that linked to it.
 type Queued = (Url, u32, u32);
 
 /// The politeness key of a URL (its host): the queue's per-host key.
@@ -747,6 +785,8 @@ fn host_key(url: &Url) -> String {
 
 /// The queue, seen set and scope.
 struct Frontier {
+    /// Keys of queued URLs (the queue holds request URLs).
+    canon: Canonicalizer,
     scope: Scope,
     /// One FIFO per host, in breadth-first order within each.
     queue: HostQueues<Queued>,
@@ -766,16 +806,23 @@ impl Frontier {
         canon: &Canonicalizer,
         seeds: &[Url],
     ) -> Result<Frontier> {
-        let seeds: Vec<Url> = seeds
+        // Each seed is requested as given (parsed), keyed canonically.
+        let seeds: Vec<(Url, Url)> = seeds
             .iter()
-            .filter_map(|s| canon.normalize(s.clone()).ok())
+            .filter_map(|s| {
+                let request = canon.request(s.clone()).ok()?;
+                let key = canon.normalize(request.clone()).ok()?;
+                Some((request, key))
+            })
             .collect();
-        let scope = Scope::new(&config.crawl.scope, &seeds).map_err(|e| Error::Config {
+        let keys: Vec<Url> = seeds.iter().map(|(_, k)| k.clone()).collect();
+        let scope = Scope::new(&config.crawl.scope, &keys).map_err(|e| Error::Config {
             key: "crawl.scope".into(),
             value: e.to_string(),
             allowed: "valid regexes".into(),
         })?;
         let mut f = Frontier {
+            canon: canon.clone(),
             scope,
             queue: HostQueues::new(),
             seen: HashSet::new(),
@@ -784,28 +831,36 @@ impl Frontier {
             duplicate_hops: config.crawl.scope.duplicate_hops,
             skipped: BTreeMap::new(),
         };
-        for s in seeds {
-            f.offer(s, 0, 0);
+        for (request, key) in seeds {
+            f.offer(request, &key, 0, 0);
         }
         Ok(f)
+    }
+
+    /// The canonical key of a request URL (the URL itself if it has none:
+    /// only URLs that have one are queued).
+    fn key(&self, url: &Url) -> Url {
+        self.canon
+            .normalize(url.clone())
+            .unwrap_or_else(|_| url.clone())
     }
 
     fn skip(&mut self, reason: &str) {
         *self.skipped.entry(reason.to_owned()).or_insert(0) += 1;
     }
 
-    /// Queues a canonical URL if it is new, in scope and fits.
-    fn offer(&mut self, url: Url, depth: u32, dups: u32) {
-        if self.seen.contains(url.as_str()) {
+    /// Queues a request URL if its key is new, in scope and fits.
+    fn offer(&mut self, url: Url, key: &Url, depth: u32, dups: u32) {
+        if self.seen.contains(key.as_str()) {
             return;
         }
         if self.queue.len() >= self.max_frontier {
             self.skip("frontier_full");
             return;
         }
-        match self.scope.admit(&url, depth) {
+        match self.scope.admit(key, depth) {
             Ok(()) => {
-                self.seen.insert(url.as_str().to_owned());
+                self.seen.insert(key.as_str().to_owned());
                 self.queue.push(&host_key(&url), (url, depth, dups));
             }
             Err(reason) => self.skip(reason.name()),
@@ -823,9 +878,13 @@ impl Frontier {
     /// already fetched as redirect targets while they waited.
     fn next(&mut self, now: tokio::time::Instant, politeness: &Politeness) -> Option<Queued> {
         let targets = &self.targets;
+        let canon = &self.canon;
         let mut already = 0;
         let next = self.queue.pop(now, politeness, |(url, _, _)| {
-            let fetched = targets.contains(url.as_str());
+            let fetched = !targets.is_empty()
+                && canon
+                    .normalize(url.clone())
+                    .is_ok_and(|k| targets.contains(k.as_str()));
             already += u64::from(fetched);
             fetched
         });
@@ -859,13 +918,15 @@ impl Decider {
         summary: &mut CrawlSummary,
     ) -> Result<()> {
         let Done { job, fetched } = done;
-        let key = job.url.as_str().to_owned();
+        let key = job.key.as_str().to_owned();
+        let requested = job.url.as_str();
         summary.attempts += 1;
         let line = match &fetched {
             Fetched::Disallowed { unreachable } => {
                 summary.robots_disallowed += 1;
                 PageLine {
-                    url: &key,
+                    url: requested,
+                    key: &key,
                     final_url: None,
                     status: None,
                     bytes: 0,
@@ -882,7 +943,8 @@ impl Decider {
             Fetched::Failed(e, elapsed) => {
                 summary.fetch_errors += 1;
                 PageLine {
-                    url: &key,
+                    url: requested,
+                    key: &key,
                     final_url: None,
                     status: None,
                     bytes: 0,
@@ -895,7 +957,8 @@ impl Decider {
             Fetched::Internal(message) => {
                 summary.fetch_errors += 1;
                 PageLine {
-                    url: &key,
+                    url: requested,
+                    key: &key,
                     final_url: None,
                     status: None,
                     bytes: 0,
@@ -908,7 +971,8 @@ impl Decider {
             Fetched::Done { outcome, .. } => {
                 summary.bytes += outcome.bytes as u64;
                 PageLine {
-                    url: &key,
+                    url: requested,
+                    key: &key,
                     final_url: Some(outcome.final_url.as_str()),
                     status: Some(outcome.status),
                     bytes: outcome.bytes,
@@ -934,7 +998,7 @@ impl Decider {
         else {
             return Ok(());
         };
-        let redirected = final_url != job.url;
+        let redirected = final_url != job.key;
         if redirected {
             // Whatever the answer, the target was fetched: a link to it
             // later is not fetched again.
@@ -960,7 +1024,7 @@ impl Decider {
             .map(|of| (of, "redirect"));
         let by_canonical = page_canonical
             .as_ref()
-            .filter(|c| **c != job.url && **c != final_url)
+            .filter(|c| **c != job.key && **c != final_url)
             .and_then(|c| self.fetched.get(c.as_str()).cloned())
             .map(|of| (of, "canonical"));
         let bytes = analyzed.bytes;
@@ -1054,7 +1118,7 @@ impl Decider {
         out.sink().page(&PageRecord {
             position,
             key: key.clone(),
-            url: key,
+            url: requested.to_owned(),
             site: site_with_port(&job.url),
             bytes,
             verdict,
@@ -1070,8 +1134,8 @@ impl Decider {
                 *frontier.skipped.entry("too_many_links".into()).or_insert(0) +=
                     links.over_cap as u64;
             }
-            for url in links.accepted {
-                frontier.offer(url, job.depth + 1, dups);
+            for link in links.accepted {
+                frontier.offer(link.url, &link.key, job.depth + 1, dups);
             }
         }
         Ok(())

@@ -81,14 +81,14 @@ const STATE_VERSION: u32 = 2;
 /// The frontier and decider part of a checkpoint.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CrawlState {
-    /// URLs to fetch with their depth and the duplicates in a row before
-    /// them (`crawl.scope.duplicate_hops`): those in flight first
+    /// URLs to fetch (as linked: request URLs, their keys are derived)
+    /// with their depth and the duplicates in a row before them (`crawl.scope.duplicate_hops`): those in flight first
     /// (dispatch order), then the queue, all hosts merged in the order
     /// URLs were queued.
     pub queue: Vec<(String, u32, u32)>,
-    /// Canonical URLs ever queued (sorted).
+    /// Keys (canonical URLs) ever queued (sorted).
     pub seen: Vec<String>,
-    /// Redirect targets fetched (sorted).
+    /// Keys of redirect targets fetched (sorted).
     pub targets: Vec<String>,
     /// Links not crawled, by reason.
     pub skipped: BTreeMap<String, u64>,

@@ -9,9 +9,11 @@
 pub mod canonical;
 pub mod queue;
 pub mod robots;
+pub mod robots_rules;
 pub mod scope;
 
 pub use canonical::{CanonError, Canonicalizer};
 pub use queue::HostQueues;
 pub use robots::{RobotsCache, RobotsDecision};
-pub use scope::{Links, Scope, SkipReason};
+pub use robots_rules::RobotsRules;
+pub use scope::{Link, Links, Scope, SkipReason};

@@ -1,7 +1,10 @@
 //! robots.txt: fetched once per origin, cached, applied per RFC 9309.
 //!
-//! - 2xx: parsed (`texting_robots`) for the configured product token, with
-//!   `*` groups as fallback; the first `max_bytes` bytes are parsed.
+//! - 2xx: parsed ([`RobotsRules`]: Google's parser and matching rules)
+//!   for the configured product token, with `*` groups as fallback; the
+//!   first `max_bytes` bytes are parsed. URLs are matched as requested
+//!   (the URL as linked, not its canonical key: a rule on
+//!   `/list?b=1&a=` must stop a request for `/list?b=1&a=2`).
 //! - 4xx (but 429): no robots.txt: everything is allowed (2.3.1.3).
 //! - 5xx, 429, network errors, timeouts: "unreachable": everything is
 //!   disallowed for `error_retry_secs`, then robots.txt is fetched again
@@ -9,6 +12,9 @@
 //!   slow down, not told us there is no file.
 //! - Redirects: up to 5 followed (2.3.1.2); more, or a loop, counts as
 //!   "unavailable", i.e. allow all as for 4xx.
+//! - The private-address guard refusing the host (its robots.txt is not
+//!   fetched): the decision carries [`FetchError::PrivateAddress`], so the
+//!   crawl reports the URL as `private_address`, not as a robots refusal.
 //! - Crawl-delay (not in RFC 9309, but widely used): capped at
 //!   `max_crawl_delay_secs` and given to the fetcher's politeness limiter as
 //!   the host's minimum delay.
@@ -20,10 +26,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use texting_robots::Robot;
 use tokio::time::Instant;
 use url::Url;
 
+use super::robots_rules::RobotsRules;
 use crate::config::{CrawlConfig, Oversize, RobotsConfig};
 use crate::fetch::{FetchError, FetchOptions, Fetcher};
 
@@ -42,6 +48,9 @@ pub enum RobotsSource {
     /// robots.txt unreachable (5xx, 429, network error): all disallowed
     /// until the retry time.
     Unreachable,
+    /// The fetcher refused the host itself (private-address guard): not
+    /// a robots matter, [`RobotsDecision::refused`] says why.
+    Refused,
 }
 
 /// The answer for one URL.
@@ -53,13 +62,18 @@ pub struct RobotsDecision {
     pub crawl_delay: Option<Duration>,
     /// Why.
     pub source: RobotsSource,
+    /// With [`RobotsSource::Refused`]: the fetcher's error for the host
+    /// (`FetchError::PrivateAddress`), to report instead of a robots skip.
+    pub refused: Option<FetchError>,
 }
 
 #[derive(Debug)]
 enum Rules {
-    Parsed(Box<Robot>),
+    Parsed(Box<RobotsRules>),
     AllowAll,
     DisallowUntil(Instant),
+    /// The host is refused by the fetcher; asked again after the time.
+    RefusedUntil(FetchError, Instant),
 }
 
 #[derive(Debug)]
@@ -97,6 +111,7 @@ impl RobotsCache {
                 allowed: true,
                 crawl_delay: None,
                 source: RobotsSource::Ignored,
+                refused: None,
             };
         }
         let origin = url.origin().ascii_serialization();
@@ -107,7 +122,9 @@ impl RobotsCache {
         let mut entry = slot.lock().await;
         let stale = match entry.as_ref().map(|e| &e.rules) {
             None => true,
-            Some(Rules::DisallowUntil(until)) => Instant::now() >= *until,
+            Some(Rules::DisallowUntil(until) | Rules::RefusedUntil(_, until)) => {
+                Instant::now() >= *until
+            }
             Some(_) => false,
         };
         if stale {
@@ -125,6 +142,7 @@ impl RobotsCache {
                 allowed: robot.allowed(url.as_str()),
                 crawl_delay: *crawl_delay,
                 source: RobotsSource::Parsed,
+                refused: None,
             },
             Some(Entry {
                 rules: Rules::DisallowUntil(_),
@@ -133,6 +151,16 @@ impl RobotsCache {
                 allowed: false,
                 crawl_delay: None,
                 source: RobotsSource::Unreachable,
+                refused: None,
+            },
+            Some(Entry {
+                rules: Rules::RefusedUntil(e, _),
+                ..
+            }) => RobotsDecision {
+                allowed: false,
+                crawl_delay: None,
+                source: RobotsSource::Refused,
+                refused: Some(e.clone()),
             },
             Some(Entry {
                 rules: Rules::AllowAll,
@@ -142,7 +170,27 @@ impl RobotsCache {
                 allowed: true,
                 crawl_delay: None,
                 source: RobotsSource::Missing,
+                refused: None,
             },
+        }
+    }
+
+    /// The `Sitemap:` URLs of the robots.txt cached for `url`'s origin, as
+    /// written in the file (empty when none is cached, or it could not be
+    /// fetched). Never fetches: call after [`RobotsCache::check`].
+    pub async fn sitemaps(&self, url: &Url) -> Vec<String> {
+        let origin = url.origin().ascii_serialization();
+        let slot = {
+            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            entries.get(&origin).cloned()
+        };
+        let Some(slot) = slot else {
+            return Vec::new();
+        };
+        let entry = slot.lock().await;
+        match entry.as_ref().map(|e| &e.rules) {
+            Some(Rules::Parsed(rules)) => rules.sitemaps().to_vec(),
+            _ => Vec::new(),
         }
     }
 
@@ -170,34 +218,58 @@ impl RobotsCache {
         };
         match fetcher.fetch_with(&robots_url, &options).await {
             Ok(outcome) => match outcome.status {
-                200..=299 => match Robot::new(&self.token, &outcome.body) {
-                    Ok(robot) => {
-                        let crawl_delay =
-                            robot.delay.filter(|d| d.is_finite() && *d > 0.0).map(|d| {
-                                // Whole milliseconds: the f32 `0.3` is
-                                // 0.30000001 s. `as` saturates on huge values.
-                                let ms = (f64::from(d) * 1000.0).round() as u64;
-                                Duration::from_millis(ms)
-                                    .min(Duration::from_secs(self.config.max_crawl_delay_secs))
-                            });
-                        Entry {
-                            rules: Rules::Parsed(Box::new(robot)),
-                            crawl_delay,
-                        }
+                200..=299 => {
+                    let rules = RobotsRules::parse(&outcome.body, &self.token);
+                    let crawl_delay = rules
+                        .crawl_delay()
+                        .filter(|d| d.is_finite() && *d > 0.0)
+                        .map(|d| {
+                            // Whole milliseconds; `as` saturates on huge
+                            // values.
+                            let ms = (d * 1000.0).round() as u64;
+                            Duration::from_millis(ms)
+                                .min(Duration::from_secs(self.config.max_crawl_delay_secs))
+                        });
+                    Entry {
+                        rules: Rules::Parsed(Box::new(rules)),
+                        crawl_delay,
                     }
-                    // A file the parser rejects has no usable rules.
-                    Err(_) => allow_all(),
-                },
+                }
                 429 | 500..=599 => unreachable(),
                 _ => allow_all(),
             },
             Err(FetchError::TooManyRedirects { .. } | FetchError::RedirectLoop { .. }) => {
                 allow_all()
             }
+            // The guard refuses the origin's own host: not a robots.txt
+            // matter. (A robots.txt redirecting to a refused host is
+            // unreachable, below: the origin itself may be fetched.)
+            Err(e @ FetchError::PrivateAddress { .. }) if refuses_origin(&e, &robots_url) => {
+                Entry {
+                    rules: Rules::RefusedUntil(
+                        e,
+                        Instant::now() + Duration::from_secs(self.config.error_retry_secs),
+                    ),
+                    crawl_delay: None,
+                }
+            }
             Err(e) => {
                 tracing::debug!(%robots_url, error = %e, "robots.txt unreachable");
                 unreachable()
             }
         }
+    }
+}
+
+/// Whether a private-address error names `url`'s own host (an IPv6
+/// literal is named without brackets), not a redirect target's.
+fn refuses_origin(error: &FetchError, url: &Url) -> bool {
+    let FetchError::PrivateAddress { host } = error else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv6(ip)) => *host == ip.to_string(),
+        Some(h) => *host == h.to_string(),
+        None => false,
     }
 }

@@ -24,6 +24,8 @@ pub enum SkipReason {
     Unparseable(String),
     /// An http(s) URL without a host.
     NoHost,
+    /// A host name DNS cannot resolve (label over 63 bytes, name over 253).
+    BadHost,
     /// Longer than `crawl.canonical.max_url_len`.
     TooLong,
     /// The link points at the page itself (after canonicalization).
@@ -51,6 +53,7 @@ impl SkipReason {
             SkipReason::Scheme(_) => "scheme",
             SkipReason::Unparseable(_) => "unparseable",
             SkipReason::NoHost => "no_host",
+            SkipReason::BadHost => "bad_host",
             SkipReason::TooLong => "too_long",
             SkipReason::SelfLink => "self_link",
             SkipReason::TooDeep => "too_deep",
@@ -80,16 +83,29 @@ impl From<CanonError> for SkipReason {
             CanonError::Unparseable(m) => SkipReason::Unparseable(m),
             CanonError::Scheme(s) => SkipReason::Scheme(s),
             CanonError::NoHost => SkipReason::NoHost,
+            CanonError::BadHost(_) => SkipReason::BadHost,
             CanonError::TooLong { .. } => SkipReason::TooLong,
         }
     }
 }
 
+/// One accepted link: what to request and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The URL to request: as linked, resolved against the base (see
+    /// [`Canonicalizer::request`]); robots.txt is matched against it.
+    pub url: Url,
+    /// Its canonical key: the seen set's and dedup's identity; scope
+    /// patterns are matched against it.
+    pub key: Url,
+}
+
 /// The links of one page, canonical and filtered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Links {
-    /// Canonical URLs, first occurrence order, without duplicates.
-    pub accepted: Vec<Url>,
+    /// Links, first occurrence order, one per key (the first spelling
+    /// linked is the one requested).
+    pub accepted: Vec<Link>,
     /// Dropped links with the reason (at most `max_links` of them are kept,
     /// so a page of a million bad links costs bounded memory).
     pub skipped: Vec<(String, SkipReason)>,
@@ -242,10 +258,11 @@ impl Scope {
         self.total
     }
 
-    /// Canonicalizes a page's raw links against its base URL (the page URL,
-    /// or its `<base href>`), dropping non-http(s), unparseable, too long
-    /// and self links, and everything past `max_links` (counted). Scope is
-    /// not checked here: the frontier calls [`Scope::admit`] on new URLs.
+    /// Resolves a page's raw links against its base URL (the page URL, or
+    /// its `<base href>`) into request URLs and keys, dropping non-http(s),
+    /// unparseable, too long and self links (the key is the page's key
+    /// `page`), and everything past `max_links` (counted). Scope is not
+    /// checked here: the frontier calls [`Scope::admit`] on new keys.
     pub fn links<'a>(
         canon: &Canonicalizer,
         page: &Url,
@@ -262,13 +279,13 @@ impl Scope {
                 continue;
             }
             considered += 1;
-            match canon.join(base, href) {
-                Ok(url) if url == *page => {
+            match canon.resolve(base, href) {
+                Ok((_, key)) if key == *page => {
                     links.skipped.push((href.to_owned(), SkipReason::SelfLink));
                 }
-                Ok(url) => {
-                    if seen.insert(url.as_str().to_owned()) {
-                        links.accepted.push(url);
+                Ok((url, key)) => {
+                    if seen.insert(key.as_str().to_owned()) {
+                        links.accepted.push(Link { url, key });
                     }
                 }
                 Err(e) => {
@@ -446,7 +463,7 @@ mod tests {
             "overflow-2",
         ];
         let links = Scope::links(&canon, &page, &base, hrefs, 10);
-        let accepted: Vec<&str> = links.accepted.iter().map(Url::as_str).collect();
+        let accepted: Vec<&str> = links.accepted.iter().map(|l| l.key.as_str()).collect();
         assert_eq!(
             accepted,
             [
@@ -454,6 +471,11 @@ mod tests {
                 "http://e.com/other/A.html",
                 "http://other.org/"
             ]
+        );
+        // Requested as linked: the tracking parameter stays in the request.
+        assert_eq!(
+            links.accepted[1].url.as_str(),
+            "http://e.com/other/A.html?utm_source=x"
         );
         let reasons: Vec<&str> = links.skipped.iter().map(|(_, r)| r.name()).collect();
         assert_eq!(

@@ -1,0 +1,275 @@
+//! robots.txt and the request URL in a crawl, end to end against a real
+//! site on 127.0.0.1 that records every request (path and query as sent):
+//! a Disallow written with lowercase escapes, a Disallow with a query,
+//! `User-agent` lines naming the product token with a version or a second
+//! word, a rule before any `User-agent` line (ignored), and links requested
+//! as linked (query order kept) while keyed canonically. Also the
+//! private-address guard refusing a seed: `private_address`, not a robots
+//! refusal.
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::{header, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use neardup::crawl::{run, CrawlSummary, Options};
+use neardup::deduper::SharedDeduper;
+use neardup::fetch::{FetchError, Fetcher};
+use neardup::frontier::robots::RobotsSource;
+use neardup::frontier::RobotsCache;
+use neardup::output::OutputDir;
+use neardup::{Config, Deduper};
+use serde_json::Value;
+use url::Url;
+
+use crate::util::Dir;
+
+type Hits = Arc<Mutex<Vec<String>>>;
+
+#[derive(Clone)]
+struct Site {
+    hits: Hits,
+    robots: &'static str,
+}
+
+/// A site whose home page links to disallowed and allowed pages; every
+/// request's path and query are recorded as the server received them.
+async fn site(robots: &'static str) -> (std::net::SocketAddr, Hits) {
+    async fn handle(State(site): State<Site>, uri: Uri) -> Response {
+        let target = uri
+            .path_and_query()
+            .map_or_else(|| uri.path().to_owned(), |p| p.as_str().to_owned());
+        site.hits.lock().expect("lock").push(target);
+        let html = |body: &str| {
+            (
+                [(header::CONTENT_TYPE, "text/html")],
+                format!("<html><body>{body}</body></html>"),
+            )
+                .into_response()
+        };
+        match uri.path() {
+            "/robots.txt" => site.robots.into_response(),
+            "/" => html(
+                "<p>The home page of a small site with a menu, lists and a café.</p>\
+                 <a href=\"/caf%c3%a9.html\">cafe, lowercase escapes</a>\
+                 <a href=\"/café-menu.html\">cafe menu, raw UTF-8</a>\
+                 <a href=\"/list.html?b=1&amp;a=2\">a disallowed list</a>\
+                 <a href=\"/list.html?z=9&amp;y=8\">an allowed list</a>\
+                 <a href=\"/list.html?y=8&amp;z=9\">the same list, sorted</a>\
+                 <a href=\"/everything-ok.html\">ok</a>",
+            ),
+            "/list.html" => html(&format!(
+                "<p>A list page whose query is {}, with enough words to check.</p>",
+                uri.query().unwrap_or("")
+            )),
+            "/everything-ok.html" => {
+                html("<p>A page only a rule outside any group would have blocked.</p>")
+            }
+            _ => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    let hits: Hits = Arc::new(Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = Router::new().fallback(handle).with_state(Site {
+        hits: Arc::clone(&hits),
+        robots,
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (addr, hits)
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+        .collect()
+}
+
+async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSummary, Vec<Value>) {
+    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
+    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+    let mut sink = OutputDir::create(out).expect("out dir");
+    let mut pages = Vec::new();
+    let options = Options {
+        workers: 1,
+        max_in_flight: 1,
+        ..Options::default()
+    };
+    let summary = run(
+        vec![Url::parse(seed).expect("seed")],
+        config,
+        &options,
+        deduper,
+        fetcher,
+        &mut pages,
+        &mut sink,
+        std::future::pending(),
+    )
+    .await
+    .expect("crawl");
+    let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
+    (summary, pages)
+}
+
+fn local_config() -> Config {
+    let mut config = Config::default();
+    config.crawl.allow_private = true;
+    config.crawl.fetch.host_delay_ms = 0;
+    config.crawl.fetch.retries = 0;
+    config
+}
+
+/// The rule before the first group would block `/everything-ok.html`; the
+/// `*` group blocks everything, so each page fetched proves our group was
+/// chosen. `{UA}` is replaced by a spelling of the `neardup` token.
+const ROBOTS: &str = "Disallow: /everything\n\
+                      \n\
+                      User-agent: *\n\
+                      Disallow: /\n\
+                      \n\
+                      User-agent: {UA}\n\
+                      Disallow: /caf%c3%a9\n\
+                      Disallow: /list.html?b=1&a=\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disallowed_pages_are_never_requested_and_links_keep_their_query() {
+    for ua in ["Neardup/1.0", "NEARDUP crawler"] {
+        let robots: &'static str = Box::leak(ROBOTS.replace("{UA}", ua).into_boxed_str());
+        let (addr, hits) = site(robots).await;
+        let dir = Dir::new();
+        let (summary, pages) = crawl(
+            &local_config(),
+            &format!("http://{addr}/"),
+            &dir.join("out"),
+        )
+        .await;
+        let hits = hits.lock().expect("lock").clone();
+
+        // Point 1: lowercase escapes in the rule, lowercase or raw UTF-8
+        // in the link: never requested.
+        assert!(
+            !hits.iter().any(|h| h.starts_with("/caf")),
+            "{ua}: {hits:?}"
+        );
+        // Point 2: the rule's query, in the link's order: never requested,
+        // in either order.
+        assert!(
+            !hits
+                .iter()
+                .any(|h| h.starts_with("/list.html?b=1") || h.starts_with("/list.html?a=2")),
+            "{ua}: {hits:?}"
+        );
+        // The allowed list is requested as linked, once: its sorted
+        // spelling is the same key and is not fetched again.
+        let lists: Vec<&String> = hits
+            .iter()
+            .filter(|h| h.starts_with("/list.html"))
+            .collect();
+        assert_eq!(lists, ["/list.html?z=9&y=8"], "{ua}: {hits:?}");
+        // Point 3: our group was chosen (the `*` group disallows all), and
+        // the rule before any group applies to no one.
+        assert!(
+            hits.iter().any(|h| h == "/everything-ok.html"),
+            "{ua}: {hits:?}"
+        );
+        assert_eq!(hits.iter().filter(|h| *h == "/robots.txt").count(), 1);
+
+        // pages.jsonl: `url` as requested, `key` canonical.
+        let line = |url: &str| -> &Value {
+            pages
+                .iter()
+                .find(|p| p["url"] == url)
+                .unwrap_or_else(|| panic!("{ua}: no line for {url}: {pages:#?}"))
+        };
+        let cafe = line(&format!("http://{addr}/caf%c3%a9.html"));
+        assert_eq!(cafe["error"], "robots_disallowed");
+        assert_eq!(cafe["key"], format!("http://{addr}/caf%C3%A9.html"));
+        assert_eq!(
+            line(&format!("http://{addr}/caf%C3%A9-menu.html"))["error"],
+            "robots_disallowed"
+        );
+        let list = line(&format!("http://{addr}/list.html?b=1&a=2"));
+        assert_eq!(list["error"], "robots_disallowed");
+        assert_eq!(list["key"], format!("http://{addr}/list.html?a=2&b=1"));
+        let ok = line(&format!("http://{addr}/list.html?z=9&y=8"));
+        assert_eq!(ok["status"], 200);
+        assert_eq!(ok["key"], format!("http://{addr}/list.html?y=8&z=9"));
+        assert_eq!(summary.robots_disallowed, 3, "{ua}: {pages:#?}");
+
+        // verdicts.jsonl: doc_id is the key, url the URL requested.
+        let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+        let v = verdicts
+            .iter()
+            .find(|v| v["doc_id"] == format!("http://{addr}/list.html?y=8&z=9"))
+            .unwrap_or_else(|| panic!("{ua}: {verdicts:#?}"));
+        assert_eq!(v["url"], format!("http://{addr}/list.html?z=9&y=8"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_refused_by_the_address_guard_is_private_address() {
+    let (addr, hits) = site("User-agent: *\nAllow: /\n").await;
+    let mut config = local_config();
+    config.crawl.allow_private = false;
+    let dir = Dir::new();
+    for seed in [
+        format!("http://{addr}/"),
+        // 6to4 embedding 127.0.0.1: refused before connecting.
+        format!("http://[2002:7f00:1::]:{}/", addr.port()),
+    ] {
+        let (summary, pages) = crawl(&config, &seed, &dir.join("out")).await;
+        assert_eq!(pages.len(), 1, "{pages:#?}");
+        let error = pages[0]["error"].as_str().unwrap_or_default();
+        assert!(error.starts_with("private_address"), "{seed}: {error}");
+        assert_eq!(summary.robots_disallowed, 0, "{seed}");
+        assert_eq!(summary.fetch_errors, 1, "{seed}");
+    }
+    assert!(
+        hits.lock().expect("lock").is_empty(),
+        "nothing is requested"
+    );
+}
+
+/// The guard refusing a robots.txt's redirect target is not the guard
+/// refusing the origin: the origin's robots.txt is unreachable (all
+/// disallowed for a while, RFC 9309), while an origin the guard refuses
+/// itself carries the guard's error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_redirect_to_a_refused_host_is_not_the_origin_refused() {
+    async fn handle(uri: Uri) -> Response {
+        match uri.path() {
+            "/robots.txt" => (
+                StatusCode::MOVED_PERMANENTLY,
+                [(header::LOCATION, "http://127.0.0.2:9/robots.txt")],
+            )
+                .into_response(),
+            _ => (StatusCode::NOT_FOUND, "no").into_response(),
+        }
+    }
+    fn only_127_0_0_2(ip: std::net::IpAddr) -> bool {
+        ip == std::net::IpAddr::from([127, 0, 0, 2])
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, Router::new().fallback(handle)).await });
+    let mut config = local_config();
+    config.crawl.allow_private = false;
+    let fetcher = Fetcher::with_address_filter(&config.crawl, only_127_0_0_2).expect("fetcher");
+    let cache = RobotsCache::new(&config.crawl);
+    let page = Url::parse(&format!("http://{addr}/page")).expect("url");
+    let d = cache.check(&fetcher, &page).await;
+    assert_eq!(d.source, RobotsSource::Unreachable, "{d:?}");
+    assert!(!d.allowed && d.refused.is_none(), "{d:?}");
+    let refused = Url::parse("http://127.0.0.2:9/page").expect("url");
+    let d = cache.check(&fetcher, &refused).await;
+    assert_eq!(d.source, RobotsSource::Refused, "{d:?}");
+    assert!(
+        matches!(d.refused, Some(FetchError::PrivateAddress { ref host }) if host == "127.0.0.2"),
+        "{d:?}"
+    );
+}
