@@ -281,6 +281,9 @@ pub struct CrawlConfig {
     pub scope: ScopeConfig,
     /// robots.txt handling.
     pub robots: RobotsConfig,
+    /// Page-level robots directives: meta robots, `X-Robots-Tag`,
+    /// `rel=nofollow`.
+    pub directives: DirectivesConfig,
     /// HTTP fetching: timeouts, limits, retries, politeness.
     pub fetch: FetchConfig,
 }
@@ -294,6 +297,7 @@ impl Default for CrawlConfig {
             canonical: CanonicalConfig::default(),
             scope: ScopeConfig::default(),
             robots: RobotsConfig::default(),
+            directives: DirectivesConfig::default(),
             fetch: FetchConfig::default(),
         }
     }
@@ -462,6 +466,29 @@ impl Default for RobotsConfig {
     }
 }
 
+/// Page-level robots directives (see `crawl::manners`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DirectivesConfig {
+    /// Obey `noindex` and `nofollow` in `<meta name=robots>`, in
+    /// `<meta name=TOKEN>` (`crawl.robots_token`) and in the
+    /// `X-Robots-Tag` header (for every crawler or for the token), and
+    /// the `nofollow_rels` of links.
+    pub obey: bool,
+    /// Links whose every `<a>` carries one of these `rel` tokens are not
+    /// followed: any of `nofollow`, `ugc`, `sponsored`.
+    pub nofollow_rels: Vec<String>,
+}
+
+impl Default for DirectivesConfig {
+    fn default() -> Self {
+        DirectivesConfig {
+            obey: true,
+            nofollow_rels: vec!["nofollow".into(), "ugc".into(), "sponsored".into()],
+        }
+    }
+}
+
 /// What the fetcher does with a body longer than `max_body_bytes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -611,6 +638,15 @@ impl CrawlConfig {
             0,
             3600,
         )?;
+        for r in &self.directives.nofollow_rels {
+            if crate::extract::LinkRels::bit(r).is_none() {
+                return Err(Error::Config {
+                    key: "crawl.directives.nofollow_rels".into(),
+                    value: format!("{r:?}"),
+                    allowed: "entries must be \"nofollow\", \"ugc\" or \"sponsored\"".into(),
+                });
+            }
+        }
         let f = &self.fetch;
         range64(
             "crawl.fetch.connect_timeout_ms",

@@ -100,6 +100,7 @@
 
 pub mod demo;
 mod hops;
+pub mod manners;
 pub mod progress;
 pub mod seeds;
 pub mod state;
@@ -187,8 +188,24 @@ pub struct CrawlSummary {
     /// Duplicates by `<link rel=canonical>`.
     pub canonical_duplicates: u64,
     /// Links not crawled, by reason (`off_site`, `too_deep`,
-    /// `frontier_full`, ...). Links to URLs already seen are not counted.
+    /// `frontier_full`, `rel_nofollow`, `meta_nofollow`, ...). Links to
+    /// URLs already seen are not counted.
     pub skipped: BTreeMap<String, u64>,
+    /// Final HTTP status of every answer (after redirects), by code.
+    #[serde(default)]
+    pub statuses: BTreeMap<u16, u64>,
+    /// Fetches that failed without a response, by kind (`connect`, `dns`,
+    /// `read_timeout`, `redirect_loop`, ..., `internal`).
+    #[serde(default)]
+    pub errors: BTreeMap<String, u64>,
+    /// 2xx HTML pages not checked because a robots directive says
+    /// `noindex` (see [`manners`]).
+    #[serde(default)]
+    pub noindex: u64,
+    /// Pages whose links were not followed because a robots directive
+    /// says `nofollow`.
+    #[serde(default)]
+    pub nofollow_pages: u64,
     /// Body bytes fetched.
     pub bytes: u64,
     /// Wall time.
@@ -244,8 +261,13 @@ struct Page {
     analyzed: Analyzed,
     /// `<link rel=canonical>`, joined to the final URL and canonicalized.
     canonical: Option<Url>,
-    /// The page's links, canonicalized against its base URL.
+    /// The page's links, canonicalized against its base URL (without
+    /// those dropped for their `rel`).
     links: Links,
+    /// Links dropped for a `rel` in `crawl.directives.nofollow_rels`.
+    rel_nofollow: u64,
+    /// The page's robots directives (meta, `X-Robots-Tag`).
+    directives: manners::Directives,
 }
 
 struct Done {
@@ -278,6 +300,12 @@ struct Shared {
     keep_bodies: bool,
     /// `crawl.fetch` limits with the crawl's body budget.
     fetch_options: crate::fetch::FetchOptions,
+    /// `crawl.directives`.
+    directives: crate::config::DirectivesConfig,
+    /// `crawl.robots_token`, for `<meta name=TOKEN>` and `X-Robots-Tag`.
+    robots_token: String,
+    /// [`manners::nofollow_mask`] of `crawl.directives`.
+    nofollow_mask: u8,
 }
 
 /// Crawls from `seeds` until the frontier is empty and nothing is in
@@ -403,6 +431,9 @@ pub(crate) async fn drive(
             body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
             ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
         },
+        directives: config.crawl.directives.clone(),
+        robots_token: config.crawl.robots_token.clone(),
+        nofollow_mask: manners::nofollow_mask(&config.crawl.directives),
     });
     let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
     let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
@@ -692,6 +723,7 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -
                 a,
                 &outcome.final_url,
                 &canonical_final,
+                &outcome.robots_tags,
             ))
         });
         if !keep_body {
@@ -709,7 +741,13 @@ async fn fetch_one(shared: Arc<Shared>, url: Url, depth: u32, over: FetchOver) -
 }
 
 /// Resolves an analyzed page's canonical link and links (see [`Page`]).
-fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_url: &Url) -> Page {
+fn resolve_urls(
+    shared: &Shared,
+    mut analyzed: Analyzed,
+    fetched: &Url,
+    final_url: &Url,
+    robots_tags: &[String],
+) -> Page {
     let canonical = analyzed
         .extracted
         .canonical
@@ -721,7 +759,24 @@ fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_ur
         .as_deref()
         .and_then(|b| fetched.join(b).ok())
         .unwrap_or_else(|| fetched.clone());
-    let hrefs = std::mem::take(&mut analyzed.extracted.links);
+    let mut hrefs = std::mem::take(&mut analyzed.extracted.links);
+    let rels = std::mem::take(&mut analyzed.extracted.link_rels);
+    let before = hrefs.len();
+    if shared.nofollow_mask != 0 {
+        let mut i = 0;
+        hrefs.retain(|_| {
+            let keep = rels.get(i).is_none_or(|r| r & shared.nofollow_mask == 0);
+            i += 1;
+            keep
+        });
+    }
+    let rel_nofollow = (before - hrefs.len()) as u64;
+    let directives = manners::Directives::of_page(
+        &shared.directives,
+        &shared.robots_token,
+        &std::mem::take(&mut analyzed.extracted.directive_metas),
+        robots_tags,
+    );
     let links = Scope::links(
         &shared.canon,
         final_url,
@@ -733,6 +788,8 @@ fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_ur
         analyzed,
         canonical,
         links,
+        rel_nofollow,
+        directives,
     }
 }
 
@@ -792,6 +849,36 @@ impl Frontier {
 
     fn skip(&mut self, reason: &str) {
         *self.skipped.entry(reason.to_owned()).or_insert(0) += 1;
+    }
+
+    /// Counts `n` links not crawled for `reason`.
+    fn skip_n(&mut self, reason: &str, n: u64) {
+        if n > 0 {
+            *self.skipped.entry(reason.to_owned()).or_insert(0) += n;
+        }
+    }
+
+    /// Offers a page's links at the next depth (the page's own link skips
+    /// counted), or, when `follow` is false because the page says
+    /// `nofollow`, counts them as skipped with reason `meta_nofollow`.
+    fn expand(&mut self, page: PageLinks, depth: u32, dups: u32) {
+        let PageLinks {
+            links,
+            rel_nofollow,
+            follow,
+        } = page;
+        if !follow {
+            self.skip_n("meta_nofollow", links.accepted.len() as u64);
+            return;
+        }
+        self.skip_n("rel_nofollow", rel_nofollow);
+        for (_, reason) in &links.skipped {
+            self.skip(reason.name());
+        }
+        self.skip_n("too_many_links", links.over_cap as u64);
+        for url in links.accepted {
+            self.offer(url, depth + 1, dups);
+        }
     }
 
     /// Queues a canonical URL if it is new, in scope and fits.
@@ -861,6 +948,14 @@ impl Decider {
         let Done { job, fetched } = done;
         let key = job.url.as_str().to_owned();
         summary.attempts += 1;
+        count_outcome(&fetched, summary);
+        let robots_note = match &fetched {
+            Fetched::Done {
+                analyzed: Some(page),
+                ..
+            } => page.directives.describe(),
+            _ => None,
+        };
         let line = match &fetched {
             Fetched::Disallowed { unreachable } => {
                 summary.robots_disallowed += 1;
@@ -923,6 +1018,10 @@ impl Decider {
         };
         let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
         let pages = out.pages();
+        let line = LineWithRobots {
+            line,
+            robots: robots_note,
+        };
         serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
         pages.write_all(b"\n").map_err(io)?;
 
@@ -947,7 +1046,27 @@ impl Decider {
             mut analyzed,
             canonical: page_canonical,
             links,
+            rel_nofollow,
+            directives,
         } = *analyzed;
+        let follow = directives.nofollow.is_none();
+        if !follow {
+            summary.nofollow_pages += 1;
+        }
+        let page_links = PageLinks {
+            links,
+            rel_nofollow,
+            follow,
+        };
+        if directives.noindex.is_some() {
+            // Not checked, not indexed; a hub page's links still lead on
+            // (unless nofollow). Neither unique nor a duplicate: the
+            // duplicates in a row on the path stay as they were.
+            summary.noindex += 1;
+            out.answer(&key, &outcome, None)?;
+            frontier.expand(page_links, job.depth, job.dups);
+            return Ok(());
+        }
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
         // What each block counts as, for the diff view: known when the
@@ -1063,19 +1182,98 @@ impl Decider {
             roles,
         })?;
         if expand {
-            for (_, reason) in &links.skipped {
-                frontier.skip(reason.name());
-            }
-            if links.over_cap > 0 {
-                *frontier.skipped.entry("too_many_links".into()).or_insert(0) +=
-                    links.over_cap as u64;
-            }
-            for url in links.accepted {
-                frontier.offer(url, job.depth + 1, dups);
-            }
+            frontier.expand(page_links, job.depth, dups);
         }
         Ok(())
     }
+}
+
+/// A page's links with what decides whether they are followed.
+struct PageLinks {
+    links: Links,
+    /// Links dropped for their `rel`, counted when the page's links are
+    /// expanded.
+    rel_nofollow: u64,
+    /// False when a robots directive says `nofollow`.
+    follow: bool,
+}
+
+/// A `pages.jsonl` line with the page's robots directives, if any
+/// (`"robots": "noindex (meta robots)"`).
+#[derive(Serialize)]
+struct LineWithRobots<'a> {
+    #[serde(flatten)]
+    line: PageLine<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    robots: Option<String>,
+}
+
+/// Counts an attempt's status or error kind in the summary.
+fn count_outcome(fetched: &Fetched, summary: &mut CrawlSummary) {
+    let kind = match fetched {
+        Fetched::Done { outcome, .. } => {
+            *summary.statuses.entry(outcome.status).or_insert(0) += 1;
+            return;
+        }
+        Fetched::Failed(e, _) => e.name(),
+        Fetched::Internal(_) => "internal",
+        Fetched::Disallowed { .. } => return,
+    };
+    *summary.errors.entry(kind.to_owned()).or_insert(0) += 1;
+}
+
+/// The crawl summary as the CLI prints it: counts, then the HTTP statuses
+/// by class (and code), then what went wrong: HTTP error answers, fetch
+/// errors by kind, robots.txt refusals. A crawl whose answers were mostly
+/// 404 says so; "0 fetch errors" only means every request got an answer.
+pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} fetches, {} pages checked: {} unique, {} duplicates ({} by rel=canonical), {} near duplicates, {} noindex in {:.2}s{}",
+        s.attempts,
+        s.pages,
+        s.unique,
+        s.duplicates,
+        s.canonical_duplicates,
+        s.near_duplicates,
+        s.noindex,
+        s.elapsed.as_secs_f64(),
+        if s.interrupted {
+            " (interrupted: continue with --resume)"
+        } else {
+            ""
+        }
+    )];
+    let mut classes: BTreeMap<u16, (u64, Vec<String>)> = BTreeMap::new();
+    for (&code, &n) in &s.statuses {
+        let class = classes.entry(code / 100).or_default();
+        class.0 += n;
+        class.1.push(format!("{code} {n}"));
+    }
+    if !classes.is_empty() {
+        let parts: Vec<String> = classes
+            .iter()
+            .map(|(class, (n, codes))| format!("{class}xx {n} ({})", codes.join(", ")))
+            .collect();
+        lines.push(format!("HTTP status: {}", parts.join(", ")));
+    }
+    let http_errors: u64 = s
+        .statuses
+        .iter()
+        .filter(|(code, _)| **code >= 400)
+        .map(|(_, n)| n)
+        .sum();
+    let kinds: Vec<String> = s.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    lines.push(format!(
+        "errors: {http_errors} HTTP 4xx/5xx answers, {} fetch errors{}, {} disallowed by robots.txt",
+        s.fetch_errors,
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        s.robots_disallowed
+    ));
+    lines
 }
 
 fn final_url_or_canonical<'a>(

@@ -368,9 +368,10 @@ impl CrawlDir {
             return Err(state_err(
                 &path,
                 format!(
-                    "the crawl used another config (hash {}, now {hash}): resume with the same \
-                     --config",
-                    meta.config_hash
+                    "the crawl used another config (hash {}, now {hash}): resume without \
+                     --config to use the config it saved in {}, or with the same one",
+                    meta.config_hash,
+                    dir.join(crate::report::CONFIG_TOML).display()
                 ),
             ));
         }

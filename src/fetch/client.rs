@@ -245,6 +245,12 @@ impl Fetcher {
                     types.iter().any(|t| t.eq_ignore_ascii_case(media))
                 }
             };
+            let robots_tags: Vec<String> = response
+                .headers()
+                .get_all("x-robots-tag")
+                .iter()
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .collect();
             let mut reservation = None;
             let (body, truncated) = if wanted {
                 let mut deadline = deadline;
@@ -277,6 +283,7 @@ impl Fetcher {
                 redirects,
                 status: status.as_u16(),
                 content_type,
+                robots_tags,
                 bytes: body.len(),
                 body,
                 elapsed: start.elapsed(),

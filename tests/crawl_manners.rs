@@ -1,0 +1,522 @@
+//! Crawler manners against real HTTP servers on 127.0.0.1: robots meta
+//! tags, `X-Robots-Tag` and `rel=nofollow`; the status breakdown of the
+//! summary; progress lines when stderr is not a terminal; `--resume`
+//! with the saved config.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderName, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use neardup::crawl::{run, CrawlSummary, Options};
+use neardup::deduper::SharedDeduper;
+use neardup::fetch::Fetcher;
+use neardup::output::OutputDir;
+use neardup::{Config, Deduper};
+use serde_json::Value;
+use url::Url;
+
+use crate::util::Dir;
+
+/// One answer of a [`Site`]: status, headers, body.
+#[derive(Clone)]
+pub struct Answer {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    /// A 200 HTML page around `body`.
+    pub fn html(body: &str) -> Answer {
+        Answer {
+            status: 200,
+            headers: vec![("content-type", "text/html".into())],
+            body: format!("<html><body>{body}</body></html>").into_bytes(),
+        }
+    }
+
+    /// A 200 HTML page whose `<head>` holds `head`.
+    pub fn html_head(head: &str, body: &str) -> Answer {
+        Answer {
+            body: format!("<html><head>{head}</head><body>{body}</body></html>").into_bytes(),
+            ..Answer::html("")
+        }
+    }
+
+    /// An answer with this content type and body.
+    pub fn typed(content_type: &str, body: impl Into<Vec<u8>>) -> Answer {
+        Answer {
+            status: 200,
+            headers: vec![("content-type", content_type.into())],
+            body: body.into(),
+        }
+    }
+
+    /// Adds a header.
+    pub fn with(mut self, name: &'static str, value: &str) -> Answer {
+        self.headers.push((name, value.into()));
+        self
+    }
+}
+
+/// A test site: fixed answers by path (404 for the rest), every request
+/// path recorded, an optional delay per answer.
+#[derive(Clone, Default)]
+pub struct Site {
+    pages: Arc<HashMap<String, Answer>>,
+    hits: Arc<Mutex<Vec<String>>>,
+    delay: Duration,
+}
+
+impl Site {
+    /// A site with these answers.
+    pub fn new(pages: Vec<(&str, Answer)>) -> Site {
+        Site {
+            pages: Arc::new(pages.into_iter().map(|(p, a)| (p.to_owned(), a)).collect()),
+            ..Site::default()
+        }
+    }
+
+    /// Paths requested so far, in order.
+    pub fn hits(&self) -> Vec<String> {
+        self.hits.lock().expect("lock").clone()
+    }
+
+    /// Serves the site on 127.0.0.1 (on the current tokio runtime).
+    pub async fn start(self) -> std::net::SocketAddr {
+        async fn handle(State(site): State<Site>, uri: Uri) -> Response {
+            let path = uri.path().to_owned();
+            site.hits.lock().expect("lock").push(path.clone());
+            if !site.delay.is_zero() && path != "/robots.txt" {
+                tokio::time::sleep(site.delay).await;
+            }
+            let Some(a) = site.pages.get(&path) else {
+                return (StatusCode::NOT_FOUND, "no such page").into_response();
+            };
+            let mut r = a.body.clone().into_response();
+            *r.status_mut() = StatusCode::from_u16(a.status).expect("status");
+            // The body's default content type is replaced; other headers
+            // may repeat (X-Robots-Tag).
+            r.headers_mut().remove("content-type");
+            for (k, v) in &a.headers {
+                r.headers_mut().append(
+                    HeaderName::from_static(k),
+                    HeaderValue::from_str(v).expect("header"),
+                );
+            }
+            r
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let app = Router::new().fallback(handle).with_state(self);
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        addr
+    }
+}
+
+pub fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+        .collect()
+}
+
+pub fn path_of(v: &Value) -> String {
+    Url::parse(v["url"].as_str().expect("url"))
+        .expect("URL")
+        .path()
+        .to_owned()
+}
+
+pub fn test_config() -> Config {
+    let mut config = Config::default();
+    config.crawl.allow_private = true;
+    config.crawl.fetch.host_delay_ms = 0;
+    config.crawl.fetch.retries = 0;
+    config.crawl.fetch.connect_timeout_ms = 2000;
+    config
+}
+
+/// Crawls from `seeds` with the library loop; returns the summary, the
+/// `pages.jsonl` lines and the `verdicts.jsonl` lines.
+pub async fn crawl(
+    config: &Config,
+    seeds: &[String],
+    fetcher: Fetcher,
+) -> (CrawlSummary, Vec<Value>, Vec<Value>) {
+    let dir = Dir::new();
+    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
+    let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
+    let mut pages = Vec::new();
+    let seeds = seeds.iter().map(|s| Url::parse(s).expect("seed")).collect();
+    let options = Options {
+        workers: 1,
+        max_in_flight: 1,
+        ..Options::default()
+    };
+    let summary = run(
+        seeds,
+        config,
+        &options,
+        deduper,
+        Arc::new(fetcher),
+        &mut pages,
+        &mut sink,
+        std::future::pending(),
+    )
+    .await
+    .expect("crawl");
+    let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+    (summary, pages, verdicts)
+}
+
+fn words(n: usize) -> String {
+    format!(
+        "<p>Page number {n} has its own words: {}.</p>",
+        (0..30)
+            .map(|i| format!("w{}x{}", n * 31 + i, i * 7))
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
+
+/// Every robots directive once: meta robots noindex (links followed),
+/// meta nofollow, `X-Robots-Tag: noindex, nofollow`, `<meta name=neardup>`,
+/// a header for another crawler, and links with `rel` nofollow, sponsored,
+/// ugc, or nofollow on one link and none on another to the same target.
+fn directives_site() -> Site {
+    Site::new(vec![
+        ("/robots.txt", Answer::typed("text/plain", "User-agent: *\nAllow: /\n")),
+        (
+            "/",
+            Answer::html(&format!(
+                "{}<a href=/noindex.html>a</a> <a href=/nofollow.html>b</a> \
+                 <a href=/header.html>c</a> <a href=/token.html>d</a> <a href=/other-bot.html>e</a> \
+                 <a href=/rel-nofollow.html rel=nofollow>f</a> <a href=/rel-sponsored.html rel='sponsored noopener'>g</a> \
+                 <a href=/rel-ugc.html rel=UGC>h</a> <a href=/twice.html rel=nofollow>i</a> <a href=/twice.html>j</a>",
+                words(0)
+            )),
+        ),
+        (
+            "/noindex.html",
+            Answer::html_head(
+                "<meta name=robots content='noindex, follow'>",
+                &format!("{}<a href=/from-noindex.html>k</a>", words(1)),
+            ),
+        ),
+        (
+            "/nofollow.html",
+            Answer::html_head(
+                "<meta name=ROBOTS content=NOFOLLOW>",
+                &format!("{}<a href=/from-nofollow.html>l</a>", words(2)),
+            ),
+        ),
+        (
+            "/header.html",
+            Answer::html(&format!("{}<a href=/from-header.html>m</a>", words(3)))
+                .with("x-robots-tag", "noindex, nofollow"),
+        ),
+        (
+            "/token.html",
+            Answer::html_head("<meta name=neardup content=noindex>", &words(4)),
+        ),
+        (
+            "/other-bot.html",
+            Answer::html(&format!("{}<a href=/from-other-bot.html>n</a>", words(5)))
+                .with("x-robots-tag", "otherbot: noindex, nofollow"),
+        ),
+        ("/from-noindex.html", Answer::html(&words(6))),
+        ("/from-nofollow.html", Answer::html(&words(7))),
+        ("/from-header.html", Answer::html(&words(8))),
+        ("/from-other-bot.html", Answer::html(&words(9))),
+        ("/rel-nofollow.html", Answer::html(&words(10))),
+        ("/rel-sponsored.html", Answer::html(&words(11))),
+        ("/rel-ugc.html", Answer::html(&words(12))),
+        ("/twice.html", Answer::html(&words(13))),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn robots_directives_and_nofollow_links_are_obeyed() {
+    let site = directives_site();
+    let addr = site.clone().start().await;
+    let config = test_config();
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    let (summary, pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
+    let hits = site.hits();
+    let fetched = |p: &str| hits.iter().any(|h| h == p);
+
+    // Followed: a noindex page's links, a page whose header is for
+    // another crawler, a target also linked without rel=nofollow.
+    for p in ["/from-noindex.html", "/from-other-bot.html", "/twice.html"] {
+        assert!(fetched(p), "{p} not fetched: {hits:?}");
+    }
+    // Not followed: links of nofollow pages (meta, header), and links
+    // whose rel is nofollow, sponsored or ugc.
+    for p in [
+        "/from-nofollow.html",
+        "/from-header.html",
+        "/rel-nofollow.html",
+        "/rel-sponsored.html",
+        "/rel-ugc.html",
+    ] {
+        assert!(!fetched(p), "{p} fetched: {hits:?}");
+    }
+
+    // noindex pages have no verdict (not checked, not indexed); their
+    // pages.jsonl line says why.
+    let judged: Vec<String> = verdicts.iter().map(path_of).collect();
+    for p in ["/noindex.html", "/header.html", "/token.html"] {
+        assert!(!judged.contains(&p.to_owned()), "{p} judged: {judged:?}");
+    }
+    for p in [
+        "/",
+        "/nofollow.html",
+        "/other-bot.html",
+        "/from-noindex.html",
+    ] {
+        assert!(judged.contains(&p.to_owned()), "{p} not judged: {judged:?}");
+    }
+    let line = |p: &str| {
+        pages
+            .iter()
+            .find(|l| path_of(l) == p)
+            .unwrap_or_else(|| panic!("no pages.jsonl line for {p}"))
+    };
+    assert_eq!(line("/noindex.html")["robots"], "noindex (meta robots)");
+    assert_eq!(line("/nofollow.html")["robots"], "nofollow (meta robots)");
+    assert_eq!(
+        line("/header.html")["robots"],
+        "noindex (X-Robots-Tag), nofollow (X-Robots-Tag)"
+    );
+    assert_eq!(line("/token.html")["robots"], "noindex (meta neardup)");
+    assert!(line("/other-bot.html").get("robots").is_none());
+    assert!(line("/").get("robots").is_none());
+
+    assert_eq!(summary.noindex, 3);
+    assert_eq!(summary.nofollow_pages, 2);
+    assert_eq!(summary.skipped.get("rel_nofollow"), Some(&3));
+    assert_eq!(summary.skipped.get("meta_nofollow"), Some(&2));
+    assert_eq!(summary.pages, verdicts.len() as u64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn directives_are_ignored_when_not_obeyed() {
+    let site = directives_site();
+    let addr = site.clone().start().await;
+    let mut config = test_config();
+    config.crawl.directives.obey = false;
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    let (summary, _pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
+    let hits = site.hits();
+    for p in [
+        "/from-nofollow.html",
+        "/from-header.html",
+        "/rel-nofollow.html",
+        "/rel-sponsored.html",
+        "/rel-ugc.html",
+    ] {
+        assert!(hits.iter().any(|h| h == p), "{p} not fetched: {hits:?}");
+    }
+    let judged: Vec<String> = verdicts.iter().map(path_of).collect();
+    assert!(judged.contains(&"/noindex.html".to_owned()), "{judged:?}");
+    assert_eq!(summary.noindex, 0);
+
+    // Only some rels obeyed: ugc links are followed, nofollow ones not.
+    let mut config = test_config();
+    config.crawl.directives.nofollow_rels = vec!["nofollow".into()];
+    let site = directives_site();
+    let addr = site.clone().start().await;
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    crawl(&config, &[format!("http://{addr}/")], fetcher).await;
+    let hits = site.hits();
+    assert!(hits.iter().any(|h| h == "/rel-ugc.html"), "{hits:?}");
+    assert!(!hits.iter().any(|h| h == "/rel-nofollow.html"), "{hits:?}");
+}
+
+/// A site where most links are broken: one page, five 404s, one 500.
+fn broken_site(delay: Duration) -> Site {
+    let mut links = String::new();
+    for i in 0..5 {
+        links.push_str(&format!("<a href=/missing-{i}.html>x</a> "));
+    }
+    links.push_str("<a href=/error.html>e</a>");
+    Site {
+        delay,
+        ..Site::new(vec![
+            (
+                "/robots.txt",
+                Answer::typed("text/plain", "User-agent: *\nAllow: /\n"),
+            ),
+            ("/", Answer::html(&format!("{}{links}", words(1)))),
+            (
+                "/error.html",
+                Answer {
+                    status: 500,
+                    ..Answer::html("broken")
+                },
+            ),
+        ])
+    }
+}
+
+fn write_crawl_config(dir: &Dir, name: &str, host_delay_ms: u64) {
+    dir.write(
+        name,
+        format!(
+            "[crawl]\nallow_private = true\n\n[crawl.fetch]\nhost_delay_ms = {host_delay_ms}\nretries = 0\n"
+        ),
+    );
+}
+
+#[test]
+fn summary_breaks_down_statuses_and_progress_lines_go_to_a_pipe() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    // Slow pages, so that the crawl lasts several progress intervals.
+    let site = broken_site(Duration::from_millis(150));
+    let addr = rt.block_on(site.clone().start());
+    let dir = Dir::new();
+    write_crawl_config(&dir, "c.toml", 0);
+    let seed = format!("http://{addr}/");
+    let run = dir
+        .run(&[
+            "--config",
+            "c.toml",
+            "crawl",
+            "--seed",
+            &seed,
+            "--out",
+            "out",
+            "--no-report",
+            "--progress-secs",
+            "0.1",
+        ])
+        .expect_code(0);
+    let err = run.stderr();
+    assert!(
+        err.contains("HTTP status: 2xx 1 (200 1), 4xx 5 (404 5), 5xx 1 (500 1)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("errors: 6 HTTP 4xx/5xx answers, 0 fetch errors, 0 disallowed"),
+        "{err}"
+    );
+    // stderr is a pipe here: progress comes as lines.
+    let progress: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("neardup: progress: "))
+        .collect();
+    assert!(!progress.is_empty(), "{err}");
+    assert!(progress.iter().all(|l| l.contains(" fetched (")), "{err}");
+
+    let summary: Value =
+        serde_json::from_str(&dir.read("out/crawl-summary.json")).expect("summary JSON");
+    assert_eq!(summary["attempts"], 7);
+    let statuses: BTreeMap<String, u64> =
+        serde_json::from_value(summary["statuses"].clone()).expect("statuses");
+    assert_eq!(
+        statuses,
+        BTreeMap::from([("200".into(), 1), ("404".into(), 5), ("500".into(), 1)])
+    );
+    assert_eq!(summary["fetch_errors"], 0);
+
+    // --progress-secs 0: no lines.
+    let run = dir
+        .run(&[
+            "--config",
+            "c.toml",
+            "crawl",
+            "--seed",
+            &seed,
+            "--out",
+            "out2",
+            "--no-report",
+            "--progress-secs",
+            "0",
+        ])
+        .expect_code(0);
+    assert!(
+        !run.stderr().contains("neardup: progress:"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_errors_are_counted_by_kind() {
+    let site = broken_site(Duration::ZERO);
+    let addr = site.start().await;
+    let config = test_config();
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    // A port nothing listens on, with robots.txt not obeyed so that the
+    // page itself is requested.
+    let mut config = config;
+    config.crawl.robots.obey = false;
+    config.crawl.scope.sites = neardup::config::SiteScope::Any;
+    let (summary, _, _) = crawl(
+        &config,
+        &[format!("http://{addr}/"), "http://127.0.0.1:9/".into()],
+        fetcher,
+    )
+    .await;
+    assert_eq!(summary.errors.get("connect"), Some(&1), "{summary:?}");
+    assert_eq!(summary.fetch_errors, 1);
+    assert_eq!(summary.statuses.get(&404), Some(&5));
+    let text = neardup::crawl::format_summary(&summary).join("\n");
+    assert!(text.contains("1 fetch errors (connect 1)"), "{text}");
+}
+
+#[test]
+fn resume_reads_the_saved_config() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let addr = rt.block_on(broken_site(Duration::ZERO).start());
+    let dir = Dir::new();
+    // Not the default config: a resume with the default one is refused.
+    write_crawl_config(&dir, "c.toml", 7);
+    write_crawl_config(&dir, "other.toml", 8);
+    let seed = format!("http://{addr}/");
+    dir.run(&[
+        "--config",
+        "c.toml",
+        "crawl",
+        "--seed",
+        &seed,
+        "--out",
+        "out",
+        "--no-report",
+    ])
+    .expect_code(0);
+    // No --config: the crawl's own DIR/config.toml is used.
+    let run = dir
+        .run(&["crawl", "--resume", "out", "--no-report"])
+        .expect_code(0);
+    assert!(run.stderr().contains("had finished"), "{}", run.stderr());
+    // The same --config again is fine.
+    dir.run(&[
+        "--config",
+        "c.toml",
+        "crawl",
+        "--resume",
+        "out",
+        "--no-report",
+    ])
+    .expect_code(0);
+    // Another one is refused, and the message says where the saved one is.
+    let run = dir.run(&[
+        "--config",
+        "other.toml",
+        "crawl",
+        "--resume",
+        "out",
+        "--no-report",
+    ]);
+    assert_ne!(run.code(), 0);
+    assert!(run.stderr().contains("another config"), "{}", run.stderr());
+    assert!(run.stderr().contains("config.toml"), "{}", run.stderr());
+}
