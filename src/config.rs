@@ -533,6 +533,12 @@ pub struct FetchConfig {
     pub host_concurrency: usize,
     /// Requests in flight in total.
     pub concurrency: usize,
+    /// HTTP proxy for every request (`http://HOST:PORT`, with
+    /// `USER:PASS@` if it needs them); empty: connect directly. Proxies
+    /// from the environment (`HTTP_PROXY`, ...) are never used. With a
+    /// proxy the private-address guard resolves each target host itself
+    /// before the request goes to the proxy (see `fetch::client`).
+    pub proxy: String,
 }
 
 impl Default for FetchConfig {
@@ -552,6 +558,7 @@ impl Default for FetchConfig {
             host_delay_ms: 1000,
             host_concurrency: 1,
             concurrency: 64,
+            proxy: String::new(),
         }
     }
 }
@@ -682,6 +689,19 @@ impl CrawlConfig {
         range64("crawl.fetch.host_delay_ms", f.host_delay_ms, 0, 3_600_000)?;
         range("crawl.fetch.host_concurrency", f.host_concurrency, 1, 1024)?;
         range("crawl.fetch.concurrency", f.concurrency, 1, 65_536)?;
+        if !f.proxy.is_empty() {
+            let ok = url::Url::parse(&f.proxy)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            if ok.is_none() {
+                return Err(Error::Config {
+                    key: "crawl.fetch.proxy".into(),
+                    // Never echo credentials.
+                    value: "(the configured URL)".into(),
+                    allowed: "must be empty or an http:// or https:// URL with a host".into(),
+                });
+            }
+        }
         Ok(())
     }
 }

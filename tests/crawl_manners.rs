@@ -1,7 +1,7 @@
 //! Crawler manners against real HTTP servers on 127.0.0.1: robots meta
 //! tags, `X-Robots-Tag` and `rel=nofollow`; the status breakdown of the
 //! summary; progress lines when stderr is not a terminal; `--resume`
-//! with the saved config.
+//! with the saved config; an HTTP proxy and the private-address guard.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -519,4 +519,162 @@ fn resume_reads_the_saved_config() {
     assert_ne!(run.code(), 0);
     assert!(run.stderr().contains("another config"), "{}", run.stderr());
     assert!(run.stderr().contains("config.toml"), "{}", run.stderr());
+}
+
+/// A tiny HTTP proxy on 127.0.0.1 that records each request line and
+/// answers itself (it reaches nothing): the site behind it is a home
+/// page linking to `/b.html`; robots.txt is missing.
+async fn start_proxy() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&log);
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut conn, _)) = listener.accept().await else {
+                return;
+            };
+            let seen = Arc::clone(&seen);
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match conn.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).into_owned();
+                let line = text.lines().next().unwrap_or_default().to_owned();
+                seen.lock().expect("lock").push(line.clone());
+                let target = line.split(' ').nth(1).unwrap_or_default();
+                let path = Url::parse(target)
+                    .map(|u| u.path().to_owned())
+                    .unwrap_or_default();
+                let (status, body) = match path.as_str() {
+                    "/" => (
+                        "200 OK",
+                        format!(
+                            "<html><body>{}<a href=/b.html>b</a></body></html>",
+                            words(20)
+                        ),
+                    ),
+                    "/b.html" => ("200 OK", format!("<html><body>{}</body></html>", words(21))),
+                    _ => ("404 Not Found", "no".to_owned()),
+                };
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = conn.write_all(answer.as_bytes()).await;
+                let _ = conn.shutdown().await;
+            });
+        }
+    });
+    (addr, log)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crawl_goes_through_the_proxy() {
+    let (proxy, log) = start_proxy().await;
+    let mut config = test_config();
+    config.crawl.fetch.proxy = format!("http://{proxy}");
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    // The host does not resolve: only the proxy can answer for it.
+    let (summary, pages, _) = crawl(&config, &["http://site.invalid/".into()], fetcher).await;
+    let log = log.lock().expect("lock").clone();
+    assert_eq!(
+        log,
+        [
+            "GET http://site.invalid/robots.txt HTTP/1.1",
+            "GET http://site.invalid/ HTTP/1.1",
+            "GET http://site.invalid/b.html HTTP/1.1"
+        ]
+    );
+    assert_eq!(summary.pages, 2, "{pages:#?}");
+    assert_eq!(summary.statuses.get(&200), Some(&2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_private_address_guard_holds_behind_a_proxy() {
+    use neardup::fetch::FetchError;
+    let (proxy, log) = start_proxy().await;
+    let mut crawl_config = Config::default().crawl;
+    crawl_config.fetch.proxy = format!("http://{proxy}");
+    crawl_config.fetch.retries = 0;
+    // Default guard: the proxy itself is on loopback (allowed), the
+    // targets are not: a literal IP, and a name resolving to loopback.
+    let fetcher = Fetcher::new(&crawl_config).expect("fetcher");
+    for target in ["http://127.0.0.1:8080/", "http://localhost:8080/"] {
+        let err = fetcher
+            .fetch(&Url::parse(target).expect("url"))
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(err, FetchError::PrivateAddress { .. }),
+            "{target}: {err:?}"
+        );
+    }
+    assert!(log.lock().expect("lock").is_empty(), "{log:?}");
+
+    // A guard that blocks only 10/8: the same name passes (the check
+    // resolves it, then the proxy carries the request).
+    fn ten_only(ip: std::net::IpAddr) -> bool {
+        matches!(ip, std::net::IpAddr::V4(v4) if v4.octets()[0] == 10)
+    }
+    let fetcher = Fetcher::with_address_filter(&crawl_config, ten_only).expect("fetcher");
+    let outcome = fetcher
+        .fetch(&Url::parse("http://localhost:8080/").expect("url"))
+        .await
+        .expect("through the proxy");
+    assert_eq!(outcome.status, 200);
+    assert_eq!(
+        log.lock().expect("lock").clone(),
+        ["GET http://localhost:8080/ HTTP/1.1"]
+    );
+}
+
+#[test]
+fn proxy_flag_of_the_cli() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (proxy, log) = rt.block_on(start_proxy());
+    let dir = Dir::new();
+    write_crawl_config(&dir, "c.toml", 0);
+    let proxy_url = format!("http://{proxy}");
+    dir.run(&[
+        "--config",
+        "c.toml",
+        "crawl",
+        "--seed",
+        "http://site.invalid/",
+        "--out",
+        "out",
+        "--no-report",
+        "--proxy",
+        &proxy_url,
+    ])
+    .expect_code(0);
+    let pages = json_lines(&dir.read("out/pages.jsonl"));
+    assert_eq!(pages.len(), 2, "{pages:#?}");
+    assert!(pages.iter().all(|p| p["status"] == 200), "{pages:#?}");
+    assert_eq!(log.lock().expect("lock").len(), 3);
+
+    let run = dir.run(&[
+        "crawl",
+        "--seed",
+        "http://site.invalid/",
+        "--out",
+        "out2",
+        "--proxy",
+        "socks5://127.0.0.1:1080",
+    ]);
+    assert_eq!(run.code(), 2);
+    assert!(
+        run.stderr().contains("crawl.fetch.proxy"),
+        "{}",
+        run.stderr()
+    );
 }

@@ -170,6 +170,12 @@ pub struct CrawlArgs {
     #[arg(long)]
     pub allow_private: bool,
 
+    /// Send every request through this HTTP proxy (`http://HOST:PORT`);
+    /// sets `crawl.fetch.proxy`. Private targets stay refused unless
+    /// --allow-private.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+
     /// When stderr is not a terminal, print a progress line this often
     /// (seconds; 0: never). On a terminal a progress bar is shown instead.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]

@@ -31,6 +31,10 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     if a.allow_private {
         config.crawl.allow_private = true;
     }
+    if let Some(proxy) = &a.proxy {
+        config.crawl.fetch.proxy = proxy.trim().to_owned();
+        config.validate().context("invalid --proxy")?;
+    }
     if a.demo {
         config = demo_config(config);
     }

@@ -266,9 +266,12 @@ fn state_err(path: &Path, message: impl std::fmt::Display) -> Error {
     }
 }
 
-/// Hash of the config as JSON, hex.
+/// Hash of the config as JSON, hex. The proxy is left out: it changes
+/// the route, not what is fetched, and a resume may need another one.
 fn config_hash(config: &Config) -> Result<String> {
-    let json = serde_json::to_vec(config).map_err(|e| Error::Config {
+    let mut config = config.clone();
+    config.crawl.fetch.proxy.clear();
+    let json = serde_json::to_vec(&config).map_err(|e| Error::Config {
         key: "<config>".into(),
         value: e.to_string(),
         allowed: "a serializable config".into(),
