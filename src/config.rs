@@ -284,6 +284,8 @@ pub struct CrawlConfig {
     /// Page-level robots directives: meta robots, `X-Robots-Tag`,
     /// `rel=nofollow`.
     pub directives: DirectivesConfig,
+    /// Sitemaps from robots.txt and seeds.
+    pub sitemaps: SitemapConfig,
     /// HTTP fetching: timeouts, limits, retries, politeness.
     pub fetch: FetchConfig,
 }
@@ -298,6 +300,7 @@ impl Default for CrawlConfig {
             scope: ScopeConfig::default(),
             robots: RobotsConfig::default(),
             directives: DirectivesConfig::default(),
+            sitemaps: SitemapConfig::default(),
             fetch: FetchConfig::default(),
         }
     }
@@ -489,6 +492,41 @@ impl Default for DirectivesConfig {
     }
 }
 
+/// Sitemaps (see `frontier::sitemap`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SitemapConfig {
+    /// Read the sitemaps that the seeds' hosts list in robots.txt
+    /// (`Sitemap:` lines; needs `crawl.robots.obey`).
+    pub from_robots: bool,
+    /// Treat a seed whose file name mentions `sitemap` and ends in `.xml`,
+    /// `.xml.gz`, `.txt` or `.txt.gz` as a sitemap to read, not a page.
+    pub from_seeds: bool,
+    /// URLs read per sitemap file (protocol: 50,000); the rest are dropped.
+    pub max_urls: usize,
+    /// Bytes read per sitemap file after decompression (protocol: 50 MB);
+    /// the rest is cut.
+    pub max_bytes: usize,
+    /// Levels of sitemap indexes followed below a start sitemap: 1 reads
+    /// the sitemaps an index lists (the protocol's only level).
+    pub max_depth: u32,
+    /// Sitemap files read in a crawl.
+    pub max_files: usize,
+}
+
+impl Default for SitemapConfig {
+    fn default() -> Self {
+        SitemapConfig {
+            from_robots: true,
+            from_seeds: true,
+            max_urls: 50_000,
+            max_bytes: 50 * 1024 * 1024,
+            max_depth: 2,
+            max_files: 100,
+        }
+    }
+}
+
 /// What the fetcher does with a body longer than `max_body_bytes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -654,6 +692,11 @@ impl CrawlConfig {
                 });
             }
         }
+        let m = &self.sitemaps;
+        range("crawl.sitemaps.max_urls", m.max_urls, 1, 1_000_000)?;
+        range("crawl.sitemaps.max_bytes", m.max_bytes, 1024, 1 << 30)?;
+        range("crawl.sitemaps.max_depth", m.max_depth as usize, 0, 10)?;
+        range("crawl.sitemaps.max_files", m.max_files, 1, 100_000)?;
         let f = &self.fetch;
         range64(
             "crawl.fetch.connect_timeout_ms",

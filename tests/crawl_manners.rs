@@ -1,7 +1,8 @@
 //! Crawler manners against real HTTP servers on 127.0.0.1: robots meta
 //! tags, `X-Robots-Tag` and `rel=nofollow`; the status breakdown of the
 //! summary; progress lines when stderr is not a terminal; `--resume`
-//! with the saved config; an HTTP proxy and the private-address guard.
+//! with the saved config; an HTTP proxy and the private-address guard;
+//! sitemaps from robots.txt and seeds.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -88,6 +89,11 @@ impl Site {
 
     /// Serves the site on 127.0.0.1 (on the current tokio runtime).
     pub async fn start(self) -> std::net::SocketAddr {
+        self.start_on("127.0.0.1:0".parse().expect("address")).await
+    }
+
+    /// Serves the site on `addr`.
+    pub async fn start_on(self, addr: std::net::SocketAddr) -> std::net::SocketAddr {
         async fn handle(State(site): State<Site>, uri: Uri) -> Response {
             let path = uri.path().to_owned();
             site.hits.lock().expect("lock").push(path.clone());
@@ -110,9 +116,7 @@ impl Site {
             }
             r
         }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
+        let listener = tokio::net::TcpListener::bind(addr).await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let app = Router::new().fallback(handle).with_state(self);
         tokio::spawn(async move { axum::serve(listener, app).await });
@@ -677,4 +681,199 @@ fn proxy_flag_of_the_cli() {
         "{}",
         run.stderr()
     );
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(data).expect("gzip");
+    gz.finish().expect("gzip")
+}
+
+fn urlset(base: &str, paths: &[&str]) -> String {
+    let urls: String = paths
+        .iter()
+        .map(|p| format!("<url><loc>{base}{p}</loc><changefreq>daily</changefreq></url>"))
+        .collect();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{urls}</urlset>"
+    )
+}
+
+fn index(base: &str, paths: &[&str]) -> String {
+    let maps: String = paths
+        .iter()
+        .map(|p| format!("<sitemap><loc>{base}{p}</loc></sitemap>"))
+        .collect();
+    format!(
+        "<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{maps}</sitemapindex>"
+    )
+}
+
+/// A site whose robots.txt lists a sitemap index; the index lists a
+/// gzip-compressed sitemap (served as application/gzip) and a plain one.
+/// The home page links to nothing: every other page is reached only
+/// through the sitemaps. One listed URL is excluded by the scope, one is
+/// on another host, one is disallowed by robots.txt.
+fn sitemap_site(base: &str) -> Site {
+    let pages = urlset(
+        base,
+        &[
+            "/only-in-sitemap.html",
+            "/excluded/page.html",
+            "/secret/page.html",
+        ],
+    );
+    let more = urlset(base, &["/from-plain-sitemap.html"]).replace(
+        "</urlset>",
+        "<url><loc>http://other.invalid/elsewhere.html</loc></url></urlset>",
+    );
+    Site::new(vec![
+        (
+            "/robots.txt",
+            Answer::typed(
+                "text/plain",
+                format!("User-agent: *\nDisallow: /secret/\n\nSitemap: {base}/sitemap_index.xml\n"),
+            ),
+        ),
+        ("/", Answer::html(&words(30))),
+        (
+            "/sitemap_index.xml",
+            Answer::typed(
+                "application/xml",
+                index(base, &["/sitemap-pages.xml.gz", "/sitemap-more.xml"]),
+            ),
+        ),
+        (
+            "/sitemap-pages.xml.gz",
+            Answer::typed("application/gzip", gzip(pages.as_bytes())),
+        ),
+        ("/sitemap-more.xml", Answer::typed("text/xml", more)),
+        ("/only-in-sitemap.html", Answer::html(&words(31))),
+        ("/from-plain-sitemap.html", Answer::html(&words(32))),
+        ("/excluded/page.html", Answer::html(&words(33))),
+        ("/secret/page.html", Answer::html(&words(34))),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_listed_only_in_sitemaps_are_crawled() {
+    // The answers name the site's own address: bind first, then serve.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    drop(listener);
+    let base = format!("http://{addr}");
+    let site = sitemap_site(&base);
+    let served = site.clone().start_on(addr).await;
+    assert_eq!(served, addr);
+    let mut config = test_config();
+    config.crawl.scope.exclude = vec!["/excluded/".into()];
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    let (summary, pages, verdicts) = crawl(&config, &[format!("{base}/")], fetcher).await;
+    let hits = site.hits();
+    for p in ["/only-in-sitemap.html", "/from-plain-sitemap.html"] {
+        assert!(hits.iter().any(|h| h == p), "{p} not fetched: {hits:?}");
+        assert!(
+            verdicts.iter().any(|v| path_of(v) == p),
+            "{p} not judged: {verdicts:#?}"
+        );
+    }
+    // Scope rules and robots.txt apply to sitemap URLs as to links.
+    assert!(!hits.iter().any(|h| h == "/excluded/page.html"), "{hits:?}");
+    assert!(!hits.iter().any(|h| h == "/secret/page.html"), "{hits:?}");
+    assert!(
+        !pages
+            .iter()
+            .any(|p| p["url"] == "http://other.invalid/elsewhere.html"),
+        "{pages:#?}"
+    );
+    assert_eq!(summary.skipped.get("excluded"), Some(&1), "{summary:?}");
+    assert_eq!(summary.skipped.get("off_site"), Some(&1), "{summary:?}");
+    // The sitemaps themselves are not pages.
+    assert!(
+        !pages
+            .iter()
+            .any(|p| path_of(p).ends_with(".xml") || path_of(p).ends_with(".gz")),
+        "{pages:#?}"
+    );
+    assert_eq!(summary.sitemap_files, 3);
+    assert_eq!(summary.sitemap_urls, 5);
+    assert_eq!(summary.sitemap_errors, 0);
+    // Sitemap pages sit at depth 1, like the home page's links.
+    let only = pages
+        .iter()
+        .find(|p| path_of(p) == "/only-in-sitemap.html")
+        .expect("line");
+    assert_eq!(only["depth"], 1);
+
+    // Not read when turned off.
+    let mut config = test_config();
+    config.crawl.sitemaps.from_robots = false;
+    let site = sitemap_site("http://127.0.0.1:1");
+    let addr = site.clone().start().await;
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    let (summary, _, _) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
+    assert_eq!(summary.sitemap_files, 0);
+    assert!(
+        !site.hits().iter().any(|h| h.contains("sitemap")),
+        "{:?}",
+        site.hits()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seed_sitemap_with_limits() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    drop(listener);
+    let base = format!("http://{addr}");
+    // An index nested three deep, and a sitemap over the URL limit.
+    let site = Site::new(vec![
+        (
+            "/robots.txt",
+            Answer::typed("text/plain", "User-agent: *\nAllow: /\n"),
+        ),
+        (
+            "/sitemap.xml",
+            Answer::typed(
+                "application/xml",
+                index(&base, &["/a-sitemap.xml", "/nested-sitemap.xml"]),
+            ),
+        ),
+        (
+            "/a-sitemap.xml",
+            Answer::typed(
+                "application/xml",
+                urlset(&base, &["/p1.html", "/p2.html", "/p3.html"]),
+            ),
+        ),
+        (
+            "/nested-sitemap.xml",
+            Answer::typed("application/xml", index(&base, &["/deeper-sitemap.xml"])),
+        ),
+        (
+            "/deeper-sitemap.xml",
+            Answer::typed("application/xml", urlset(&base, &["/too-deep.html"])),
+        ),
+        ("/p1.html", Answer::html(&words(40))),
+        ("/p2.html", Answer::html(&words(41))),
+        ("/p3.html", Answer::html(&words(42))),
+        ("/too-deep.html", Answer::html(&words(43))),
+    ]);
+    site.clone().start_on(addr).await;
+    let mut config = test_config();
+    config.crawl.sitemaps.max_urls = 2;
+    config.crawl.sitemaps.max_depth = 1;
+    // Seed sitemap URLs are seeds: depth 0 is enough.
+    config.crawl.scope.max_depth = 0;
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
+    let (summary, pages, _) = crawl(&config, &[format!("{base}/sitemap.xml")], fetcher).await;
+    let fetched: Vec<String> = pages.iter().map(path_of).collect();
+    assert_eq!(fetched, ["/p1.html", "/p2.html"], "{pages:#?}");
+    let hits = site.hits();
+    assert!(!hits.iter().any(|h| h == "/deeper-sitemap.xml"), "{hits:?}");
+    // sitemap.xml, a-sitemap.xml, nested-sitemap.xml.
+    assert_eq!(summary.sitemap_files, 3);
+    // p3 over the URL limit, deeper-sitemap.xml too deep.
+    assert_eq!(summary.sitemap_errors, 2);
 }

@@ -80,6 +80,12 @@
 //!   still passes the seen set, the depth and the page budgets.
 //! - Only 2xx HTML answers are checked for duplicates; other statuses,
 //!   skipped content types and fetch errors go to `pages.jsonl` only.
+//! - Robots directives ([`manners`], `crawl.directives`): a `noindex` page
+//!   is not checked nor indexed (its `pages.jsonl` line has `robots`), a
+//!   `nofollow` page's links and `rel=nofollow` links are not followed.
+//! - Sitemaps (seed sitemaps, `Sitemap:` lines of the seeds' robots.txt)
+//!   are read before the first dispatch of a new crawl and their URLs
+//!   offered like links ([`crate::frontier::sitemap`]).
 //! - A URL disallowed by robots.txt is not fetched: its `pages.jsonl` line
 //!   has `status: null` and `error: "robots_disallowed"` (or
 //!   `"robots_unreachable"` when robots.txt could not be fetched: RFC 9309
@@ -206,6 +212,16 @@ pub struct CrawlSummary {
     /// says `nofollow`.
     #[serde(default)]
     pub nofollow_pages: u64,
+    /// Sitemap files read (see [`crate::frontier::sitemap`]).
+    #[serde(default)]
+    pub sitemap_files: u64,
+    /// Page URLs the sitemaps listed (before scope and the seen set).
+    #[serde(default)]
+    pub sitemap_urls: u64,
+    /// Sitemaps that could not be read, or only in part, and entries
+    /// dropped (over `crawl.sitemaps.max_urls`, not http(s)).
+    #[serde(default)]
+    pub sitemap_errors: u64,
     /// Body bytes fetched.
     pub bytes: u64,
     /// Wall time.
@@ -465,6 +481,24 @@ pub(crate) async fn drive(
     if let Some(r) = restored {
         r.restore(&mut frontier, &mut state, &mut summary);
     }
+    tokio::pin!(shutdown);
+    // Sitemaps are read once per crawl, before the first dispatch (a
+    // resumed crawl has their URLs in its restored queue); the shutdown
+    // signal stops the reading like the crawl.
+    let mut stopped_early = false;
+    if !frontier.sitemaps_read {
+        tokio::select! {
+            biased;
+            () = &mut shutdown => stopped_early = true,
+            found = read_sitemaps(&shared, config, &seeds) => {
+                found.offer(&shared.canon, &mut frontier, &mut summary);
+                frontier.sitemaps_read = true;
+            }
+        }
+    }
+    if stopped_early {
+        summary.interrupted = true;
+    }
     // Dispatched and not yet decided, by sequence number: a checkpoint
     // records them at the head of the queue, to be fetched again.
     let mut in_flight_urls: BTreeMap<u64, Queued> = BTreeMap::new();
@@ -481,10 +515,11 @@ pub(crate) async fn drive(
     let mut next_dispatch: u64 = 0;
     let mut next_decide: u64 = 0;
     let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
-    let mut stopping = false;
+    // A shutdown seen while reading sitemaps: `shutdown` is done and must
+    // not be polled again.
+    let mut stopping = stopped_early;
     let mut job_tx = Some(job_tx);
     let politeness = fetcher.politeness();
-    tokio::pin!(shutdown);
     loop {
         let in_flight = next_dispatch - next_decide;
         if in_flight == 0 && (frontier.queue.is_empty() || stopping) {
@@ -814,6 +849,8 @@ struct Frontier {
     /// `crawl.scope.duplicate_hops`.
     duplicate_hops: u32,
     skipped: BTreeMap<String, u64>,
+    /// The start's sitemaps were read (see [`read_sitemaps`]).
+    sitemaps_read: bool,
 }
 
 impl Frontier {
@@ -840,9 +877,14 @@ impl Frontier {
             max_frontier: options.max_frontier.max(1),
             duplicate_hops: config.crawl.scope.duplicate_hops,
             skipped: BTreeMap::new(),
+            sitemaps_read: false,
         };
         for s in seeds {
-            f.offer(s, 0, 0);
+            // A sitemap seed is read before the crawl starts (its URLs are
+            // the seeds), not fetched as a page.
+            if !(config.crawl.sitemaps.from_seeds && crate::frontier::sitemap::is_sitemap_url(&s)) {
+                f.offer(s, 0, 0);
+            }
         }
         Ok(f)
     }
@@ -1188,6 +1230,89 @@ impl Decider {
     }
 }
 
+/// The page URLs of the start's sitemaps, with the depth they are queued
+/// at, and what reading them counted.
+#[derive(Default)]
+struct SitemapUrls {
+    urls: Vec<(Url, u32)>,
+    files: u64,
+    listed: u64,
+    problems: u64,
+}
+
+impl SitemapUrls {
+    /// Offers the URLs to the frontier like links (canonical form, scope,
+    /// seen set) and adds the counts to the summary.
+    fn offer(self, canon: &Canonicalizer, frontier: &mut Frontier, summary: &mut CrawlSummary) {
+        summary.sitemap_files += self.files;
+        summary.sitemap_urls += self.listed;
+        summary.sitemap_errors += self.problems;
+        for (url, depth) in self.urls {
+            match canon.normalize(url) {
+                Ok(u) => frontier.offer(u, depth, 0),
+                Err(_) => frontier.skip("bad_url"),
+            }
+        }
+    }
+}
+
+/// Reads the sitemaps of the crawl's start: seeds that are sitemaps
+/// (their URLs at depth 0), then, per distinct seed origin in seed order,
+/// those its robots.txt lists (depth 1). Runs before the first dispatch;
+/// robots.txt files are fetched concurrently, sitemaps one after another
+/// in that order, so the queue (and the crawl) is the same on every run.
+async fn read_sitemaps(shared: &Shared, config: &Config, seeds: &[Url]) -> SitemapUrls {
+    use crate::frontier::sitemap;
+    use futures_util::StreamExt as _;
+    let sm = &config.crawl.sitemaps;
+    let mut starts: Vec<(Vec<Url>, u32)> = Vec::new();
+    if sm.from_seeds {
+        let direct: Vec<Url> = seeds
+            .iter()
+            .filter(|s| sitemap::is_sitemap_url(s))
+            .cloned()
+            .collect();
+        if !direct.is_empty() {
+            starts.push((direct, 0));
+        }
+    }
+    if sm.from_robots && config.crawl.robots.obey {
+        let mut origins = HashSet::new();
+        let firsts: Vec<&Url> = seeds
+            .iter()
+            .filter(|s| origins.insert(s.origin().ascii_serialization()))
+            .collect();
+        let listed: Vec<Vec<String>> = futures_util::stream::iter(firsts)
+            .map(|s| shared.robots.sitemaps(&shared.fetcher, s))
+            .buffered(32)
+            .collect()
+            .await;
+        let urls: Vec<Url> = listed
+            .into_iter()
+            .flatten()
+            .filter_map(|u| Url::parse(u.trim()).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .collect();
+        if !urls.is_empty() {
+            starts.push((urls, 1));
+        }
+    }
+    let mut budget = sm.max_files;
+    let mut out = SitemapUrls::default();
+    for (start, depth) in starts {
+        let found =
+            sitemap::read_all(&shared.fetcher, &shared.robots, sm, start, &mut budget).await;
+        out.files += found.files;
+        out.listed += found.urls.len() as u64;
+        out.problems += found.errors.len() as u64 + found.dropped;
+        for (url, error) in &found.errors {
+            tracing::warn!(sitemap = %url, %error, "sitemap not read in full");
+        }
+        out.urls.extend(found.urls.into_iter().map(|u| (u, depth)));
+    }
+    out
+}
+
 /// A page's links with what decides whether they are followed.
 struct PageLinks {
     links: Links,
@@ -1262,6 +1387,12 @@ pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
         .filter(|(code, _)| **code >= 400)
         .map(|(_, n)| n)
         .sum();
+    if s.sitemap_files > 0 || s.sitemap_errors > 0 {
+        lines.push(format!(
+            "sitemaps: {} files read, {} URLs listed, {} problems (see the warnings)",
+            s.sitemap_files, s.sitemap_urls, s.sitemap_errors
+        ));
+    }
     let kinds: Vec<String> = s.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
     lines.push(format!(
         "errors: {http_errors} HTTP 4xx/5xx answers, {} fetch errors{}, {} disallowed by robots.txt",

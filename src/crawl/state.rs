@@ -102,6 +102,10 @@ pub struct CrawlState {
     pub watermark: u32,
     /// Counters so far (over every run of this crawl).
     pub summary: CrawlSummary,
+    /// The start's sitemaps were read and their URLs queued (a crawl
+    /// stopped while reading them reads them again on resume).
+    #[serde(default)]
+    pub sitemaps_read: bool,
 }
 
 impl CrawlState {
@@ -146,6 +150,7 @@ impl CrawlState {
             records: decider.records,
             watermark: decider.watermark,
             summary: summary.clone(),
+            sitemaps_read: frontier.sitemaps_read,
         }
     }
 
@@ -164,6 +169,7 @@ impl CrawlState {
         frontier.seen = self.seen.into_iter().collect();
         frontier.targets = self.targets.into_iter().collect();
         frontier.skipped = self.skipped;
+        frontier.sitemaps_read = self.sitemaps_read;
         decider.positions = self.positions.into_iter().collect();
         decider.fetched = self.fetched.into_iter().collect();
         decider.records = self.records;

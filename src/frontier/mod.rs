@@ -10,6 +10,7 @@ pub mod canonical;
 pub mod queue;
 pub mod robots;
 pub mod scope;
+pub mod sitemap;
 
 pub use canonical::{CanonError, Canonicalizer};
 pub use queue::HostQueues;

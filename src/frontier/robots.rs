@@ -146,6 +146,27 @@ impl RobotsCache {
         }
     }
 
+    /// The `Sitemap:` URLs of the robots.txt of `url`'s origin (fetched as
+    /// [`RobotsCache::check`] does, cached), as written; empty when
+    /// robots.txt is not obeyed, missing or unreachable.
+    pub async fn sitemaps(&self, fetcher: &Fetcher, url: &Url) -> Vec<String> {
+        if self.check(fetcher, url).await.source != RobotsSource::Parsed {
+            return Vec::new();
+        }
+        let slot = {
+            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            entries.get(&url.origin().ascii_serialization()).cloned()
+        };
+        let Some(slot) = slot else {
+            return Vec::new();
+        };
+        let entry = slot.lock().await;
+        match entry.as_ref().map(|e| &e.rules) {
+            Some(Rules::Parsed(robot)) => robot.sitemaps.clone(),
+            _ => Vec::new(),
+        }
+    }
+
     async fn fetch(&self, fetcher: &Fetcher, origin: &str) -> Entry {
         let unreachable = || Entry {
             rules: Rules::DisallowUntil(
