@@ -6,6 +6,13 @@
 //! 3xx by hand (recording the hop, stopping at the limit or at a URL seen
 //! before in the chain), skip disallowed content types without reading the
 //! body, then stream the body up to the cap.
+//!
+//! With `crawl.fetch.proxy`, reqwest resolves only the proxy's name (the
+//! proxy resolves the targets), so the guard's resolver would see the
+//! proxy, not the pages. The guard then runs before each hop instead: the
+//! fetcher resolves the target host itself and refuses it if any address
+//! is blocked (`Fetcher::check_proxied_target`); the proxy's own address
+//! is the operator's choice and is not checked.
 
 use std::collections::HashSet;
 use std::error::Error as StdError;
@@ -22,13 +29,6 @@ use url::Url;
 
 use super::limits::{Permit, Politeness};
 use super::net::{non_public, AddressFilter, PrivateAddressError, PublicOnlyResolver};
-
-// With `crawl.fetch.proxy`, reqwest resolves only the proxy's name (the
-// proxy resolves the targets), so the guard's resolver would see the
-// proxy, not the pages. The guard then runs before each hop instead: the
-// fetcher resolves the target host itself and refuses it if any address
-// is blocked ([`Fetcher::check_proxied_target`]); the proxy's own address
-// is the operator's choice and is not checked.
 use super::retry::{backoff, jitter, parse_retry_after};
 use super::{FetchError, FetchOutcome, Redirect};
 use crate::config::{CrawlConfig, FetchConfig, Oversize};
