@@ -283,6 +283,11 @@ pub struct CrawlConfig {
     pub scope: ScopeConfig,
     /// robots.txt handling.
     pub robots: RobotsConfig,
+    /// Page-level robots directives: meta robots, `X-Robots-Tag`,
+    /// `rel=nofollow`.
+    pub directives: DirectivesConfig,
+    /// Sitemaps from robots.txt and seeds.
+    pub sitemaps: SitemapConfig,
     /// HTTP fetching: timeouts, limits, retries, politeness.
     pub fetch: FetchConfig,
 }
@@ -296,6 +301,8 @@ impl Default for CrawlConfig {
             canonical: CanonicalConfig::default(),
             scope: ScopeConfig::default(),
             robots: RobotsConfig::default(),
+            directives: DirectivesConfig::default(),
+            sitemaps: SitemapConfig::default(),
             fetch: FetchConfig::default(),
         }
     }
@@ -467,6 +474,64 @@ impl Default for RobotsConfig {
     }
 }
 
+/// Page-level robots directives (see `crawl::manners`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DirectivesConfig {
+    /// Obey `noindex` and `nofollow` in `<meta name=robots>`, in
+    /// `<meta name=TOKEN>` (`crawl.robots_token`) and in the
+    /// `X-Robots-Tag` header (for every crawler or for the token), and
+    /// the `nofollow_rels` of links.
+    pub obey: bool,
+    /// Links whose every `<a>` carries one of these `rel` tokens are not
+    /// followed: any of `nofollow`, `ugc`, `sponsored`.
+    pub nofollow_rels: Vec<String>,
+}
+
+impl Default for DirectivesConfig {
+    fn default() -> Self {
+        DirectivesConfig {
+            obey: true,
+            nofollow_rels: vec!["nofollow".into(), "ugc".into(), "sponsored".into()],
+        }
+    }
+}
+
+/// Sitemaps (see `frontier::sitemap`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SitemapConfig {
+    /// Read the sitemaps that the seeds' hosts list in robots.txt
+    /// (`Sitemap:` lines; needs `crawl.robots.obey`).
+    pub from_robots: bool,
+    /// Treat a seed whose file name mentions `sitemap` and ends in `.xml`,
+    /// `.xml.gz`, `.txt` or `.txt.gz` as a sitemap to read, not a page.
+    pub from_seeds: bool,
+    /// URLs read per sitemap file (protocol: 50,000); the rest are dropped.
+    pub max_urls: usize,
+    /// Bytes read per sitemap file after decompression (protocol: 50 MB);
+    /// the rest is cut.
+    pub max_bytes: usize,
+    /// Levels of sitemap indexes followed below a start sitemap: 1 reads
+    /// the sitemaps an index lists (the protocol's only level).
+    pub max_depth: u32,
+    /// Sitemap files read in a crawl.
+    pub max_files: usize,
+}
+
+impl Default for SitemapConfig {
+    fn default() -> Self {
+        SitemapConfig {
+            from_robots: true,
+            from_seeds: true,
+            max_urls: 50_000,
+            max_bytes: 50 * 1024 * 1024,
+            max_depth: 2,
+            max_files: 100,
+        }
+    }
+}
+
 /// What the fetcher does with a body longer than `max_body_bytes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -511,6 +576,12 @@ pub struct FetchConfig {
     pub host_concurrency: usize,
     /// Requests in flight in total.
     pub concurrency: usize,
+    /// HTTP proxy for every request (`http://HOST:PORT`, with
+    /// `USER:PASS@` if it needs them); empty: connect directly. Proxies
+    /// from the environment (`HTTP_PROXY`, ...) are never used. With a
+    /// proxy the private-address guard resolves each target host itself
+    /// before the request goes to the proxy (see `fetch::client`).
+    pub proxy: String,
 }
 
 impl Default for FetchConfig {
@@ -530,6 +601,7 @@ impl Default for FetchConfig {
             host_delay_ms: 1000,
             host_concurrency: 1,
             concurrency: 64,
+            proxy: String::new(),
         }
     }
 }
@@ -629,6 +701,20 @@ impl CrawlConfig {
             0,
             3600,
         )?;
+        for r in &self.directives.nofollow_rels {
+            if crate::extract::LinkRels::bit(r).is_none() {
+                return Err(Error::Config {
+                    key: "crawl.directives.nofollow_rels".into(),
+                    value: format!("{r:?}"),
+                    allowed: "entries must be \"nofollow\", \"ugc\" or \"sponsored\"".into(),
+                });
+            }
+        }
+        let m = &self.sitemaps;
+        range("crawl.sitemaps.max_urls", m.max_urls, 1, 1_000_000)?;
+        range("crawl.sitemaps.max_bytes", m.max_bytes, 1024, 1 << 30)?;
+        range("crawl.sitemaps.max_depth", m.max_depth as usize, 0, 10)?;
+        range("crawl.sitemaps.max_files", m.max_files, 1, 100_000)?;
         let f = &self.fetch;
         range64(
             "crawl.fetch.connect_timeout_ms",
@@ -664,6 +750,19 @@ impl CrawlConfig {
         range64("crawl.fetch.host_delay_ms", f.host_delay_ms, 0, 3_600_000)?;
         range("crawl.fetch.host_concurrency", f.host_concurrency, 1, 1024)?;
         range("crawl.fetch.concurrency", f.concurrency, 1, 65_536)?;
+        if !f.proxy.is_empty() {
+            let ok = url::Url::parse(&f.proxy)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            if ok.is_none() {
+                return Err(Error::Config {
+                    key: "crawl.fetch.proxy".into(),
+                    // Never echo credentials.
+                    value: "(the configured URL)".into(),
+                    allowed: "must be empty or an http:// or https:// URL with a host".into(),
+                });
+            }
+        }
         Ok(())
     }
 }

@@ -5,6 +5,8 @@
 //! - `compare`: the compare command (graded separation, sizes) on hand-made data;
 //! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
 //! - `crawl_robots`: robots.txt and request URLs vs keys in a crawl; the address guard;
+//! - `crawl_manners`: robots directives, nofollow, sitemaps, proxy, status
+//!   breakdown, progress lines, `--resume` with the saved config;
 //! - `dedup`: outputs, warnings, determinism, config and detector flags;
 //! - `eval`: the eval command on a tiny generated benchmark;
 //! - `export`: `neardup export` read back with the parquet reader; errors;
@@ -26,6 +28,7 @@ mod bad_input;
 mod cli;
 mod compare;
 mod crawl;
+mod crawl_manners;
 mod crawl_resume;
 mod crawl_robots;
 mod dedup;

@@ -146,8 +146,9 @@ pub struct CrawlArgs {
     #[arg(long, short, value_name = "DIR", required_unless_present_any = ["demo", "resume"])]
     pub out: Option<PathBuf>,
 
-    /// Continue the interrupted crawl in DIR (same --config/--detectors;
-    /// seeds come from its state).
+    /// Continue the interrupted crawl in DIR with the config it saved in
+    /// DIR/config.toml (a --config or --detector given as well must match
+    /// it); seeds come from its state.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["seeds", "seed", "demo", "out"])]
     pub resume: Option<PathBuf>,
 
@@ -180,6 +181,17 @@ pub struct CrawlArgs {
     /// Fetch private, loopback and link-local addresses too.
     #[arg(long)]
     pub allow_private: bool,
+
+    /// Send every request through this HTTP proxy (`http://HOST:PORT`);
+    /// sets `crawl.fetch.proxy`. Private targets stay refused unless
+    /// --allow-private.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
+
+    /// When stderr is not a terminal, print a progress line this often
+    /// (seconds; 0: never). On a terminal a progress bar is shown instead.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    pub progress_secs: f64,
 
     /// Serve the built-in demo sites on 127.0.0.1, crawl them and print
     /// the per-site duplicate report.

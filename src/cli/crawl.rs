@@ -9,7 +9,7 @@ use neardup::crawl::demo::{demo_config, DemoSites};
 use neardup::crawl::progress::Progress;
 use neardup::crawl::seeds::{parse_seed, parse_seeds};
 use neardup::crawl::state::{run_in_dir, CheckpointPolicy, CrawlDir, Resumed};
-use neardup::crawl::{format_report, Options};
+use neardup::crawl::{format_report, format_summary, CrawlSummary, Options};
 use neardup::deduper::SharedDeduper;
 use neardup::fetch::Fetcher;
 use neardup::output::OutputDir;
@@ -19,9 +19,21 @@ use super::args::{Args, CrawlArgs};
 
 /// Runs the command.
 pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
-    let mut config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    // A resumed crawl reads the config it saved, unless one is given (then
+    // the crawl state's config hash must match, as before).
+    let saved = a
+        .resume
+        .as_ref()
+        .map(|d| d.join(neardup::report::CONFIG_TOML))
+        .filter(|p| args.config.is_none() && p.is_file());
+    let config_file = args.config.as_deref().or(saved.as_deref());
+    let mut config = super::load_config(config_file, &a.detectors.detectors)?;
     if a.allow_private {
         config.crawl.allow_private = true;
+    }
+    if let Some(proxy) = &a.proxy {
+        config.crawl.fetch.proxy = proxy.trim().to_owned();
+        config.validate().context("invalid --proxy")?;
     }
     if a.demo {
         config = demo_config(config);
@@ -70,6 +82,9 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
                 "--resume needs the crawl's own embedded index; it cannot be combined with a shared --index redis://..."
             );
         }
+    }
+    if !(a.progress_secs.is_finite() && a.progress_secs >= 0.0) {
+        anyhow::bail!("--progress-secs must be a number of seconds >= 0");
     }
     if !(a.checkpoint_secs.is_finite() && a.checkpoint_secs >= 0.0) {
         anyhow::bail!("--checkpoint-secs must be a number of seconds >= 0");
@@ -146,7 +161,9 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             );
         }
         if !a.quiet {
-            if let Some(p) = Progress::stderr() {
+            if let Some(p) =
+                Progress::for_stderr(std::time::Duration::from_secs_f64(a.progress_secs))
+            {
                 dir.show_progress(p);
             }
         }
@@ -169,28 +186,15 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     let Some(summary) = summary else {
         return Ok(ExitCode::SUCCESS);
     };
+    write_summary(&out_dir, &summary)?;
     if !a.quiet {
         if a.demo {
             let clusters = neardup::crawl::state::clusters_from_verdicts(&out_dir)?;
             print!("{}", format_report(&clusters.report()));
         }
-        eprintln!(
-            "neardup: {} fetches ({} errors, {} disallowed by robots.txt), {} pages checked: {} unique, {} duplicates ({} by rel=canonical), {} near duplicates in {:.2}s{}",
-            summary.attempts,
-            summary.fetch_errors,
-            summary.robots_disallowed,
-            summary.pages,
-            summary.unique,
-            summary.duplicates,
-            summary.canonical_duplicates,
-            summary.near_duplicates,
-            summary.elapsed.as_secs_f64(),
-            if summary.interrupted {
-                " (interrupted: continue with --resume)"
-            } else {
-                ""
-            }
-        );
+        for line in format_summary(&summary) {
+            eprintln!("neardup: {line}");
+        }
         let skipped: Vec<String> = summary
             .skipped
             .iter()
@@ -211,4 +215,21 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         super::report_cmd::after_run(&out_dir, a.quiet)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `DIR/crawl-summary.json`: the run's counters (this run's, over
+/// every run of the crawl after `--resume`), HTTP statuses by code and
+/// fetch errors by kind included, for scripts.
+fn write_summary(dir: &std::path::Path, summary: &CrawlSummary) -> anyhow::Result<()> {
+    let path = dir.join("crawl-summary.json");
+    let mut json = serde_json::to_value(summary).context("serialize the crawl summary")?;
+    if let Some(o) = json.as_object_mut() {
+        o.insert(
+            "elapsed_secs".into(),
+            serde_json::json!(summary.elapsed.as_secs_f64()),
+        );
+        o.remove("elapsed");
+    }
+    let text = serde_json::to_string_pretty(&json).context("serialize the crawl summary")?;
+    std::fs::write(&path, text + "\n").with_context(|| format!("write {}", path.display()))
 }

@@ -98,6 +98,12 @@
 //!   still passes the seen set, the depth and the page budgets.
 //! - Only 2xx HTML answers are checked for duplicates; other statuses,
 //!   skipped content types and fetch errors go to `pages.jsonl` only.
+//! - Robots directives ([`manners`], `crawl.directives`): a `noindex` page
+//!   is not checked nor indexed (its `pages.jsonl` line has `robots`), a
+//!   `nofollow` page's links and `rel=nofollow` links are not followed.
+//! - Sitemaps (seed sitemaps, `Sitemap:` lines of the seeds' robots.txt)
+//!   are read before the first dispatch of a new crawl and their URLs
+//!   offered like links ([`crate::frontier::sitemap`]).
 //! - A URL disallowed by robots.txt is not fetched: its `pages.jsonl` line
 //!   has `status: null` and `error: "robots_disallowed"` (or
 //!   `"robots_unreachable"` when robots.txt could not be fetched: RFC 9309
@@ -118,6 +124,7 @@
 
 pub mod demo;
 mod hops;
+pub mod manners;
 pub mod progress;
 pub mod seeds;
 pub mod state;
@@ -205,8 +212,34 @@ pub struct CrawlSummary {
     /// Duplicates by `<link rel=canonical>`.
     pub canonical_duplicates: u64,
     /// Links not crawled, by reason (`off_site`, `too_deep`,
-    /// `frontier_full`, ...). Links to URLs already seen are not counted.
+    /// `frontier_full`, `rel_nofollow`, `meta_nofollow`, ...). Links to
+    /// URLs already seen are not counted.
     pub skipped: BTreeMap<String, u64>,
+    /// Final HTTP status of every answer (after redirects), by code.
+    #[serde(default)]
+    pub statuses: BTreeMap<u16, u64>,
+    /// Fetches that failed without a response, by kind (`connect`, `dns`,
+    /// `read_timeout`, `redirect_loop`, ..., `internal`).
+    #[serde(default)]
+    pub errors: BTreeMap<String, u64>,
+    /// 2xx HTML pages not checked because a robots directive says
+    /// `noindex` (see [`manners`]).
+    #[serde(default)]
+    pub noindex: u64,
+    /// Pages whose links were not followed because a robots directive
+    /// says `nofollow`.
+    #[serde(default)]
+    pub nofollow_pages: u64,
+    /// Sitemap files read (see [`crate::frontier::sitemap`]).
+    #[serde(default)]
+    pub sitemap_files: u64,
+    /// Page URLs the sitemaps listed (before scope and the seen set).
+    #[serde(default)]
+    pub sitemap_urls: u64,
+    /// Sitemaps that could not be read, or only in part, and entries
+    /// dropped (over `crawl.sitemaps.max_urls`, not http(s)).
+    #[serde(default)]
+    pub sitemap_errors: u64,
     /// Body bytes fetched.
     pub bytes: u64,
     /// Wall time.
@@ -268,8 +301,13 @@ struct Page {
     analyzed: Analyzed,
     /// `<link rel=canonical>`, joined to the final URL and canonicalized.
     canonical: Option<Url>,
-    /// The page's links, canonicalized against its base URL.
+    /// The page's links, canonicalized against its base URL (without
+    /// those dropped for their `rel`).
     links: Links,
+    /// Links dropped for a `rel` in `crawl.directives.nofollow_rels`.
+    rel_nofollow: u64,
+    /// The page's robots directives (meta, `X-Robots-Tag`).
+    directives: manners::Directives,
 }
 
 struct Done {
@@ -302,6 +340,12 @@ struct Shared {
     keep_bodies: bool,
     /// `crawl.fetch` limits with the crawl's body budget.
     fetch_options: crate::fetch::FetchOptions,
+    /// `crawl.directives`.
+    directives: crate::config::DirectivesConfig,
+    /// `crawl.robots_token`, for `<meta name=TOKEN>` and `X-Robots-Tag`.
+    robots_token: String,
+    /// [`manners::nofollow_mask`] of `crawl.directives`.
+    nofollow_mask: u8,
 }
 
 /// Crawls from `seeds` until the frontier is empty and nothing is in
@@ -427,6 +471,9 @@ pub(crate) async fn drive(
             body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
             ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
         },
+        directives: config.crawl.directives.clone(),
+        robots_token: config.crawl.robots_token.clone(),
+        nofollow_mask: manners::nofollow_mask(&config.crawl.directives),
     });
     let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
     let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
@@ -458,6 +505,24 @@ pub(crate) async fn drive(
     if let Some(r) = restored {
         r.restore(&mut frontier, &mut state, &mut summary);
     }
+    tokio::pin!(shutdown);
+    // Sitemaps are read once per crawl, before the first dispatch (a
+    // resumed crawl has their URLs in its restored queue); the shutdown
+    // signal stops the reading like the crawl.
+    let mut stopped_early = false;
+    if !frontier.sitemaps_read {
+        tokio::select! {
+            biased;
+            () = &mut shutdown => stopped_early = true,
+            found = read_sitemaps(&shared, config, &seeds) => {
+                found.offer(&shared.canon, &mut frontier, &mut summary);
+                frontier.sitemaps_read = true;
+            }
+        }
+    }
+    if stopped_early {
+        summary.interrupted = true;
+    }
     // Dispatched and not yet decided, by sequence number: a checkpoint
     // records them at the head of the queue, to be fetched again.
     let mut in_flight_urls: BTreeMap<u64, Queued> = BTreeMap::new();
@@ -474,10 +539,11 @@ pub(crate) async fn drive(
     let mut next_dispatch: u64 = 0;
     let mut next_decide: u64 = 0;
     let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
-    let mut stopping = false;
+    // A shutdown seen while reading sitemaps: `shutdown` is done and must
+    // not be polled again.
+    let mut stopping = stopped_early;
     let mut job_tx = Some(job_tx);
     let politeness = fetcher.politeness();
-    tokio::pin!(shutdown);
     loop {
         let in_flight = next_dispatch - next_decide;
         if in_flight == 0 && (frontier.queue.is_empty() || stopping) {
@@ -730,6 +796,7 @@ async fn fetch_one(
                 a,
                 &outcome.final_url,
                 &canonical_final,
+                &outcome.robots_tags,
             ))
         });
         if !keep_body {
@@ -747,7 +814,13 @@ async fn fetch_one(
 }
 
 /// Resolves an analyzed page's canonical link and links (see [`Page`]).
-fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_url: &Url) -> Page {
+fn resolve_urls(
+    shared: &Shared,
+    mut analyzed: Analyzed,
+    fetched: &Url,
+    final_url: &Url,
+    robots_tags: &[String],
+) -> Page {
     let canonical = analyzed
         .extracted
         .canonical
@@ -759,7 +832,24 @@ fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_ur
         .as_deref()
         .and_then(|b| fetched.join(b).ok())
         .unwrap_or_else(|| fetched.clone());
-    let hrefs = std::mem::take(&mut analyzed.extracted.links);
+    let mut hrefs = std::mem::take(&mut analyzed.extracted.links);
+    let rels = std::mem::take(&mut analyzed.extracted.link_rels);
+    let before = hrefs.len();
+    if shared.nofollow_mask != 0 {
+        let mut i = 0;
+        hrefs.retain(|_| {
+            let keep = rels.get(i).is_none_or(|r| r & shared.nofollow_mask == 0);
+            i += 1;
+            keep
+        });
+    }
+    let rel_nofollow = (before - hrefs.len()) as u64;
+    let directives = manners::Directives::of_page(
+        &shared.directives,
+        &shared.robots_token,
+        &std::mem::take(&mut analyzed.extracted.directive_metas),
+        robots_tags,
+    );
     let links = Scope::links(
         &shared.canon,
         final_url,
@@ -771,6 +861,8 @@ fn resolve_urls(shared: &Shared, mut analyzed: Analyzed, fetched: &Url, final_ur
         analyzed,
         canonical,
         links,
+        rel_nofollow,
+        directives,
     }
 }
 
@@ -797,6 +889,8 @@ struct Frontier {
     /// `crawl.scope.duplicate_hops`.
     duplicate_hops: u32,
     skipped: BTreeMap<String, u64>,
+    /// The start's sitemaps were read (see [`read_sitemaps`]).
+    sitemaps_read: bool,
 }
 
 impl Frontier {
@@ -830,9 +924,16 @@ impl Frontier {
             max_frontier: options.max_frontier.max(1),
             duplicate_hops: config.crawl.scope.duplicate_hops,
             skipped: BTreeMap::new(),
+            sitemaps_read: false,
         };
         for (request, key) in seeds {
-            f.offer(request, &key, 0, 0);
+            // A sitemap seed is read before the crawl starts (its URLs are
+            // the seeds), not fetched as a page.
+            if !(config.crawl.sitemaps.from_seeds
+                && crate::frontier::sitemap::is_sitemap_url(&request))
+            {
+                f.offer(request, &key, 0, 0);
+            }
         }
         Ok(f)
     }
@@ -847,6 +948,36 @@ impl Frontier {
 
     fn skip(&mut self, reason: &str) {
         *self.skipped.entry(reason.to_owned()).or_insert(0) += 1;
+    }
+
+    /// Counts `n` links not crawled for `reason`.
+    fn skip_n(&mut self, reason: &str, n: u64) {
+        if n > 0 {
+            *self.skipped.entry(reason.to_owned()).or_insert(0) += n;
+        }
+    }
+
+    /// Offers a page's links at the next depth (the page's own link skips
+    /// counted), or, when `follow` is false because the page says
+    /// `nofollow`, counts them as skipped with reason `meta_nofollow`.
+    fn expand(&mut self, page: PageLinks, depth: u32, dups: u32) {
+        let PageLinks {
+            links,
+            rel_nofollow,
+            follow,
+        } = page;
+        if !follow {
+            self.skip_n("meta_nofollow", links.accepted.len() as u64);
+            return;
+        }
+        self.skip_n("rel_nofollow", rel_nofollow);
+        for (_, reason) in &links.skipped {
+            self.skip(reason.name());
+        }
+        self.skip_n("too_many_links", links.over_cap as u64);
+        for link in links.accepted {
+            self.offer(link.url, &link.key, depth + 1, dups);
+        }
     }
 
     /// Queues a request URL if its key is new, in scope and fits.
@@ -921,6 +1052,14 @@ impl Decider {
         let key = job.key.as_str().to_owned();
         let requested = job.url.as_str();
         summary.attempts += 1;
+        count_outcome(&fetched, summary);
+        let robots_note = match &fetched {
+            Fetched::Done {
+                analyzed: Some(page),
+                ..
+            } => page.directives.describe(),
+            _ => None,
+        };
         let line = match &fetched {
             Fetched::Disallowed { unreachable } => {
                 summary.robots_disallowed += 1;
@@ -987,6 +1126,10 @@ impl Decider {
         };
         let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
         let pages = out.pages();
+        let line = LineWithRobots {
+            line,
+            robots: robots_note,
+        };
         serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
         pages.write_all(b"\n").map_err(io)?;
 
@@ -1011,7 +1154,27 @@ impl Decider {
             mut analyzed,
             canonical: page_canonical,
             links,
+            rel_nofollow,
+            directives,
         } = *analyzed;
+        let follow = directives.nofollow.is_none();
+        if !follow {
+            summary.nofollow_pages += 1;
+        }
+        let page_links = PageLinks {
+            links,
+            rel_nofollow,
+            follow,
+        };
+        if directives.noindex.is_some() {
+            // Not checked, not indexed; a hub page's links still lead on
+            // (unless nofollow). Neither unique nor a duplicate: the
+            // duplicates in a row on the path stay as they were.
+            summary.noindex += 1;
+            out.answer(&key, &outcome, None)?;
+            frontier.expand(page_links, job.depth, job.dups);
+            return Ok(());
+        }
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
         // What each block counts as, for the diff view: known when the
@@ -1127,19 +1290,191 @@ impl Decider {
             roles,
         })?;
         if expand {
-            for (_, reason) in &links.skipped {
-                frontier.skip(reason.name());
-            }
-            if links.over_cap > 0 {
-                *frontier.skipped.entry("too_many_links".into()).or_insert(0) +=
-                    links.over_cap as u64;
-            }
-            for link in links.accepted {
-                frontier.offer(link.url, &link.key, job.depth + 1, dups);
-            }
+            frontier.expand(page_links, job.depth, dups);
         }
         Ok(())
     }
+}
+
+/// The page URLs of the start's sitemaps, with the depth they are queued
+/// at, and what reading them counted.
+#[derive(Default)]
+struct SitemapUrls {
+    urls: Vec<(Url, u32)>,
+    files: u64,
+    listed: u64,
+    problems: u64,
+}
+
+impl SitemapUrls {
+    /// Offers the URLs to the frontier like links (requested as listed,
+    /// keyed by their canonical form; scope, seen set) and adds the counts
+    /// to the summary.
+    fn offer(self, canon: &Canonicalizer, frontier: &mut Frontier, summary: &mut CrawlSummary) {
+        summary.sitemap_files += self.files;
+        summary.sitemap_urls += self.listed;
+        summary.sitemap_errors += self.problems;
+        for (url, depth) in self.urls {
+            let keyed = canon
+                .request(url)
+                .and_then(|request| Ok((request.clone(), canon.normalize(request)?)));
+            match keyed {
+                Ok((request, key)) => frontier.offer(request, &key, depth, 0),
+                Err(_) => frontier.skip("bad_url"),
+            }
+        }
+    }
+}
+
+/// Reads the sitemaps of the crawl's start: seeds that are sitemaps
+/// (their URLs at depth 0), then, per distinct seed origin in seed order,
+/// those its robots.txt lists (depth 1). Runs before the first dispatch;
+/// robots.txt files are fetched concurrently, sitemaps one after another
+/// in that order, so the queue (and the crawl) is the same on every run.
+async fn read_sitemaps(shared: &Shared, config: &Config, seeds: &[Url]) -> SitemapUrls {
+    use crate::frontier::sitemap;
+    use futures_util::StreamExt as _;
+    let sm = &config.crawl.sitemaps;
+    let mut starts: Vec<(Vec<Url>, u32)> = Vec::new();
+    if sm.from_seeds {
+        let direct: Vec<Url> = seeds
+            .iter()
+            .filter(|s| sitemap::is_sitemap_url(s))
+            .cloned()
+            .collect();
+        if !direct.is_empty() {
+            starts.push((direct, 0));
+        }
+    }
+    if sm.from_robots && config.crawl.robots.obey {
+        let mut origins = HashSet::new();
+        let firsts: Vec<&Url> = seeds
+            .iter()
+            .filter(|s| origins.insert(s.origin().ascii_serialization()))
+            .collect();
+        let listed: Vec<Vec<String>> = futures_util::stream::iter(firsts)
+            .map(|s| shared.robots.sitemaps(&shared.fetcher, s))
+            .buffered(32)
+            .collect()
+            .await;
+        let urls: Vec<Url> = listed
+            .into_iter()
+            .flatten()
+            .filter_map(|u| Url::parse(u.trim()).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .collect();
+        if !urls.is_empty() {
+            starts.push((urls, 1));
+        }
+    }
+    let mut budget = sm.max_files;
+    let mut out = SitemapUrls::default();
+    for (start, depth) in starts {
+        let found =
+            sitemap::read_all(&shared.fetcher, &shared.robots, sm, start, &mut budget).await;
+        out.files += found.files;
+        out.listed += found.urls.len() as u64;
+        out.problems += found.errors.len() as u64 + found.dropped;
+        for (url, error) in &found.errors {
+            tracing::warn!(sitemap = %url, %error, "sitemap not read in full");
+        }
+        out.urls.extend(found.urls.into_iter().map(|u| (u, depth)));
+    }
+    out
+}
+
+/// A page's links with what decides whether they are followed.
+struct PageLinks {
+    links: Links,
+    /// Links dropped for their `rel`, counted when the page's links are
+    /// expanded.
+    rel_nofollow: u64,
+    /// False when a robots directive says `nofollow`.
+    follow: bool,
+}
+
+/// A `pages.jsonl` line with the page's robots directives, if any
+/// (`"robots": "noindex (meta robots)"`).
+#[derive(Serialize)]
+struct LineWithRobots<'a> {
+    #[serde(flatten)]
+    line: PageLine<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    robots: Option<String>,
+}
+
+/// Counts an attempt's status or error kind in the summary.
+fn count_outcome(fetched: &Fetched, summary: &mut CrawlSummary) {
+    let kind = match fetched {
+        Fetched::Done { outcome, .. } => {
+            *summary.statuses.entry(outcome.status).or_insert(0) += 1;
+            return;
+        }
+        Fetched::Failed(e, _) => e.name(),
+        Fetched::Internal(_) => "internal",
+        Fetched::Disallowed { .. } => return,
+    };
+    *summary.errors.entry(kind.to_owned()).or_insert(0) += 1;
+}
+
+/// The crawl summary as the CLI prints it: counts, then the HTTP statuses
+/// by class (and code), then what went wrong: HTTP error answers, fetch
+/// errors by kind, robots.txt refusals. A crawl whose answers were mostly
+/// 404 says so; "0 fetch errors" only means every request got an answer.
+pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} fetches, {} pages checked: {} unique, {} duplicates ({} by rel=canonical), {} near duplicates, {} noindex in {:.2}s{}",
+        s.attempts,
+        s.pages,
+        s.unique,
+        s.duplicates,
+        s.canonical_duplicates,
+        s.near_duplicates,
+        s.noindex,
+        s.elapsed.as_secs_f64(),
+        if s.interrupted {
+            " (interrupted: continue with --resume)"
+        } else {
+            ""
+        }
+    )];
+    let mut classes: BTreeMap<u16, (u64, Vec<String>)> = BTreeMap::new();
+    for (&code, &n) in &s.statuses {
+        let class = classes.entry(code / 100).or_default();
+        class.0 += n;
+        class.1.push(format!("{code} {n}"));
+    }
+    if !classes.is_empty() {
+        let parts: Vec<String> = classes
+            .iter()
+            .map(|(class, (n, codes))| format!("{class}xx {n} ({})", codes.join(", ")))
+            .collect();
+        lines.push(format!("HTTP status: {}", parts.join(", ")));
+    }
+    let http_errors: u64 = s
+        .statuses
+        .iter()
+        .filter(|(code, _)| **code >= 400)
+        .map(|(_, n)| n)
+        .sum();
+    if s.sitemap_files > 0 || s.sitemap_errors > 0 {
+        lines.push(format!(
+            "sitemaps: {} files read, {} URLs listed, {} problems (see the warnings)",
+            s.sitemap_files, s.sitemap_urls, s.sitemap_errors
+        ));
+    }
+    let kinds: Vec<String> = s.errors.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    lines.push(format!(
+        "errors: {http_errors} HTTP 4xx/5xx answers, {} fetch errors{}, {} disallowed by robots.txt",
+        s.fetch_errors,
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        s.robots_disallowed
+    ));
+    lines
 }
 
 fn final_url_or_canonical<'a>(

@@ -102,6 +102,10 @@ pub struct CrawlState {
     pub watermark: u32,
     /// Counters so far (over every run of this crawl).
     pub summary: CrawlSummary,
+    /// The start's sitemaps were read and their URLs queued (a crawl
+    /// stopped while reading them reads them again on resume).
+    #[serde(default)]
+    pub sitemaps_read: bool,
 }
 
 impl CrawlState {
@@ -146,6 +150,7 @@ impl CrawlState {
             records: decider.records,
             watermark: decider.watermark,
             summary: summary.clone(),
+            sitemaps_read: frontier.sitemaps_read,
         }
     }
 
@@ -164,6 +169,7 @@ impl CrawlState {
         frontier.seen = self.seen.into_iter().collect();
         frontier.targets = self.targets.into_iter().collect();
         frontier.skipped = self.skipped;
+        frontier.sitemaps_read = self.sitemaps_read;
         decider.positions = self.positions.into_iter().collect();
         decider.fetched = self.fetched.into_iter().collect();
         decider.records = self.records;
@@ -266,9 +272,12 @@ fn state_err(path: &Path, message: impl std::fmt::Display) -> Error {
     }
 }
 
-/// Hash of the config as JSON, hex.
+/// Hash of the config as JSON, hex. The proxy is left out: it changes
+/// the route, not what is fetched, and a resume may need another one.
 fn config_hash(config: &Config) -> Result<String> {
-    let json = serde_json::to_vec(config).map_err(|e| Error::Config {
+    let mut config = config.clone();
+    config.crawl.fetch.proxy.clear();
+    let json = serde_json::to_vec(&config).map_err(|e| Error::Config {
         key: "<config>".into(),
         value: e.to_string(),
         allowed: "a serializable config".into(),
@@ -368,9 +377,10 @@ impl CrawlDir {
             return Err(state_err(
                 &path,
                 format!(
-                    "the crawl used another config (hash {}, now {hash}): resume with the same \
-                     --config",
-                    meta.config_hash
+                    "the crawl used another config (hash {}, now {hash}): resume without \
+                     --config to use the config it saved in {}, or with the same one",
+                    meta.config_hash,
+                    dir.join(crate::report::CONFIG_TOML).display()
                 ),
             ));
         }

@@ -40,6 +40,14 @@ pub struct Extracted {
     /// Outgoing links (`<a href>`), resolved, http(s) only, fragments removed:
     /// each distinct target once, in page order, never the page itself.
     pub links: Vec<String>,
+    /// [`LinkRels`] bits of each link in `links` (same order): the `rel`
+    /// tokens that *every* `<a>` to that target carries, so a target also
+    /// linked without `rel=nofollow` counts as followed (as search engines
+    /// treat it).
+    pub link_rels: Vec<u8>,
+    /// `<meta>` name/content pairs carrying `noindex`, `nofollow` or `none`
+    /// (names lowercased: `robots`, `googlebot`, `neardup`, ...).
+    pub directive_metas: Vec<(String, String)>,
     /// Text blocks in document order.
     pub blocks: Vec<Block>,
     /// Problems worth telling the user.
@@ -109,16 +117,26 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         String::from(u)
     });
     let mut links = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut link_rels: Vec<u8> = Vec::new();
+    let mut seen = std::collections::HashMap::new();
     if config.max_links > 0 {
-        for raw in &parsed.hrefs {
+        for (i, raw) in parsed.hrefs.iter().enumerate() {
+            let rels = parsed.href_rels.get(i).copied().unwrap_or(0);
             let decoded = html_escape::decode_html_entities(raw);
             if let Some(mut u) = resolve(&decoded) {
                 u.set_fragment(None);
                 let link = String::from(u);
-                if this_page.as_deref() == Some(link.as_str()) || !seen.insert(link.clone()) {
+                if this_page.as_deref() == Some(link.as_str()) {
                     continue;
                 }
+                if let Some(&at) = seen.get(&link) {
+                    if let Some(r) = link_rels.get_mut(at) {
+                        *r &= rels;
+                    }
+                    continue;
+                }
+                seen.insert(link.clone(), links.len());
+                link_rels.push(rels);
                 links.push(link);
                 if links.len() >= config.max_links {
                     break;
@@ -162,8 +180,51 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         base_href: parsed.base_href,
         lang: parsed.lang,
         links,
+        link_rels,
+        directive_metas: parsed.directive_metas,
         blocks,
         warnings,
+    }
+}
+
+/// The `rel` tokens of a link that mean "do not follow" to a crawler, as
+/// bits: `nofollow`, and the two finer kinds search engines introduced in
+/// 2019 and treat the same way, `ugc` (user-generated content) and
+/// `sponsored` (paid links). Which of them the crawler obeys is
+/// `crawl.directives.nofollow_rels`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkRels(pub u8);
+
+impl LinkRels {
+    /// `rel=nofollow`.
+    pub const NOFOLLOW: u8 = 1;
+    /// `rel=ugc`.
+    pub const UGC: u8 = 2;
+    /// `rel=sponsored`.
+    pub const SPONSORED: u8 = 4;
+
+    /// The bit of one token name (`"nofollow"`, `"ugc"`, `"sponsored"`,
+    /// ASCII case-insensitive), `None` for any other.
+    pub fn bit(token: &str) -> Option<u8> {
+        [
+            ("nofollow", Self::NOFOLLOW),
+            ("ugc", Self::UGC),
+            ("sponsored", Self::SPONSORED),
+        ]
+        .iter()
+        .find(|(name, _)| token.eq_ignore_ascii_case(name))
+        .map(|&(_, bit)| bit)
+    }
+
+    /// The bits of a `rel` attribute value (space-separated tokens).
+    pub fn parse(value: &[u8]) -> LinkRels {
+        let mut bits = 0;
+        for token in value.split(u8::is_ascii_whitespace) {
+            if let Some(b) = std::str::from_utf8(token).ok().and_then(Self::bit) {
+                bits |= b;
+            }
+        }
+        LinkRels(bits)
     }
 }
 
@@ -185,6 +246,47 @@ mod tests {
             .join("testdata/extract")
             .join(name);
         std::fs::read_to_string(p).unwrap()
+    }
+
+    #[test]
+    fn nofollow_rels_and_directive_metas() {
+        let e = ex_url(
+            "<html><head><meta name=robots content='NOINDEX, follow'>\
+             <meta name=\"Neardup\" content=nofollow><meta name=description content='a page'>\
+             <meta name=googlebot content=none></head><body>\
+             <a href=/a rel='external NoFollow'>a</a><a href=/b rel=ugc>b</a>\
+             <a href=/b>b again</a><a href=/c rel='sponsored ugc'>c</a><a href=/d>d</a>\
+             </body></html>",
+            "https://example.com/",
+        );
+        assert_eq!(
+            e.links,
+            [
+                "https://example.com/a",
+                "https://example.com/b",
+                "https://example.com/c",
+                "https://example.com/d"
+            ]
+        );
+        // /b is also linked without rel: followed.
+        assert_eq!(
+            e.link_rels,
+            [
+                LinkRels::NOFOLLOW,
+                0,
+                LinkRels::UGC | LinkRels::SPONSORED,
+                0
+            ]
+        );
+        assert_eq!(
+            e.directive_metas,
+            [
+                ("robots".to_owned(), "noindex, follow".to_owned()),
+                ("neardup".to_owned(), "nofollow".to_owned()),
+                ("googlebot".to_owned(), "none".to_owned()),
+            ]
+        );
+        assert_eq!(e.robots.as_deref(), Some("noindex, follow"));
     }
 
     #[test]

@@ -98,6 +98,10 @@ pub struct RawBlock {
     pub sentence_end: bool,
 }
 
+/// Most `<meta>` robots-directive pairs kept per page (a page repeating
+/// them thousands of times costs nothing more).
+pub const MAX_DIRECTIVE_METAS: usize = 16;
+
 /// Result of the streaming pass.
 #[derive(Debug, Default)]
 pub struct Parsed<'a> {
@@ -117,6 +121,15 @@ pub struct Parsed<'a> {
     pub lang: Option<String>,
     /// Raw `<a href>` values in page order (entities not decoded).
     pub hrefs: Vec<&'a str>,
+    /// The `rel` tokens of each `<a href>` that crawlers read as "do not
+    /// follow" ([`crate::extract::LinkRels`] bits), parallel to `hrefs`.
+    pub href_rels: Vec<u8>,
+    /// `<meta name=NAME content=CONTENT>` pairs that can carry robots
+    /// directives: the content names `noindex`, `nofollow` or `none`
+    /// (name trimmed and lowercased, content lowercased; at most
+    /// [`MAX_DIRECTIVE_METAS`]). The crawler picks the names it obeys
+    /// (`robots` and its own product token).
+    pub directive_metas: Vec<(String, String)>,
     /// The `<body>` node, if any.
     pub body: u32,
 }
@@ -633,13 +646,17 @@ impl<'a> Builder<'a> {
         let mut byline = false;
         let mut article_body = false;
         let mut href: Option<&'a [u8]> = None;
+        let mut rel_bits = 0u8;
         let mut fallback_image = false;
         let mut aria_hidden = false;
         for (k, v) in Attrs::new(attrs) {
             match k.len() {
                 2 if k.eq_ignore_ascii_case(b"id") => id = v,
-                3 if k.eq_ignore_ascii_case(b"rel") && v.eq_ignore_ascii_case(b"author") => {
-                    byline = true;
+                3 if k.eq_ignore_ascii_case(b"rel") => {
+                    if v.eq_ignore_ascii_case(b"author") {
+                        byline = true;
+                    }
+                    rel_bits = super::LinkRels::parse(v).0;
                 }
                 4 if k.eq_ignore_ascii_case(b"href") => href = Some(v),
                 4 if k.eq_ignore_ascii_case(b"role") => {
@@ -823,6 +840,7 @@ impl<'a> Builder<'a> {
                 if let Some(h) = href {
                     if self.skip_depth == 0 {
                         self.out.hrefs.push(as_str(h));
+                        self.out.href_rels.push(rel_bits);
                     }
                 }
             }
@@ -925,20 +943,34 @@ impl<'a> Builder<'a> {
                 }
             }
             Tag::Meta => {
-                if self.out.robots.is_some() {
-                    return;
-                }
-                let mut robots = false;
+                let mut name: Option<&[u8]> = None;
                 let mut content = None;
                 for (k, v) in Attrs::new(attrs) {
                     if k.eq_ignore_ascii_case(b"name") {
-                        robots = v.trim_ascii().eq_ignore_ascii_case(b"robots");
+                        name = Some(v.trim_ascii());
                     } else if k.eq_ignore_ascii_case(b"content") {
                         content = Some(v);
                     }
                 }
-                if let (true, Some(c)) = (robots, content) {
+                let (Some(name), Some(c)) = (name, content) else {
+                    return;
+                };
+                let robots = name.eq_ignore_ascii_case(b"robots");
+                if robots && self.out.robots.is_none() {
                     self.out.robots = Some(decode_attr(c).to_ascii_lowercase());
+                }
+                if self.out.directive_metas.len() < MAX_DIRECTIVE_METAS
+                    && name.len() <= 64
+                    && c.len() <= 1024
+                {
+                    let lower = decode_attr(c).to_ascii_lowercase();
+                    let directive = lower
+                        .split(|ch: char| ch == ',' || ch.is_ascii_whitespace())
+                        .any(|t| matches!(t, "noindex" | "nofollow" | "none"));
+                    if directive {
+                        let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+                        self.out.directive_metas.push((name, lower));
+                    }
                 }
             }
             _ => {}

@@ -6,6 +6,13 @@
 //! 3xx by hand (recording the hop, stopping at the limit or at a URL seen
 //! before in the chain), skip disallowed content types without reading the
 //! body, then stream the body up to the cap.
+//!
+//! With `crawl.fetch.proxy`, reqwest resolves only the proxy's name (the
+//! proxy resolves the targets), so the guard's resolver would see the
+//! proxy, not the pages. The guard then runs before each hop instead: the
+//! fetcher resolves the target host itself and refuses it if any address
+//! is blocked (`Fetcher::check_proxied_target`); the proxy's own address
+//! is the operator's choice and is not checked.
 
 use std::collections::HashSet;
 use std::error::Error as StdError;
@@ -84,6 +91,8 @@ pub struct Fetcher {
     defaults: FetchOptions,
     /// `None` when private addresses are allowed.
     blocked: Option<AddressFilter>,
+    /// Requests go through `crawl.fetch.proxy`.
+    proxied: bool,
     politeness: Arc<Politeness>,
 }
 
@@ -121,7 +130,12 @@ impl Fetcher {
             .gzip(true)
             .brotli(true)
             .deflate(true);
-        if !crawl.allow_private {
+        let proxied = !f.proxy.is_empty();
+        if proxied {
+            let proxy = reqwest::Proxy::all(f.proxy.as_str())
+                .map_err(|e| FetchError::Build(format!("bad proxy URL: {}", error_chain(&e))))?;
+            builder = builder.proxy(proxy);
+        } else if !crawl.allow_private {
             builder = builder.dns_resolver(Arc::new(PublicOnlyResolver::new(blocked)));
         }
         let client = builder
@@ -132,6 +146,7 @@ impl Fetcher {
             config: f.clone(),
             defaults: FetchOptions::from_config(f),
             blocked: (!crawl.allow_private).then_some(blocked),
+            proxied,
             politeness: Arc::new(Politeness::new(
                 f.concurrency,
                 f.host_concurrency,
@@ -198,6 +213,9 @@ impl Fetcher {
         let mut visited: HashSet<String> = HashSet::from([url.as_str().to_owned()]);
         loop {
             let host = self.check_url(&current)?;
+            if self.proxied {
+                self.check_proxied_target(&current).await?;
+            }
             let (response, permit, attempts, deadline) = self.send(&current, &host).await?;
             check_header_size(response.headers(), self.config.max_header_bytes)?;
             let status = response.status();
@@ -245,6 +263,12 @@ impl Fetcher {
                     types.iter().any(|t| t.eq_ignore_ascii_case(media))
                 }
             };
+            let robots_tags: Vec<String> = response
+                .headers()
+                .get_all("x-robots-tag")
+                .iter()
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .collect();
             let mut reservation = None;
             let (body, truncated) = if wanted {
                 let mut deadline = deadline;
@@ -277,6 +301,7 @@ impl Fetcher {
                 redirects,
                 status: status.as_u16(),
                 content_type,
+                robots_tags,
                 bytes: body.len(),
                 body,
                 elapsed: start.elapsed(),
@@ -310,6 +335,31 @@ impl Fetcher {
         // The politeness key is `host_str()` (`[::1]` for IPv6), the same
         // spelling the robots layer uses to set a Crawl-delay.
         Ok(key())
+    }
+
+    /// The private-address guard with a proxy: resolves the target's host
+    /// name and refuses it when any of its addresses is blocked (stricter
+    /// than the resolver without a proxy, which connects to the public
+    /// ones: here the proxy picks the address). Literal IPs were checked
+    /// by [`Fetcher::check_url`].
+    async fn check_proxied_target(&self, url: &Url) -> Result<(), FetchError> {
+        let (Some(blocked), Some(url::Host::Domain(host))) = (self.blocked, url.host()) else {
+            return Ok(());
+        };
+        let port = url.port_or_known_default().unwrap_or(80);
+        let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|e| FetchError::Dns {
+                host: host.to_owned(),
+                message: e.to_string(),
+            })?
+            .collect();
+        if addrs.is_empty() || addrs.iter().any(|a| blocked(a.ip())) {
+            return Err(FetchError::PrivateAddress {
+                host: host.to_owned(),
+            });
+        }
+        Ok(())
     }
 
     /// Sends one request, retrying per config. Returns the response with

@@ -173,6 +173,9 @@ pub struct FetchOutcome {
     pub status: u16,
     /// The `Content-Type` header as sent (charset included, for decoding).
     pub content_type: Option<String>,
+    /// Every `X-Robots-Tag` header value of the final response (lossy
+    /// UTF-8), in order: page-level robots directives.
+    pub robots_tags: Vec<String>,
     /// The body, decompressed, at most `max_body_bytes` long; empty when
     /// the content type was skipped.
     pub body: Vec<u8>,

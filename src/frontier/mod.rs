@@ -11,6 +11,7 @@ pub mod queue;
 pub mod robots;
 pub mod robots_rules;
 pub mod scope;
+pub mod sitemap;
 
 pub use canonical::{CanonError, Canonicalizer};
 pub use queue::HostQueues;

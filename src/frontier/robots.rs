@@ -175,14 +175,16 @@ impl RobotsCache {
         }
     }
 
-    /// The `Sitemap:` URLs of the robots.txt cached for `url`'s origin, as
-    /// written in the file (empty when none is cached, or it could not be
-    /// fetched). Never fetches: call after [`RobotsCache::check`].
-    pub async fn sitemaps(&self, url: &Url) -> Vec<String> {
-        let origin = url.origin().ascii_serialization();
+    /// The `Sitemap:` URLs of the robots.txt of `url`'s origin (fetched as
+    /// [`RobotsCache::check`] does, cached), as written; empty when
+    /// robots.txt is not obeyed, missing or unreachable.
+    pub async fn sitemaps(&self, fetcher: &Fetcher, url: &Url) -> Vec<String> {
+        if self.check(fetcher, url).await.source != RobotsSource::Parsed {
+            return Vec::new();
+        }
         let slot = {
             let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-            entries.get(&origin).cloned()
+            entries.get(&url.origin().ascii_serialization()).cloned()
         };
         let Some(slot) = slot else {
             return Vec::new();
