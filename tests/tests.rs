@@ -18,6 +18,8 @@
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `store`: document stores, the persistent index, crash safety;
 //! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
+//! - `serve_limits`: `serve` under hostile and faulty clients (slowloris,
+//!   caps, 408/413, memory budget), readiness, logs, canonical links;
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
@@ -37,6 +39,7 @@ mod redis;
 mod report;
 mod score;
 mod serve;
+mod serve_limits;
 mod store;
 mod util;
 mod verdicts;
