@@ -393,7 +393,24 @@ async fn bodies_over_the_memory_budget_are_shed_with_503() {
         .await
         .unwrap();
     held.write_all(&body[..60 << 10]).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The gauge shows the held bytes once they have all been read.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = s
+            .http
+            .get(s.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if text.contains("\nneardup_request_body_bytes 61440\n") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{text}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     // ...so a 10 KiB check does not fit: 503 with Retry-After.
     let resp = s
         .http
@@ -538,50 +555,78 @@ async fn a_page_whose_canonical_names_an_indexed_url_is_its_duplicate() {
 async fn saturation_is_503_and_slow_decisions_504() {
     let s = Server::start(ServeOptions {
         max_concurrency: 1,
-        timeout: Duration::from_millis(800),
+        timeout: Duration::from_millis(4000),
         ..ServeOptions::default()
     })
     .await;
-    // Hold the deduper: the decider waits, so a check keeps its slot.
+    // The server is up (it reads the deduper once while starting: locked
+    // before that, it would not start until the lock is let go).
+    assert_eq!(s.send(s.http.get(s.url("/healthz"))).await.0, 200);
+    // Hold the deduper: the decider waits, so a check keeps its slot until
+    // its timeout (4 s), well before the lock is let go (12 s).
     let (locked_tx, locked_rx) = std::sync::mpsc::channel();
     let deduper = s.deduper.clone();
     let holder = std::thread::spawn(move || {
         deduper
             .with(|_| {
                 locked_tx.send(()).unwrap();
-                std::thread::sleep(Duration::from_millis(2000));
+                std::thread::sleep(Duration::from_millis(12_000));
             })
             .unwrap();
     });
     locked_rx.recv().unwrap();
-    let first = {
-        let req = s
-            .http
-            .post(s.url("/v1/check"))
-            .json(&json!({"url": "https://a.example/slow", "html": article(60)}));
+    let send = |seed: u64| {
+        let req = s.http.post(s.url("/v1/check")).json(&json!({
+            "url": format!("https://a.example/{seed}"),
+            "html": article(seed),
+        }));
         tokio::spawn(async move {
             let resp = req.send().await.unwrap();
-            (resp.status().as_u16(), resp.json::<Value>().await.unwrap())
+            let retry = resp
+                .headers()
+                .get("retry-after")
+                .map(|v| v.to_str().unwrap().to_owned());
+            (
+                resp.status().as_u16(),
+                retry,
+                resp.json::<Value>().await.unwrap(),
+            )
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let resp = s
-        .http
-        .post(s.url("/v1/check"))
-        .json(&json!({"url": "https://a.example/other", "html": article(61)}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.headers()["retry-after"], "1");
-    assert_eq!(resp.status().as_u16(), 503);
-    let (status, body) = first.await.unwrap();
-    assert_eq!(status, 504, "{body}");
-    assert_eq!(body["error"]["code"], "timeout");
+    let first = send(60);
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let second = send(61);
+    // Whichever reached the slot first times out (504); the other found
+    // the slot taken and was shed at once (503), whatever the order in
+    // which a loaded machine delivered them.
+    let mut answers = [first.await.unwrap(), second.await.unwrap()];
+    answers.sort_by_key(|a| a.0);
+    let [(shed, retry, shed_body), (slow, _, slow_body)] = &answers;
+    assert_eq!(*shed, 503, "{shed_body}");
+    assert_eq!(retry.as_deref(), Some("1"));
+    assert_eq!(shed_body["error"]["code"], "overloaded");
+    assert_eq!(*slow, 504, "{slow_body}");
+    assert_eq!(slow_body["error"]["code"], "timeout");
     holder.join().unwrap();
     // The abandoned check was not decided; the slot is free again.
     let (_, stats) = s.send(s.http.get(s.url("/v1/stats"))).await;
     assert_eq!(stats["checked"], 0);
     assert_eq!(s.check("https://a.example/3", &article(62)).await.0, 200);
+    // Every slot and body byte was given back.
+    let text = s
+        .http
+        .get(s.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("\nneardup_http_requests_in_flight 0\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nneardup_request_body_bytes 0\n"), "{text}");
     s.stop().await;
 }
 
@@ -678,11 +723,19 @@ fn every_request_gets_an_access_log_line() {
     let dir = crate::util::Dir::new();
     let (mut child, addr, rest) = spawn_serve(&dir, &["--listen", "127.0.0.1:0", "--in-memory"]);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
+    let sent = rt.block_on(async {
         let http = reqwest::Client::new();
+        // Chunked (no Content-Length): the log counts what arrived.
+        let body =
+            serde_json::to_vec(&json!({"url": "https://a.example/", "html": article(1)})).unwrap();
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+            body.chunks(100).map(|c| Ok(c.to_vec())).collect();
         let ok = http
             .post(format!("http://{addr}/v1/check"))
-            .json(&json!({"url": "https://a.example/", "html": article(1)}))
+            .header("content-type", "application/json")
+            .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+                chunks,
+            )))
             .send()
             .await
             .unwrap();
@@ -693,6 +746,7 @@ fn every_request_gets_an_access_log_line() {
             .await
             .unwrap();
         assert_eq!(bad.status().as_u16(), 400);
+        body.len()
     });
     sigterm(&mut child);
     let log = rest.join().unwrap();
@@ -703,8 +757,10 @@ fn every_request_gets_an_access_log_line() {
             .to_owned()
     };
     let ok = line("path=/v1/check");
+    let bytes_in = format!("bytes_in={sent} ");
     for field in [
         "method=POST",
+        &bytes_in,
         "status=200",
         "latency_ms=",
         "bytes_out=",

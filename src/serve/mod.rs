@@ -70,6 +70,7 @@ pub mod dto;
 pub mod load;
 mod metrics;
 
+use std::fmt::Write as _;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -160,6 +161,8 @@ struct AppState {
     in_flight: Arc<Semaphore>,
     /// One permit per byte of request body held in memory.
     body_memory: Arc<Semaphore>,
+    /// Permits `body_memory` started with.
+    body_budget: usize,
     metrics: Metrics,
     /// Work off the runtime (pages over `INLINE_MAX`, stats reads, handing
     /// a job to a full decider queue): a fixed pool, one thread per core, rather than
@@ -234,19 +237,19 @@ fn build(
     let batch_workers = pool("batch")?;
     let analyzer = deduper.read(|d| d.analyzer())?;
     let (decider, decider_thread) = Decider::start(deduper.clone())?;
+    // At least one largest body fits, so every valid request can pass
+    // when the server is otherwise idle.
+    let body_budget = options
+        .max_body_memory
+        .max(options.max_body)
+        .min(Semaphore::MAX_PERMITS);
     let state = Arc::new(AppState {
         deduper,
         analyzer,
         decider,
         in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
-        // At least one largest body fits, so every valid request can pass
-        // when the server is otherwise idle.
-        body_memory: Arc::new(Semaphore::new(
-            options
-                .max_body_memory
-                .max(options.max_body)
-                .min(Semaphore::MAX_PERMITS),
-        )),
+        body_memory: Arc::new(Semaphore::new(body_budget)),
+        body_budget,
         options,
         metrics: Metrics::default(),
         workers,
@@ -359,13 +362,21 @@ async fn track(State(state): State<Shared>, req: Request, next: Next) -> Respons
         .extensions()
         .get::<ConnectInfo<std::net::SocketAddr>>()
         .map(|c| c.0);
-    let bytes_in = content_length(req.headers()).unwrap_or(0);
+    let declared = content_length(req.headers());
     let start = Instant::now();
     let resp = next.run(req).await;
     let elapsed = start.elapsed();
     let status = resp.status().as_u16();
     state.metrics.record(&endpoint, status, elapsed);
     let bytes_out = axum::body::HttpBody::size_hint(resp.body()).exact();
+    // Received if the body was read; else what the client declared (a body
+    // refused unread, or an endpoint that reads none).
+    let bytes_in = resp
+        .extensions()
+        .get::<BodyBytes>()
+        .map(|b| b.0)
+        .or(declared)
+        .unwrap_or(0);
     tracing::info!(
         target: "neardup::serve::access",
         method = %method,
@@ -428,9 +439,10 @@ async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Respons
         Ok(read) => read,
         Err(e) => return e.into_response(),
     };
+    let received = BodyBytes(body.len() as u64);
     let req = Request::from_parts(parts, Body::from(body));
     let Ok(_permit) = state.in_flight.clone().try_acquire_owned() else {
-        return ApiError::new(
+        let mut resp = ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "overloaded",
             format!(
@@ -439,8 +451,10 @@ async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Respons
             ),
         )
         .into_response();
+        resp.extensions_mut().insert(received);
+        return resp;
     };
-    match tokio::time::timeout(state.options.timeout, next.run(req)).await {
+    let mut resp = match tokio::time::timeout(state.options.timeout, next.run(req)).await {
         Ok(resp) => resp,
         Err(_) => ApiError::new(
             StatusCode::GATEWAY_TIMEOUT,
@@ -451,8 +465,15 @@ async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Respons
             ),
         )
         .into_response(),
-    }
+    };
+    resp.extensions_mut().insert(received);
+    resp
 }
+
+/// The bytes of a request body actually received, in its answer's
+/// extensions: for the access log (a chunked body declares no length).
+#[derive(Clone, Copy, Debug)]
+struct BodyBytes(u64);
 
 /// Reads a request body into memory within the limits: over
 /// [`ServeOptions::max_body`] is 413 (at once if the declared length is
@@ -921,9 +942,26 @@ async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
         .into_iter()
         .map(|m| (m.tier, usize::try_from(m.bytes).unwrap_or(usize::MAX)))
         .collect();
-    let text = state
+    let mut text = state
         .metrics
         .render(stats, state.decider.commits(), &memory);
+    // The limits in use now: slots taken, body bytes held.
+    let slots = state.options.max_concurrency.max(1);
+    let _ = write!(
+        text,
+        "# HELP neardup_http_requests_in_flight Requests on /v1/* holding a concurrency slot \
+         (body received, being answered).\n\
+         # TYPE neardup_http_requests_in_flight gauge\n\
+         neardup_http_requests_in_flight {}\n\
+         # HELP neardup_request_body_bytes Bytes of request bodies held in memory \
+         (of --max-body-memory).\n\
+         # TYPE neardup_request_body_bytes gauge\n\
+         neardup_request_body_bytes {}\n",
+        slots.saturating_sub(state.in_flight.available_permits()),
+        state
+            .body_budget
+            .saturating_sub(state.body_memory.available_permits())
+    );
     Response::builder()
         .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
         .body(Body::from(text))
