@@ -1212,6 +1212,40 @@ impl Deduper {
         Ok(self.same_url(url)?.map(|(id, _)| id))
     }
 
+    /// The page indexed at `url` (compared up to spelling), with its key
+    /// and URL: what a `<link rel=canonical>` naming `url` points at.
+    /// Applies other processes' writes to a shared store first.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn indexed_at(&mut self, url: &str) -> crate::Result<Option<(DocId, String, String)>> {
+        self.catch_up()?;
+        Ok(self
+            .same_url(url)?
+            .map(|(id, rec)| (id, rec.key.clone(), rec.url.clone())))
+    }
+
+    /// Counts a verdict reached without [`Deduper::decide`] (a page that
+    /// names an indexed page as its canonical URL) in [`Deduper::stats`].
+    pub fn count_verdict(&mut self, kind: VerdictKind) {
+        self.stats.checked += 1;
+        match kind {
+            VerdictKind::Unique => self.stats.unique += 1,
+            VerdictKind::Duplicate => self.stats.duplicates += 1,
+            VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
+        }
+    }
+
+    /// Reaches the document store: for a shared store (Redis), one round
+    /// trip that also applies other processes' writes. A readiness probe:
+    /// an error means checks would fail now.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the store cannot be reached.
+    pub fn ping(&mut self) -> crate::Result<()> {
+        self.catch_up()
+    }
+
     /// Removes every indexed document whose id is `first` or above and
     /// returns how many there were. A resumed crawl uses it to drop pages
     /// indexed after its last checkpoint (ids only grow), which it redoes.

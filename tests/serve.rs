@@ -734,44 +734,6 @@ async fn graceful_shutdown_finishes_the_request_in_flight() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn saturation_is_503_and_slow_requests_504() {
-    let s = Server::start(ServeOptions {
-        max_concurrency: 1,
-        timeout: Duration::from_millis(800),
-        ..ServeOptions::default()
-    })
-    .await;
-    let body = serde_json::to_vec(&page("https://a.example/slow", 60)).unwrap();
-    let conn = half_sent_check(s.addr, &body, 10).await;
-    wait_until_connected(&s).await;
-    let resp = s
-        .http
-        .post(s.url("/v1/check"))
-        .json(&page("https://a.example/other", 61))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.headers()["retry-after"], "1");
-    let got = (resp.status().as_u16(), resp.json::<Value>().await.unwrap());
-    assert_error(&got, 503, "overloaded");
-    // The held request never completes its body: the timeout answers it,
-    // and nothing was decided.
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    let answer = finish(conn, b"").await;
-    assert!(answer.starts_with("HTTP/1.1 504"), "{answer}");
-    assert!(answer.contains("\"code\":\"timeout\""), "{answer}");
-    assert_eq!(s.stats().await["checked"], 0);
-    // The permit was released: the next request passes.
-    assert_eq!(
-        s.post("/v1/check", &page("https://a.example/3", 62))
-            .await
-            .0,
-        200
-    );
-    s.stop().await.unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_clients_lose_nothing_and_get_one_answer_each() {
     let s = Server::start(ServeOptions::default()).await;
     let (tasks, per_task) = (50u64, 20u64);
@@ -905,7 +867,7 @@ async fn openapi_document_matches_the_server() {
             served += 1;
         }
     }
-    assert_eq!(served, 7);
+    assert_eq!(served, 8);
 
     // Error answers are documented for the operations that give them.
     let documented_error = |path: &str, method: &str, status: u16, body: &Value| {

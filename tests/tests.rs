@@ -22,6 +22,8 @@
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `store`: document stores, the persistent index, crash safety;
 //! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
+//! - `serve_limits`: `serve` under hostile and faulty clients (slowloris,
+//!   caps, 408/413, memory budget), readiness, logs, canonical links;
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
@@ -45,6 +47,7 @@ mod report;
 mod robots_google;
 mod score;
 mod serve;
+mod serve_limits;
 mod store;
 mod util;
 mod verdict_schema;

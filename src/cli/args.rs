@@ -40,7 +40,8 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Score a predictions file against labels, exactly like score.py.
     Score(ScoreArgs),
-    /// Serve the HTTP/JSON API (docs/openapi.json) over an in-memory index.
+    /// Serve the HTTP/JSON API (docs/openapi.json) over a persistent index
+    /// (./neardup-index.redb unless --index or --in-memory).
     Serve(ServeArgs),
     /// Send generated pages to a running `neardup serve` from concurrent
     /// clients; print throughput and latency as JSON.
@@ -365,9 +366,35 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     pub max_body: usize,
 
-    /// Per-request time limit in milliseconds (504 after).
+    /// Per-request time limit in milliseconds, counted once the body has
+    /// arrived (504 after).
     #[arg(long, default_value_t = 30_000, value_name = "N")]
     pub timeout_ms: u64,
+
+    /// Time allowed for uploading a request body, in milliseconds from the
+    /// end of its headers (408 after).
+    #[arg(long, default_value_t = 30_000, value_name = "N")]
+    pub body_timeout_ms: u64,
+
+    /// Bytes of request bodies held in memory at once, over all requests
+    /// (503 with Retry-After above; raised to --max-body if smaller).
+    #[arg(long, default_value_t = 256 << 20, value_name = "BYTES")]
+    pub max_body_memory: usize,
+
+    /// Time allowed for a request's headers once its first byte arrived, in
+    /// milliseconds (the connection is closed after).
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub header_timeout_ms: u64,
+
+    /// Time a connection may stay open with no request in progress
+    /// (keep-alive included), in milliseconds (closed after).
+    #[arg(long, default_value_t = 60_000, value_name = "N")]
+    pub idle_timeout_ms: u64,
+
+    /// Open connections allowed per client IP address (one more is
+    /// answered 503 and closed).
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub max_connections_per_address: usize,
 
     /// Requests in flight before new ones get 503.
     #[arg(long, default_value_t = 256, value_name = "N")]

@@ -67,12 +67,15 @@ pub fn run() -> anyhow::Result<ExitCode> {
 }
 
 /// `RUST_LOG` (tracing-subscriber's env filter syntax) to stderr. Without
-/// it, only neardup's own warnings: dependencies (html5ever) log parser
-/// trivia at warn level that users cannot act on.
+/// it, only neardup's own warnings (dependencies such as html5ever log
+/// parser trivia at warn level that users cannot act on) and `serve`'s
+/// access log, one info line per request
+/// (`RUST_LOG=neardup=warn,neardup::serve::access=off` turns it off).
 fn init_logging() {
     use std::io::IsTerminal as _;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("neardup=warn"));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("neardup=warn,neardup::serve::access=info")
+    });
     // A second init (never in the binary) is harmless, hence try_init.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

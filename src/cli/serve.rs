@@ -12,14 +12,22 @@ use neardup::serve::ServeOptions;
 use super::args::{Args, LoadArgs, ServeArgs};
 
 /// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
+///
+/// Everything that can fail without touching the index (the config, the
+/// runtime, binding the address) is done first, so a start that fails (a
+/// bad `--listen`, a port in use) creates no index file.
 pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let index = (!a.in_memory).then_some(a.index.as_path());
-    let deduper = SharedDeduper::new(super::open_deduper(config, index)?);
 
     let options = ServeOptions {
         max_body: a.max_body,
         timeout: Duration::from_millis(a.timeout_ms),
+        body_timeout: Duration::from_millis(a.body_timeout_ms),
+        max_body_memory: a.max_body_memory,
+        header_timeout: Duration::from_millis(a.header_timeout_ms),
+        idle_timeout: Duration::from_millis(a.idle_timeout_ms),
+        max_connections_per_address: a.max_connections_per_address,
         max_concurrency: a.max_concurrency,
         max_batch: a.max_batch,
         token: a.token.clone().filter(|t| !t.is_empty()),
@@ -37,6 +45,10 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
             .await
             .with_context(|| format!("listen on {}", a.listen))?;
         let addr = listener.local_addr().context("bound address")?;
+        // Opened only once the address is ours; off the runtime, as it may
+        // read the whole index.
+        let deduper = tokio::task::block_in_place(|| super::open_deduper(config, index))?;
+        let deduper = SharedDeduper::new(deduper);
         // First line on stderr: scripts and tests read the address there.
         eprintln!("neardup: listening on http://{addr}");
         match index {

@@ -25,6 +25,7 @@ use tokio::sync::oneshot;
 
 use super::ApiError;
 use crate::deduper::{Analyzed, SharedDeduper};
+use crate::verdict::{Match, VerdictKind};
 use crate::{Deduper, Verdict};
 
 /// Most jobs decided and committed together; bounds the latency that one
@@ -85,7 +86,7 @@ impl Job {
                 } else {
                     pages
                         .into_iter()
-                        .map(|a| d.decide(a))
+                        .map(|a| decide_page(d, a))
                         .collect::<crate::Result<Vec<_>>>()
                         .map(Some)
                         .map_err(ApiError::internal)
@@ -113,6 +114,65 @@ impl Job {
             }
         }
     }
+}
+
+/// The detector name in the match of a page whose `<link rel=canonical>`
+/// names an indexed page, as in `crawl`.
+pub(crate) const CANONICAL: &str = "canonical";
+
+/// Decides one page. A page whose `<link rel=canonical>` names another URL
+/// at which a page is indexed is a duplicate of that page (detector
+/// `canonical`), without content comparison and without being indexed:
+/// the site says which URL is the page, as `crawl` decides.
+fn decide_page(d: &mut Deduper, a: Analyzed) -> crate::Result<Verdict> {
+    match by_canonical(d, &a)? {
+        Some(verdict) => {
+            d.count_verdict(verdict.kind);
+            Ok(verdict)
+        }
+        None => d.decide(a),
+    }
+}
+
+/// The canonical duplicate verdict for `a`, if its canonical link names
+/// another indexed page.
+fn by_canonical(d: &mut Deduper, a: &Analyzed) -> crate::Result<Option<Verdict>> {
+    let Some(href) = a.extracted.canonical.as_deref() else {
+        return Ok(None);
+    };
+    let Ok(page) = url::Url::parse(&a.doc.url) else {
+        return Ok(None);
+    };
+    let Ok(canonical) = page.join(href) else {
+        return Ok(None);
+    };
+    if !matches!(canonical.scheme(), "http" | "https") || canonical == page {
+        return Ok(None);
+    }
+    let Some((id, key, url)) = d.indexed_at(canonical.as_str())? else {
+        return Ok(None);
+    };
+    // Another spelling of the page's own URL: a recrawl, judged as one.
+    if d.id_of_url(&a.doc.url)? == Some(id) {
+        return Ok(None);
+    }
+    Ok(Some(Verdict {
+        kind: VerdictKind::Duplicate,
+        matched: Some(Match {
+            id,
+            key,
+            url,
+            detector: CANONICAL.into(),
+            similarity: 1.0,
+            resemblance: 1.0,
+            containment: 1.0,
+            covered: None,
+            reason: format!("{CANONICAL}: {canonical}"),
+        }),
+        indexed_as: None,
+        stored_as: None,
+        warnings: a.warnings.clone(),
+    }))
 }
 
 impl Decided {
@@ -230,6 +290,13 @@ fn decide_loop(deduper: &SharedDeduper, rx: &Receiver<Job>, commits: &AtomicU64)
                 commits.fetch_add(1, Ordering::Relaxed);
             }
             let failed = flushed.err();
+            if let Some(why) = &failed {
+                tracing::error!(
+                    error = %why,
+                    jobs = decided.len(),
+                    "index commit failed: every request of the group gets 500"
+                );
+            }
             for answer in decided {
                 answer.answer(failed.as_deref());
             }

@@ -51,6 +51,11 @@ pub struct MatchBody {
     pub resemblance: f64,
     /// Containment of the smaller page in the larger, 0..1.
     pub containment: f64,
+    /// Share of this page's own content found in the matched page, 0..1;
+    /// absent when the match was not made by content (`same_url`,
+    /// `canonical`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<f64>,
     /// Why, in one line.
     pub reason: String,
 }
@@ -89,6 +94,7 @@ impl From<Match> for MatchBody {
             similarity: m.similarity,
             resemblance: m.resemblance,
             containment: m.containment,
+            covered: m.covered,
             reason: m.reason,
         }
     }
@@ -112,17 +118,26 @@ pub struct TierMemory {
 }
 
 /// `GET /v1/stats` response.
+///
+/// The verdict counters are this server process's: they start at 0 when it
+/// starts, like every Prometheus counter (`rate()` expects resets), and each
+/// server sharing a Redis index counts its own checks, so adding them up
+/// over servers is right. Stored with the index they would count one
+/// server's restarts but not its crashes (the counters would lag the
+/// commits) and be written by every server of a shared index at once.
+/// `indexed` is the index's own size, which persists.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct StatsBody {
-    /// Pages checked since the index was created.
+    /// Pages checked by this server process since it started.
     pub checked: u64,
-    /// Pages found unique.
+    /// Of them, found unique.
     pub unique: u64,
-    /// Exact or near-exact copies.
+    /// Of them, exact or near-exact copies (`same_url` and `canonical`
+    /// included).
     pub duplicates: u64,
-    /// Near duplicates.
+    /// Of them, near duplicates.
     pub near_duplicates: u64,
-    /// Documents currently indexed.
+    /// Documents in the index now (persists across restarts).
     pub indexed: u64,
     /// The detector chain, in order.
     pub detectors: Vec<String>,
@@ -160,10 +175,11 @@ pub struct DeletedBody {
     pub removed: bool,
 }
 
-/// `GET /healthz` response.
+/// `GET /healthz` and `GET /readyz` response.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 pub struct HealthBody {
-    /// Always `ok` while the server answers.
+    /// `ok` from `/healthz` (always, while the server answers); `ready`
+    /// from `/readyz` (the index backend answered).
     pub status: String,
 }
 

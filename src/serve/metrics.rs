@@ -1,6 +1,8 @@
-//! Request counters and latency histograms, rendered in the Prometheus text
+//! Request counters and latency histograms, the standard `process_*`
+//! metrics and `neardup_build_info`, rendered in the Prometheus text
 //! exposition format (version 0.0.4). Hand-written: a handful of series does
-//! not justify a metrics registry crate.
+//! not justify a metrics registry crate (docs/serve.md, "Metrics", has the
+//! measurement behind this).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -148,7 +150,120 @@ impl Metrics {
                 escape(tier)
             );
         }
+        let _ = writeln!(
+            out,
+            "# HELP neardup_build_info The running build: always 1, its facts in labels.\n\
+             # TYPE neardup_build_info gauge\n\
+             neardup_build_info{{version=\"{}\",profile=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION"),
+            if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
+        );
+        process_metrics(&mut out);
         out
+    }
+}
+
+/// Linux reports CPU times in `/proc` in clock ticks of `USER_HZ`, which is
+/// 100 on every architecture (the kernel's ABI; `sysconf(_SC_CLK_TCK)`).
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// The standard process metrics that Prometheus client libraries export
+/// (`process_cpu_seconds_total`, `process_resident_memory_bytes`,
+/// `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`,
+/// `process_start_time_seconds`, `process_threads`), read from `/proc`.
+/// Elsewhere than Linux, or if `/proc` is not mounted, they are left out.
+fn process_metrics(out: &mut String) {
+    let mut put = |name: &str, kind: &str, help: &str, value: f64| {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+        );
+    };
+    let stat = std::fs::read_to_string("/proc/self/stat").ok();
+    // Fields after the command name (which may hold spaces), which ends at
+    // the last ')': field 3 (state) is index 0 here.
+    let fields: Vec<&str> = stat
+        .as_deref()
+        .and_then(|s| s.rsplit_once(')'))
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let field = |n: usize| -> Option<f64> { fields.get(n.checked_sub(3)?)?.parse().ok() };
+    if let (Some(utime), Some(stime)) = (field(14), field(15)) {
+        put(
+            "process_cpu_seconds_total",
+            "counter",
+            "Total user and system CPU time spent in seconds.",
+            (utime + stime) / TICKS_PER_SECOND,
+        );
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let status_kb = |key: &str| -> Option<f64> {
+        let line = status.lines().find(|l| l.starts_with(key))?;
+        line[key.len()..].split_whitespace().next()?.parse().ok()
+    };
+    if let Some(kb) = status_kb("VmRSS:") {
+        put(
+            "process_resident_memory_bytes",
+            "gauge",
+            "Resident memory size in bytes.",
+            kb * 1024.0,
+        );
+    }
+    if let Some(kb) = status_kb("VmSize:") {
+        put(
+            "process_virtual_memory_bytes",
+            "gauge",
+            "Virtual memory size in bytes.",
+            kb * 1024.0,
+        );
+    }
+    if let Some(n) = status_kb("Threads:") {
+        put("process_threads", "gauge", "Number of OS threads.", n);
+    }
+    if let Ok(dir) = std::fs::read_dir("/proc/self/fd") {
+        put(
+            "process_open_fds",
+            "gauge",
+            "Number of open file descriptors.",
+            dir.count() as f64,
+        );
+    }
+    let max_fds = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|limits| {
+            let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+            line["Max open files".len()..]
+                .split_whitespace()
+                .next()?
+                .parse::<f64>()
+                .ok()
+        });
+    if let Some(n) = max_fds {
+        put(
+            "process_max_fds",
+            "gauge",
+            "Maximum number of open file descriptors.",
+            n,
+        );
+    }
+    let boot_time = std::fs::read_to_string("/proc/stat").ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("btime "))?
+            .trim()
+            .parse::<f64>()
+            .ok()
+    });
+    if let (Some(boot), Some(start)) = (boot_time, field(22)) {
+        put(
+            "process_start_time_seconds",
+            "gauge",
+            "Start time of the process since unix epoch in seconds.",
+            boot + start / TICKS_PER_SECOND,
+        );
     }
 }
 
@@ -183,6 +298,37 @@ mod tests {
         assert!(text.contains("_bucket{endpoint=\"/v1/check\",le=\"10\"} 2\n"));
         assert!(text.contains("_bucket{endpoint=\"/v1/check\",le=\"+Inf\"} 3\n"));
         assert!(text.contains("_count{endpoint=\"/v1/check\"} 3\n"));
+    }
+
+    #[test]
+    fn process_metrics_and_build_info_are_exported() {
+        let text = Metrics::default().render(Stats::default(), 0, &[]);
+        let value = |name: &str| -> f64 {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+                .unwrap_or_else(|| panic!("{name} missing in\n{text}"))
+        };
+        assert!(text.contains(&format!(
+            "neardup_build_info{{version=\"{}\",",
+            env!("CARGO_PKG_VERSION")
+        )));
+        if cfg!(target_os = "linux") {
+            assert!(value("process_resident_memory_bytes") > 1e6);
+            assert!(
+                value("process_virtual_memory_bytes") >= value("process_resident_memory_bytes")
+            );
+            assert!(value("process_open_fds") >= 3.0);
+            assert!(value("process_max_fds") >= value("process_open_fds"));
+            assert!(value("process_threads") >= 1.0);
+            assert!(value("process_cpu_seconds_total") >= 0.0);
+            // Started after 2020 and not in the future.
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs_f64();
+            let start = value("process_start_time_seconds");
+            assert!(start > 1.58e9 && start <= now + 1.0, "{start} vs {now}");
+        }
     }
 
     #[test]

@@ -9,18 +9,34 @@
 //! | `DELETE /v1/docs/{id}` | removes an indexed page |
 //! | `DELETE /v1/docs?url=URL` | removes the page indexed at a URL |
 //! | `GET /v1/stats` | counters, detector chain, memory per tier |
-//! | `GET /healthz` | `{"status":"ok"}`, never authenticated |
+//! | `GET /healthz` | `{"status":"ok"}` while the process serves (liveness), never authenticated |
+//! | `GET /readyz` | 200 if the index backend answers, else 503 (readiness), never authenticated |
 //! | `GET /metrics` | Prometheus text |
 //!
 //! # Limits and errors
 //! Every error is `{"error": {"code", "message"}}` with a 4xx/5xx status:
-//! a body over [`ServeOptions::max_body`] is 413, a body that is not
+//! a body over [`ServeOptions::max_body`] is 413 (at once when its declared
+//! length is over, without reading it), a body not received within
+//! [`ServeOptions::body_timeout`] is 408, a body that is not
 //! `application/json` is 415, bad JSON or fields are 400, a missing or wrong
 //! bearer token is 401, more than [`ServeOptions::max_concurrency`] requests
-//! in flight is 503 (load is shed at once, with `Retry-After: 1`, rather than
+//! in flight, or request bodies over [`ServeOptions::max_body_memory`] in
+//! memory, is 503 (load is shed at once, with `Retry-After: 1`, rather than
 //! queued: a crawler retries later, and a queue would only add latency to
 //! every request), and a request running longer than
-//! [`ServeOptions::timeout`] is 504.
+//! [`ServeOptions::timeout`] after its body arrived is 504.
+//!
+//! A request's body is read before it takes one of the
+//! [`ServeOptions::max_concurrency`] slots: a slow or stalled upload holds
+//! only its connection and the bytes it sent, never a slot. Connections
+//! themselves are bounded by the accept loop (`conn`): header-read and
+//! idle timeouts, and a cap per client address.
+//!
+//! # Logs
+//! One access line per request (`tracing`, target `neardup::serve::access`,
+//! level info: method, path, status, latency, bytes in and out, peer, and
+//! the error code of an error answer) and one error line with the cause of
+//! every 500 (target `neardup::serve`, level error).
 //!
 //! A page that times out before its decision is not indexed; one that times
 //! out during it may be (the client cannot tell, so a 504 means "unknown":
@@ -48,11 +64,13 @@
 //! # }
 //! ```
 
+mod conn;
 mod decider;
 pub mod dto;
 pub mod load;
 mod metrics;
 
+use std::fmt::Write as _;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -60,15 +78,16 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Path, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, MatchedPath, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use futures_util::StreamExt as _;
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::deduper::{Analyzed, Analyzer, SharedDeduper};
 use decider::{Decider, Job, RemoveTarget};
@@ -83,8 +102,22 @@ use metrics::Metrics;
 pub struct ServeOptions {
     /// Largest request body, in bytes (413 above).
     pub max_body: usize,
-    /// Longest a request may take, body upload included (504 after).
+    /// Longest a request may take once its body has arrived (504 after).
     pub timeout: Duration,
+    /// Longest the upload of a request body may take, from the end of its
+    /// headers (408 after).
+    pub body_timeout: Duration,
+    /// Bytes of request bodies held in memory at once, over all requests
+    /// (503 above): bounds memory whatever the number of clients.
+    pub max_body_memory: usize,
+    /// Longest wait for a request's headers once its first byte arrived
+    /// (the connection is closed after).
+    pub header_timeout: Duration,
+    /// Longest a connection may stay open without a request in progress
+    /// (keep-alive included; closed after).
+    pub idle_timeout: Duration,
+    /// Open connections per client IP address (503 and closed above).
+    pub max_connections_per_address: usize,
     /// Requests in flight on `/v1/*` before new ones get 503.
     pub max_concurrency: usize,
     /// Most pages in one batch (400 above).
@@ -102,6 +135,11 @@ impl Default for ServeOptions {
         ServeOptions {
             max_body: 16 << 20,
             timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            max_body_memory: 256 << 20,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections_per_address: 256,
             max_concurrency: 256,
             max_batch: 1000,
             token: None,
@@ -121,6 +159,10 @@ struct AppState {
     options: ServeOptions,
     /// Permits for requests in flight on `/v1/*`.
     in_flight: Arc<Semaphore>,
+    /// One permit per byte of request body held in memory.
+    body_memory: Arc<Semaphore>,
+    /// Permits `body_memory` started with.
+    body_budget: usize,
     metrics: Metrics,
     /// Work off the runtime (pages over `INLINE_MAX`, stats reads, handing
     /// a job to a full decider queue): a fixed pool, one thread per core, rather than
@@ -137,18 +179,20 @@ type Shared = Arc<AppState>;
 /// accepting, lets requests in flight finish, and returns.
 ///
 /// # Errors
-/// If the listener fails irrecoverably.
+/// If the index cannot be flushed at the end.
 pub async fn run(
     listener: tokio::net::TcpListener,
     deduper: SharedDeduper,
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
+    let limits = conn::ConnLimits {
+        header_timeout: options.header_timeout,
+        idle_timeout: options.idle_timeout,
+        max_per_address: options.max_connections_per_address,
+    };
     let (app, decider) = build(deduper.clone(), options)?;
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| crate::Error::io("<listener>", e))?;
+    conn::serve(listener, app, limits, shutdown).await;
     // Every request has been answered and the app dropped with its
     // senders: the decider finishes and lets go of the deduper, so the
     // caller holds the only handle (and may reopen the index file).
@@ -193,11 +237,19 @@ fn build(
     let batch_workers = pool("batch")?;
     let analyzer = deduper.read(|d| d.analyzer())?;
     let (decider, decider_thread) = Decider::start(deduper.clone())?;
+    // At least one largest body fits, so every valid request can pass
+    // when the server is otherwise idle.
+    let body_budget = options
+        .max_body_memory
+        .max(options.max_body)
+        .min(Semaphore::MAX_PERMITS);
     let state = Arc::new(AppState {
         deduper,
         analyzer,
         decider,
         in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
+        body_memory: Arc::new(Semaphore::new(body_budget)),
+        body_budget,
         options,
         metrics: Metrics::default(),
         workers,
@@ -216,6 +268,7 @@ fn build(
         .route_layer(middleware::from_fn_with_state(state.clone(), auth))
         // Added after the auth layer, so probes need no token.
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.options.max_body))
@@ -254,40 +307,99 @@ impl ApiError {
     }
 }
 
+/// The error code of an error answer, in its extensions: for the access log.
+#[derive(Clone, Copy, Debug)]
+struct ErrorCode(&'static str);
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if self.status.is_server_error() && self.status != StatusCode::SERVICE_UNAVAILABLE {
+            // A fault of the server or its index backend: say why, once per
+            // answer (the access line says which request).
+            tracing::error!(code = self.code, status = self.status.as_u16(), cause = %self.message, "request failed");
+        }
+        let (status, code) = (self.status, self.code);
         let body = ErrorBody {
             error: ErrorDetail {
                 code: self.code.to_owned(),
                 message: self.message,
             },
         };
-        let mut resp = (self.status, Json(body)).into_response();
-        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+        let mut resp = (status, Json(body)).into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
-        if self.status == StatusCode::UNAUTHORIZED {
+        if status == StatusCode::UNAUTHORIZED {
             resp.headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        if matches!(
+            status,
+            StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT
+        ) {
+            // The rest of the body was not read: the connection cannot
+            // carry another request.
+            resp.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        resp.extensions_mut().insert(ErrorCode(code));
         resp
     }
 }
 
-/// Outermost layer: counts every answer by route and status, with latency.
+/// Outermost layer: counts every answer by route and status, with latency,
+/// and writes the access log line.
 async fn track(State(state): State<Shared>, req: Request, next: Next) -> Response {
     let endpoint = req
         .extensions()
         .get::<MatchedPath>()
         .map_or("unmatched", MatchedPath::as_str)
         .to_owned();
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0);
+    let declared = content_length(req.headers());
     let start = Instant::now();
     let resp = next.run(req).await;
-    state
-        .metrics
-        .record(&endpoint, resp.status().as_u16(), start.elapsed());
+    let elapsed = start.elapsed();
+    let status = resp.status().as_u16();
+    state.metrics.record(&endpoint, status, elapsed);
+    let bytes_out = axum::body::HttpBody::size_hint(resp.body()).exact();
+    // Received if the body was read; else what the client declared (a body
+    // refused unread, or an endpoint that reads none).
+    let bytes_in = resp
+        .extensions()
+        .get::<BodyBytes>()
+        .map(|b| b.0)
+        .or(declared)
+        .unwrap_or(0);
+    tracing::info!(
+        target: "neardup::serve::access",
+        method = %method,
+        path = %path,
+        status,
+        latency_ms = format_args!("{:.3}", elapsed.as_secs_f64() * 1000.0),
+        bytes_in,
+        bytes_out,
+        peer = peer.map(tracing::field::display),
+        error = resp.extensions().get::<ErrorCode>().map(|c| c.0),
+    );
     resp
+}
+
+/// The declared `Content-Length` of a request, if valid.
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Bearer-token check; the token is compared in constant time so its
@@ -313,10 +425,24 @@ async fn auth(State(state): State<Shared>, req: Request, next: Next) -> Response
     next.run(req).await
 }
 
-/// Concurrency and time limits for `/v1/*`.
+/// Body, memory, concurrency and time limits for `/v1/*`, in that order:
+/// the body is read first (its own deadline and size limit, its bytes
+/// counted against [`ServeOptions::max_body_memory`]), and only a request
+/// whose body has arrived takes a concurrency slot. So a stalled upload
+/// never holds a slot, and the slots bound the CPU work, not the wait for
+/// slow clients.
 async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    // Held until the answer is ready: the body's bytes stay in memory (as
+    // bytes, then parsed) until then.
+    let (body, _memory) = match read_body(&state, &parts.headers, body).await {
+        Ok(read) => read,
+        Err(e) => return e.into_response(),
+    };
+    let received = BodyBytes(body.len() as u64);
+    let req = Request::from_parts(parts, Body::from(body));
     let Ok(_permit) = state.in_flight.clone().try_acquire_owned() else {
-        return ApiError::new(
+        let mut resp = ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "overloaded",
             format!(
@@ -325,8 +451,10 @@ async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Respons
             ),
         )
         .into_response();
+        resp.extensions_mut().insert(received);
+        return resp;
     };
-    match tokio::time::timeout(state.options.timeout, next.run(req)).await {
+    let mut resp = match tokio::time::timeout(state.options.timeout, next.run(req)).await {
         Ok(resp) => resp,
         Err(_) => ApiError::new(
             StatusCode::GATEWAY_TIMEOUT,
@@ -337,7 +465,94 @@ async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Respons
             ),
         )
         .into_response(),
+    };
+    resp.extensions_mut().insert(received);
+    resp
+}
+
+/// The bytes of a request body actually received, in its answer's
+/// extensions: for the access log (a chunked body declares no length).
+#[derive(Clone, Copy, Debug)]
+struct BodyBytes(u64);
+
+/// Reads a request body into memory within the limits: over
+/// [`ServeOptions::max_body`] is 413 (at once if the declared length is
+/// over: the body is not read, and a client that sent
+/// `Expect: 100-continue` is never told to send it), not complete within
+/// [`ServeOptions::body_timeout`] is 408, and bytes that do not fit in
+/// [`ServeOptions::max_body_memory`] (all bodies being read or answered)
+/// are 503. Permits are taken as bytes arrive, so a stalled upload holds
+/// only what it sent.
+async fn read_body(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), ApiError> {
+    let max = state.options.max_body;
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("request body exceeds the server's limit of {max} bytes (--max-body)"),
+        )
+    };
+    let declared = content_length(headers);
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(too_large());
     }
+    let deadline = tokio::time::Instant::now() + state.options.body_timeout;
+    let mut stream = body.into_data_stream();
+    // Not the declared length: a client may declare much and send nothing.
+    let start = declared.map_or(0, |n| usize::try_from(n).unwrap_or(0));
+    let mut buf = Vec::with_capacity(start.min(64 << 10));
+    let mut held: Option<OwnedSemaphorePermit> = None;
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(None) => break,
+            Ok(Some(Ok(chunk))) => chunk,
+            Ok(Some(Err(e))) => {
+                return Err(ApiError::bad_request(
+                    "bad_body",
+                    format!("reading the request body: {e}"),
+                ))
+            }
+            Err(_) => {
+                return Err(ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body_timeout",
+                    format!(
+                        "request body not received within {} ms (--body-timeout-ms): got {} \
+                         of {} bytes",
+                        state.options.body_timeout.as_millis(),
+                        buf.len(),
+                        declared.map_or_else(|| "?".to_owned(), |n| n.to_string())
+                    ),
+                ))
+            }
+        };
+        if buf.len() + chunk.len() > max {
+            return Err(too_large());
+        }
+        let permit = u32::try_from(chunk.len())
+            .ok()
+            .and_then(|n| state.body_memory.clone().try_acquire_many_owned(n).ok())
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "overloaded",
+                    format!(
+                        "request bodies in memory exceed {} bytes (--max-body-memory); retry later",
+                        state.options.max_body_memory
+                    ),
+                )
+            })?;
+        match &mut held {
+            Some(h) => h.merge(permit),
+            None => held = Some(permit),
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok((Bytes::from(buf), held))
 }
 
 /// Checks the content type and parses the body as JSON `T`.
@@ -594,20 +809,64 @@ async fn check_batch(
     Ok(Json(BatchBody { verdicts }))
 }
 
+/// What a `{id}` path segment names.
+#[derive(Debug, PartialEq, Eq)]
+enum IdParam {
+    /// A document id that can exist.
+    Id(neardup_api::DocId),
+    /// An integer >= 0 past the largest id the index hands out (2^32-1):
+    /// valid, but no document has it.
+    OutOfRange,
+}
+
+/// Parses a document id: any integer >= 0 (as documented); the error says
+/// what is wrong with anything else.
+fn parse_id(text: &str) -> Result<IdParam, ApiError> {
+    let invalid = |why: &str| {
+        ApiError::bad_request(
+            "invalid_id",
+            format!("document id {text:?} {why}; ids are integers >= 0"),
+        )
+    };
+    if text.is_empty() {
+        return Err(invalid("is empty"));
+    }
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    if let Some(rest) = text.strip_prefix('-') {
+        return Err(
+            if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+                invalid("is negative")
+            } else {
+                invalid("is not an integer")
+            },
+        );
+    }
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid("is not an integer"));
+    }
+    Ok(digits
+        .parse::<neardup_api::DocId>()
+        .map_or(IdParam::OutOfRange, IdParam::Id))
+}
+
 async fn remove_doc(
     State(state): State<Shared>,
-    Path(id): Path<String>,
+    Path(text): Path<String>,
 ) -> Result<Json<DeletedBody>, ApiError> {
-    let id: u32 = id.parse().map_err(|_| {
-        ApiError::bad_request("invalid_id", format!("document id {id:?} is not a number"))
-    })?;
-    match remove(&state, RemoveTarget::Id(id)).await? {
-        Some(id) => Ok(Json(DeletedBody { id, removed: true })),
-        None => Err(ApiError::new(
+    let not_found = || {
+        ApiError::new(
             StatusCode::NOT_FOUND,
             "not_found",
-            format!("no indexed document with id {id}"),
-        )),
+            format!("no indexed document with id {text}"),
+        )
+    };
+    let id = match parse_id(&text)? {
+        IdParam::Id(id) => id,
+        IdParam::OutOfRange => return Err(not_found()),
+    };
+    match remove(&state, RemoveTarget::Id(id)).await? {
+        Some(id) => Ok(Json(DeletedBody { id, removed: true })),
+        None => Err(not_found()),
     }
 }
 
@@ -683,19 +942,64 @@ async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
         .into_iter()
         .map(|m| (m.tier, usize::try_from(m.bytes).unwrap_or(usize::MAX)))
         .collect();
-    let text = state
+    let mut text = state
         .metrics
         .render(stats, state.decider.commits(), &memory);
+    // The limits in use now: slots taken, body bytes held.
+    let slots = state.options.max_concurrency.max(1);
+    let _ = write!(
+        text,
+        "# HELP neardup_http_requests_in_flight Requests on /v1/* holding a concurrency slot \
+         (body received, being answered).\n\
+         # TYPE neardup_http_requests_in_flight gauge\n\
+         neardup_http_requests_in_flight {}\n\
+         # HELP neardup_request_body_bytes Bytes of request bodies held in memory \
+         (of --max-body-memory).\n\
+         # TYPE neardup_request_body_bytes gauge\n\
+         neardup_request_body_bytes {}\n",
+        slots.saturating_sub(state.in_flight.available_permits()),
+        state
+            .body_budget
+            .saturating_sub(state.body_memory.available_permits())
+    );
     Response::builder()
         .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
         .body(Body::from(text))
         .map_err(ApiError::internal)
 }
 
+/// Liveness: the process serves HTTP. Says nothing about the index (see
+/// [`readyz`]): a prober that restarts on failure must not restart every
+/// server because their shared Redis is down.
 async fn healthz() -> Json<HealthBody> {
     Json(HealthBody {
         status: "ok".into(),
     })
+}
+
+/// Longest a readiness probe waits for the index backend.
+const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Readiness: 200 `{"status":"ready"}` if the index backend answers (for
+/// Redis one round trip), else 503 `not_ready` with the cause. Load
+/// balancers send traffic only to ready servers.
+async fn readyz(State(state): State<Shared>) -> Result<Json<HealthBody>, ApiError> {
+    let deduper = state.deduper.clone();
+    let probe = on_workers(&state, move || deduper.with(|d| d.ping()).and_then(|r| r));
+    let not_ready = |why: String| {
+        tracing::warn!(cause = %why, "not ready");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", why)
+    };
+    match tokio::time::timeout(READY_TIMEOUT, probe).await {
+        Ok(Ok(())) => Ok(Json(HealthBody {
+            status: "ready".into(),
+        })),
+        Ok(Err(e)) => Err(not_ready(format!("index backend: {}", e.message))),
+        Err(_) => Err(not_ready(format!(
+            "index backend did not answer within {} ms",
+            READY_TIMEOUT.as_millis()
+        ))),
+    }
 }
 
 async fn not_found() -> ApiError {

@@ -1,0 +1,448 @@
+//! The accept loop: one task per connection, each with its own deadlines.
+//!
+//! `axum::serve` accepts and serves connections but offers no header-read
+//! or idle timeout, no cap on connections per client address, and no way
+//! to answer a client that half-closed its side, so a few hundred idle or
+//! half-sent connections (slowloris) held the server's sockets for as long
+//! as their clients liked. This loop drives hyper's HTTP/1 connections
+//! itself:
+//!
+//! - **Idle timeout**: a connection that has no request in progress and has
+//!   sent no byte for [`ConnLimits::idle_timeout`] since it was accepted or
+//!   since its last answer is closed (keep-alive connections included).
+//! - **Header timeout**: once the first byte of a request has arrived, the
+//!   whole head (request line and headers) must arrive within
+//!   [`ConnLimits::header_timeout`]; a client trickling bytes is cut off.
+//!   The body has its own deadline, in the request layer (408).
+//! - **Per-address cap**: at most [`ConnLimits::max_per_address`] open
+//!   connections per client IP; one more is answered 503 and closed, so one
+//!   host cannot take every socket.
+//! - **Half-close**: a client that sends its request and then shuts down
+//!   its writing side (`shutdown(SHUT_WR)`) still gets its answer.
+//!
+//! Both deadlines are kept by a watchdog per connection that reads the
+//! connection's [`Activity`]: the socket wrapper ([`Watched`]) notes when a
+//! request's first byte arrives, the service notes when a request starts
+//! and when its answer is ready. Nothing is closed while a request is in
+//! progress: the request layer bounds that time.
+//!
+//! **Shutdown**: when `shutdown` completes the listener is dropped (no new
+//! connections), each connection is told to finish the request in progress
+//! and close (hyper's graceful shutdown), connections that never sent a
+//! request are closed at once, and the loop returns when every connection
+//! task has ended.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch};
+use tower::ServiceExt as _;
+
+/// Connection-level limits (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConnLimits {
+    /// Longest wait for a request head once its first byte arrived.
+    pub header_timeout: Duration,
+    /// Longest silence on a connection with no request in progress.
+    pub idle_timeout: Duration,
+    /// Open connections allowed per client IP address.
+    pub max_per_address: usize,
+}
+
+/// "No request head started": the value of [`Activity::head_started`]
+/// between requests.
+const NONE: u64 = u64::MAX;
+
+/// What a connection is doing, shared by its socket wrapper, its service
+/// and its watchdog. Times are milliseconds since the connection opened.
+struct Activity {
+    opened: Instant,
+    /// Requests whose answer is not ready yet.
+    in_flight: AtomicUsize,
+    /// Requests seen on this connection so far.
+    requests: AtomicU64,
+    /// When the connection last became idle (accepted, or its last answer
+    /// was ready).
+    idle_since: AtomicU64,
+    /// When the first byte of the next request arrived, or [`NONE`].
+    head_started: AtomicU64,
+}
+
+impl Activity {
+    fn new() -> Activity {
+        Activity {
+            opened: Instant::now(),
+            in_flight: AtomicUsize::new(0),
+            requests: AtomicU64::new(0),
+            idle_since: AtomicU64::new(0),
+            head_started: AtomicU64::new(NONE),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(NONE - 1)
+    }
+
+    /// Bytes arrived: if no request is in progress, they start a head.
+    fn bytes_read(&self) {
+        if self.in_flight.load(Ordering::SeqCst) == 0 {
+            let now = self.now();
+            let _ =
+                self.head_started
+                    .compare_exchange(NONE, now, Ordering::SeqCst, Ordering::SeqCst);
+        }
+    }
+
+    /// A request head was parsed: the request layer's deadlines apply now.
+    fn request_started(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        self.head_started.store(NONE, Ordering::SeqCst);
+        InFlight(Arc::clone(self))
+    }
+
+    /// When the watchdog should act next, and on what: `None` while a
+    /// request is in progress.
+    fn deadline(&self, limits: &ConnLimits) -> Option<(u64, &'static str)> {
+        if self.in_flight.load(Ordering::SeqCst) > 0 {
+            return None;
+        }
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(NONE / 2);
+        match self.head_started.load(Ordering::SeqCst) {
+            NONE => Some((
+                self.idle_since
+                    .load(Ordering::SeqCst)
+                    .saturating_add(millis(limits.idle_timeout)),
+                "idle timeout",
+            )),
+            started => Some((
+                started.saturating_add(millis(limits.header_timeout)),
+                "header timeout",
+            )),
+        }
+    }
+}
+
+/// Marks a request in progress until dropped (when its answer is ready).
+struct InFlight(Arc<Activity>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let a = &self.0;
+        if a.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            a.idle_since.store(a.now(), Ordering::SeqCst);
+            a.head_started.store(NONE, Ordering::SeqCst);
+        }
+    }
+}
+
+/// The socket, noting each read in the connection's [`Activity`].
+struct Watched {
+    stream: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.activity.bytes_read();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
+
+/// Open connections per client address. A [`PeerSlot`] holds one and gives
+/// it back when dropped.
+#[derive(Clone, Default)]
+struct PerAddress(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+struct PeerSlot {
+    table: PerAddress,
+    ip: IpAddr,
+}
+
+impl PerAddress {
+    /// Takes a slot for `ip`, or `None` if it has `max` connections open.
+    fn take(&self, ip: IpAddr, max: usize) -> Option<PeerSlot> {
+        // A poisoned lock means a panic mid-update of a counter: still usable.
+        let mut table = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let open = table.entry(ip).or_insert(0);
+        if *open >= max {
+            return None;
+        }
+        *open += 1;
+        Some(PeerSlot {
+            table: self.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for PeerSlot {
+    fn drop(&mut self) {
+        let mut table = self.table.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(open) = table.get_mut(&self.ip) {
+            *open -= 1;
+            if *open == 0 {
+                table.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then drains (see
+/// the module documentation). Accept errors (out of file descriptors, a
+/// connection reset before it was accepted) are logged and retried: they
+/// pass when connections close.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    // Every connection task holds a clone of `done_tx`; `recv` returns
+    // `None` once the last one has ended.
+    let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
+    let per_address = PerAddress::default();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed; retrying in 100 ms");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let Some(slot) = per_address.take(peer.ip(), limits.max_per_address.max(1)) else {
+            tracing::warn!(
+                peer = %peer,
+                max = limits.max_per_address,
+                "connection refused: too many open connections from this address"
+            );
+            tokio::spawn(refuse(stream, limits.max_per_address));
+            continue;
+        };
+        let task = Connection {
+            app: app.clone(),
+            limits,
+            stop: stop_rx.clone(),
+            _done: done_tx.clone(),
+            _slot: slot,
+        };
+        tokio::spawn(task.run(stream, peer));
+    }
+    drop(listener);
+    // Nobody may be listening any more: then no connection is left either.
+    let _ = stop_tx.send(true);
+    drop(done_tx);
+    let _ = done_rx.recv().await;
+}
+
+/// Answers a connection over the per-address cap with 503 and closes it.
+async fn refuse(mut stream: TcpStream, max: usize) {
+    let body = format!(
+        "{{\"error\":{{\"code\":\"too_many_connections\",\"message\":\"more than {max} open \
+         connections from this address; close some or retry later\"}}}}"
+    );
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    // A client that does not read gets its socket closed after a second.
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
+}
+
+/// One accepted connection and what it needs.
+struct Connection {
+    app: Router,
+    limits: ConnLimits,
+    stop: watch::Receiver<bool>,
+    /// Dropped when the task ends (see [`serve`]).
+    _done: mpsc::Sender<()>,
+    /// This connection's place in the per-address count.
+    _slot: PeerSlot,
+}
+
+impl Connection {
+    async fn run(mut self, stream: TcpStream, peer: SocketAddr) {
+        // Answers are small and written at once: do not let Nagle delay them.
+        let _ = stream.set_nodelay(true);
+        let activity = Arc::new(Activity::new());
+        let io = TokioIo::new(Watched {
+            stream,
+            activity: Arc::clone(&activity),
+        });
+        let app = self.app.clone();
+        let service_activity = Arc::clone(&activity);
+        let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+            let in_flight = service_activity.request_started();
+            req.extensions_mut().insert(ConnectInfo(peer));
+            let answer = app.clone().oneshot(req.map(Body::new));
+            async move {
+                let resp = answer.await;
+                drop(in_flight);
+                resp
+            }
+        });
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        // Deadlines are the watchdog's (hyper's own header timer would also
+        // run while a keep-alive connection is idle); half-closed clients
+        // are answered.
+        builder.header_read_timeout(None).half_close(true);
+        let conn = builder.serve_connection(io, service);
+        tokio::pin!(conn);
+        let limits = self.limits;
+        tokio::select! {
+            served = conn.as_mut() => {
+                log_end(peer, served);
+                return;
+            }
+            reason = watchdog(&activity, &limits) => {
+                tracing::debug!(peer = %peer, reason, "closing connection");
+                return;
+            }
+            _ = self.stop.wait_for(|stop| *stop) => {}
+        }
+        // Shutting down: finish the request in progress, then close. A
+        // connection that never sent anything has nothing to finish.
+        conn.as_mut().graceful_shutdown();
+        if activity.requests.load(Ordering::SeqCst) == 0
+            && activity.head_started.load(Ordering::SeqCst) == NONE
+        {
+            return;
+        }
+        tokio::select! {
+            served = conn.as_mut() => log_end(peer, served),
+            reason = watchdog(&activity, &limits) => {
+                tracing::debug!(peer = %peer, reason, "closing connection at shutdown");
+            }
+        }
+    }
+}
+
+/// Logs how a connection ended, if not cleanly.
+fn log_end(peer: SocketAddr, served: Result<(), hyper::Error>) {
+    if let Err(e) = served {
+        // Clients that vanish or send garbage are routine: debug level.
+        tracing::debug!(peer = %peer, error = %e, "connection ended with an error");
+    }
+}
+
+/// Completes when the connection has been idle, or has been sending one
+/// request head, for too long; returns which.
+async fn watchdog(activity: &Activity, limits: &ConnLimits) -> &'static str {
+    loop {
+        let now = activity.now();
+        let wait = match activity.deadline(limits) {
+            Some((at, reason)) if at <= now => return reason,
+            Some((at, _)) => at - now,
+            // A request is in progress: look again later.
+            None => 250,
+        };
+        tokio::time::sleep(Duration::from_millis(wait.clamp(10, 1000))).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_address_slots_are_counted_and_given_back() {
+        let table = PerAddress::default();
+        let ip: IpAddr = [127, 0, 0, 2].into();
+        let a = table.take(ip, 2).unwrap();
+        let b = table.take(ip, 2).unwrap();
+        assert!(table.take(ip, 2).is_none(), "third over a cap of 2");
+        assert!(
+            table.take([127, 0, 0, 3].into(), 2).is_some(),
+            "per address"
+        );
+        drop(a);
+        let c = table.take(ip, 2);
+        assert!(c.is_some(), "a closed connection frees its slot");
+        drop((b, c));
+        assert!(table.0.lock().unwrap().get(&ip).is_none(), "no entry left");
+    }
+
+    #[test]
+    fn deadlines_follow_the_connection_state() {
+        let limits = ConnLimits {
+            header_timeout: Duration::from_millis(100),
+            idle_timeout: Duration::from_millis(5000),
+            max_per_address: 1,
+        };
+        let a = Arc::new(Activity::new());
+        assert_eq!(a.deadline(&limits), Some((5000, "idle timeout")));
+        a.bytes_read();
+        let (at, reason) = a.deadline(&limits).unwrap();
+        assert_eq!(reason, "header timeout");
+        assert!(at < 5000, "{at}");
+        let req = a.request_started();
+        assert_eq!(a.deadline(&limits), None, "no deadline while answering");
+        // Body bytes of the request in progress start no head.
+        a.bytes_read();
+        drop(req);
+        assert_eq!(a.deadline(&limits).unwrap().1, "idle timeout");
+    }
+}
