@@ -3,6 +3,7 @@
 //!
 //! Modules:
 //! - `compare`: the compare command (graded separation, sizes) on hand-made data;
+//! - `corrupt_index`: damaged index files in every command, `dedup --index` killed in a loop;
 //! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
 //! - `dedup`: outputs, warnings, determinism, config and detector flags;
 //! - `eval`: the eval command on a tiny generated benchmark;
@@ -22,6 +23,7 @@
 
 mod bad_input;
 mod compare;
+mod corrupt_index;
 mod crawl;
 mod crawl_resume;
 mod dedup;
