@@ -11,6 +11,8 @@
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
+//! - `odd_inputs`: stray NUL, binaries, gzip pages and bombs, FIFOs, --glob, stdin, --strict,
+//!   clusters.tsv read back by the csv crate and Python, seeds with bad lines;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `report`: the report model, CSV, escaping, and the page in headless Chromium;
 //! - `redirect_scope`: redirect hops refused by robots.txt or scope in a crawl;
@@ -32,6 +34,7 @@ mod export;
 mod extract;
 mod fetch;
 mod multiref;
+mod odd_inputs;
 mod pairs;
 mod plugins;
 mod redirect_scope;
