@@ -837,11 +837,15 @@ impl DocStore for RedbStore {
         guarded(&self.path, || self.for_each_unguarded(f))
     }
 
+    /// A panic inside redb while committing to a damaged file comes back
+    /// as an [`Error::Store`] (see [`guarded`]); what was committed before
+    /// stays as it was (redb's commit is atomic).
     fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        self.commit()
+        let path = self.path.clone();
+        guarded(&path, || self.commit())
     }
 
     fn len(&self) -> usize {
