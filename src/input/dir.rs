@@ -12,7 +12,8 @@
 //!   their magic bytes and decompressed ([`super::read_page_file`]).
 //! - A FIFO, socket or device in the tree is a warning, never opened.
 //! - key: the relative path without its last extension, `/`-separated
-//!   (`page` for `page.html`, `blog/post` for `blog/post.html`). When two
+//!   (`page` for `page.html`, `blog/post` for `blog/post.html`, `page.html`
+//!   for `page.html.gz`). When two
 //!   files would share a key (`a.html` and `a.htm`) each of them uses its
 //!   relative path with extension instead, with one warning per clash.
 //! - url: the file's absolute `file://` URL; content type: none.

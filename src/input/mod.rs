@@ -88,8 +88,9 @@ pub struct Limits {
     /// Largest record (WARC/ARC record block, or page file) read into
     /// memory; bigger ones are skipped with a warning.
     pub max_record: u64,
-    /// Largest body after undoing `Content-Encoding` (gzip bombs stop here
-    /// and the record is skipped with a warning).
+    /// Largest body after undoing `Content-Encoding`, or after
+    /// decompressing a gzip page file (gzip bombs stop here and the record
+    /// is skipped with a warning).
     pub max_body: usize,
 }
 
