@@ -53,7 +53,13 @@ impl Source {
 }
 
 /// Decodes `bytes` to text. `content_type` is the HTTP header value, if any.
+/// NUL characters are removed from the text (with a warning).
 pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
+    strip_nul(decode_raw(bytes, content_type))
+}
+
+/// [`decode`] without the NUL removal.
+fn decode_raw(bytes: &[u8], content_type: Option<&str>) -> Decoded {
     let mut warnings = Vec::new();
 
     // 1. A BOM wins over everything (WHATWG "decode").
@@ -144,6 +150,85 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
             finish(detected, bytes, warnings)
         }
     }
+}
+
+/// How many leading bytes [`binary_reason`] judges (git looks at 8,000).
+const SNIFF_BYTES: usize = 8 * 1024;
+
+/// Share of control bytes in the sniffed prefix above which a body is
+/// binary. Text (HTML in any ASCII-compatible charset) has practically none
+/// besides tab, LF, FF and CR; uniformly random bytes have 28 in 256
+/// (about 11%), compressed or encrypted data likewise; a page with a stray
+/// NUL or two stays far below.
+const MAX_CONTROL_SHARE: f64 = 0.05;
+
+/// File signatures of formats that are never a page, with their names.
+const MAGIC: &[(&[u8], &str)] = &[
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"BZh", "bzip2-compressed data"),
+    (b"\xfd7zXZ\x00", "xz-compressed data"),
+    (b"\x7fELF", "an ELF executable"),
+    (b"\x00asm", "a WebAssembly module"),
+    (b"wOFF", "a WOFF font"),
+    (b"wOF2", "a WOFF2 font"),
+];
+
+/// Why `body` is binary rather than text or HTML, or `None` for text.
+///
+/// One NUL byte does not make a body binary (a copy of a page with
+/// `<!-- \0 -->` in its head is still that page; [`decode`] removes the
+/// NUL). A body is binary when
+/// - it starts with the signature of a known non-text format (images,
+///   PDF, archives and compressed data, executables, fonts), or
+/// - more than 5% of its first 8 KiB are control bytes (C0 other than tab,
+///   LF, FF, CR and ESC, plus DEL), as random and compressed data are.
+///
+/// A UTF-16 byte-order mark makes it text (half of its bytes are NUL).
+pub fn binary_reason(body: &[u8]) -> Option<String> {
+    if body.starts_with(&[0xFF, 0xFE]) || body.starts_with(&[0xFE, 0xFF]) {
+        return None;
+    }
+    if let Some((_, name)) = MAGIC.iter().find(|(magic, _)| body.starts_with(magic)) {
+        return Some(format!("body is binary ({name}), not HTML or text"));
+    }
+    let head = body.get(..body.len().min(SNIFF_BYTES)).unwrap_or(body);
+    if head.is_empty() {
+        return None;
+    }
+    let control = head
+        .iter()
+        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0C | b'\r' | 0x1B)) || b == 0x7F)
+        .count();
+    let share = control as f64 / head.len() as f64;
+    (share > MAX_CONTROL_SHARE).then(|| {
+        format!(
+            "body looks binary: {control} of its first {} bytes are control bytes (over {:.0}%), \
+             not HTML or text",
+            head.len(),
+            MAX_CONTROL_SHARE * 100.0
+        )
+    })
+}
+
+/// Removes NUL characters from decoded text (a stray NUL in a page is
+/// noise: text never means one), with a warning saying how many.
+fn strip_nul(mut d: Decoded) -> Decoded {
+    if d.text.contains('\0') {
+        let before = d.text.len();
+        d.text.retain(|c| c != '\0');
+        d.warnings.push(format!(
+            "{} NUL character(s) removed from the text",
+            before - d.text.len()
+        ));
+    }
+    d
 }
 
 /// Validated UTF-8: the only copy is into the owned `String`.
@@ -389,6 +474,43 @@ mod tests {
         );
         assert_eq!(charset_from_content_type("text/html"), None);
         assert_eq!(charset_from_content_type("text/html; charset="), None);
+    }
+
+    #[test]
+    fn a_stray_nul_is_text_and_is_removed() {
+        let page = b"<html><head><!-- \0 --><title>t</title></head><body><p>a\0b</p></body></html>";
+        assert_eq!(binary_reason(page), None);
+        let d = decode(page, None);
+        assert!(!d.text.contains('\0'), "{:?}", d.text);
+        assert!(d.text.contains("<p>ab</p>"), "{:?}", d.text);
+        assert!(
+            d.warnings.iter().any(|w| w.contains("2 NUL")),
+            "{:?}",
+            d.warnings
+        );
+    }
+
+    #[test]
+    fn binary_formats_and_random_bytes_are_binary_with_a_reason() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert!(binary_reason(png).is_some_and(|r| r.contains("PNG")));
+        let gz = b"\x1f\x8b\x08\0\0\0\0\0";
+        assert!(binary_reason(gz).is_some_and(|r| r.contains("gzip")));
+        // xorshift bytes: about 11% control bytes.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let random: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        let reason = binary_reason(&random).unwrap_or_default();
+        assert!(reason.contains("control bytes"), "{reason:?}");
+        // UTF-16 with a BOM is text although half its bytes are NUL.
+        assert_eq!(binary_reason(&[0xFF, 0xFE, b'h', 0, b'i', 0]), None);
+        assert_eq!(binary_reason(b""), None);
     }
 
     proptest::proptest! {

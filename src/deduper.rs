@@ -518,8 +518,8 @@ impl Analyzer {
         } else {
             body
         };
-        if looks_binary(body) {
-            warnings.push("body looks binary (NUL bytes), not HTML or text".into());
+        if let Some(reason) = crate::decode::binary_reason(body) {
+            warnings.push(reason);
             return self.sign(key, url, body.len(), Extracted::default(), warnings);
         }
         let decoded = decode(body, content_type);
@@ -1428,14 +1428,6 @@ pub fn site_of(url: &str) -> String {
         .ok()
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
         .unwrap_or_else(|| "-".into())
-}
-
-/// Returns true if and only if the first KiB of `body` holds a NUL byte and
-/// no UTF-16 byte-order mark (text never does; images, PDFs and archives do).
-fn looks_binary(body: &[u8]) -> bool {
-    let head = &body[..body.len().min(1024)];
-    let utf16 = head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]);
-    !utf16 && memchr::memchr(0, head).is_some()
 }
 
 #[cfg(test)]

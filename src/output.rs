@@ -28,7 +28,11 @@
 //! `doc_id` null, its `location` and the message in `warnings`.
 //!
 //! `clusters.tsv`: header `doc_id<TAB>cluster_id`, then every page exactly
-//! once in processing order; `cluster_id` is the doc_id of the cluster's
+//! once in processing order. Tab-separated with RFC 4180 quoting: a field
+//! holding a tab, a newline, a carriage return or a double quote is written
+//! in double quotes, its quotes doubled (what Python's `csv` with the
+//! `excel-tab` dialect, pandas `read_csv(sep="\t")` and the `csv` crate
+//! read); other fields as they are; `cluster_id` is the doc_id of the cluster's
 //! representative (its first page processed), so ids do not depend on
 //! threads or runs. The scorer reads it directly.
 //!
@@ -360,13 +364,20 @@ impl ClusterSink {
     /// # Errors
     /// Write errors.
     pub fn write_tsv(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        out.write_all(b"doc_id\tcluster_id\n")?;
+        // Keys come from file names, manifests or WARC headers and may hold
+        // any character: fields are quoted as RFC 4180 says, with a tab
+        // delimiter (Python's `excel-tab` dialect, pandas `sep="\t"`), and
+        // only when needed, so plain keys are written as they are.
+        let mut w = csv::WriterBuilder::new()
+            .delimiter(b'\t')
+            .quote_style(csv::QuoteStyle::Necessary)
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(out);
+        w.write_record(["doc_id", "cluster_id"])?;
         for (doc, cluster) in self.assignment() {
-            // Keys come from file names, manifests or WARC headers: a tab or
-            // newline in one would break the format, so it is replaced.
-            writeln!(out, "{}\t{}", tsv_field(doc), tsv_field(cluster))?;
+            w.write_record([doc, cluster])?;
         }
-        Ok(())
+        w.flush()
     }
 
     /// The cluster report (per site, cross-site).
@@ -417,14 +428,6 @@ impl ClusterSink {
         };
         serde_json::to_writer_pretty(&mut *out, &json)?;
         out.write_all(b"\n")
-    }
-}
-
-fn tsv_field(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains(['\t', '\n', '\r']) {
-        s.replace(['\t', '\n', '\r'], " ").into()
-    } else {
-        s.into()
     }
 }
 
@@ -747,11 +750,34 @@ mod tests {
     }
 
     #[test]
-    fn tabs_in_keys_do_not_break_the_tsv() {
+    fn odd_keys_are_quoted_and_read_back_by_the_csv_crate() {
+        let keys = ["a\tb", "\"quoted", "line\nbreak", "cr\rx", "plain", "x\"y"];
         let mut c = ClusterSink::new();
-        c.page(&record(0, "a\tb", "x.com", None)).unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            c.page(&record(i, k, "x.com", None)).unwrap();
+        }
         let mut out = Vec::new();
         c.write_tsv(&mut out).unwrap();
-        assert_eq!(out, b"doc_id\tcluster_id\na b\ta b\n");
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(
+            text.contains("\nplain\tplain\n"),
+            "plain keys unquoted: {text:?}"
+        );
+        assert!(text.contains("\"\"\"quoted\""), "{text:?}");
+        let mut r = csv::ReaderBuilder::new()
+            .delimiter(b'\t')
+            .from_reader(out.as_slice());
+        let rows: Vec<(String, String)> = r
+            .records()
+            .map(|rec| {
+                let rec = rec.unwrap();
+                (rec[0].to_string(), rec[1].to_string())
+            })
+            .collect();
+        let expected: Vec<(String, String)> = keys
+            .iter()
+            .map(|k| (k.to_string(), k.to_string()))
+            .collect();
+        assert_eq!(rows, expected);
     }
 }

@@ -529,3 +529,36 @@ fn kill_rounds(dir: &Dir, seed: u64, max_ms: u64, first: &[&str], total: usize) 
     }
     (kills, mid_crawl)
 }
+
+/// A crawl killed mid-run whose index file is then truncated (a full disk,
+/// a partial copy): `--resume` refuses it with exit 2 and a message naming
+/// the file, never a panic.
+#[test]
+fn resume_with_a_truncated_index_is_a_clear_error() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = Dir::new();
+    write_config(&dir);
+    let hits = Hits::default();
+    let addr = start_site(&rt, Arc::clone(&hits), Duration::from_millis(40));
+    let seed = format!("http://{addr}/p/0");
+    let mut child = spawn(&dir, &crawl_args(&seed, "out"));
+    // Killed once a few pages are checkpointed, long before the end.
+    let start = std::time::Instant::now();
+    while verdict_count(&dir) < 3 && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("wait");
+    let index = dir.join("out/index.redb");
+    let good = std::fs::read(&index).expect("the crawl made its index");
+    for cut in [0, 4096, good.len() / 2] {
+        std::fs::write(&index, &good[..cut]).expect("truncate");
+        let run = dir.run(&resume_args("out"));
+        let err = run.stderr();
+        assert_eq!(run.code(), 2, "cut at {cut}: {err}");
+        assert!(
+            err.contains("index.redb") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}

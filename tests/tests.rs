@@ -3,6 +3,7 @@
 //!
 //! Modules:
 //! - `compare`: the compare command (graded separation, sizes) on hand-made data;
+//! - `corrupt_index`: damaged index files in every command, `dedup --index` killed in a loop;
 //! - `crawl`: the crawl loop and `neardup crawl --demo` against local servers;
 //! - `crawl_robots`: robots.txt and request URLs vs keys in a crawl; the address guard;
 //! - `crawl_manners`: robots directives, nofollow, sitemaps, proxy, status
@@ -13,6 +14,8 @@
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
+//! - `odd_inputs`: stray NUL, binaries, gzip pages and bombs, FIFOs, --glob, stdin, --strict,
+//!   clusters.tsv read back by the csv crate and Python, seeds with bad lines;
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `report`: the report model, CSV, escaping, and the page in headless Chromium;
 //! - `redirect_scope`: redirect hops refused by robots.txt or scope in a crawl;
@@ -29,6 +32,7 @@
 mod bad_input;
 mod cli;
 mod compare;
+mod corrupt_index;
 mod crawl;
 mod crawl_manners;
 mod crawl_resume;
@@ -39,6 +43,7 @@ mod export;
 mod extract;
 mod fetch;
 mod multiref;
+mod odd_inputs;
 mod pairs;
 mod plugins;
 mod redirect_scope;

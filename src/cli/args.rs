@@ -247,7 +247,9 @@ pub struct DetectorArgs {
 #[derive(Debug, ClapArgs)]
 pub struct DedupArgs {
     /// Inputs: directories of HTML files, manifest .tsv files (doc_id, url,
-    /// path), WARC/ARC files. Read in the order given.
+    /// path), WARC/ARC files. Read in the order given. `-` reads a manifest
+    /// from standard input (paths relative to the current directory).
+    /// Page files compressed with gzip are decompressed.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
@@ -274,6 +276,20 @@ pub struct DedupArgs {
     /// Do not write report.html, sites.csv and clusters.csv at the end.
     #[arg(long)]
     pub no_report: bool,
+
+    /// Which files of a directory input are pages, ripgrep-style: `*`, `?`
+    /// and `[...]` within a path component, `**` across; a glob without `/`
+    /// matches file names, one with `/` the path under the directory; a
+    /// leading `!` excludes. Repeatable. Without an including glob:
+    /// HTML-ish and .txt extensions, extensionless files, and those
+    /// gzipped (`page.html.gz`).
+    #[arg(long = "glob", short = 'g', value_name = "GLOB")]
+    pub globs: Vec<String>,
+
+    /// Exit with status 1 when any input record could not be read (by
+    /// default the run goes on, exits 0 and the summary counts them).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// `neardup eval`.
@@ -308,7 +324,7 @@ pub enum ModeArg {
 /// `neardup extract`.
 #[derive(Debug, ClapArgs)]
 pub struct ExtractArgs {
-    /// HTML files.
+    /// HTML files (gzip-compressed ones are decompressed).
     #[arg(required_unless_present = "eval", value_name = "FILE")]
     pub files: Vec<PathBuf>,
 

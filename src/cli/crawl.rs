@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use neardup::crawl::demo::{demo_config, DemoSites};
 use neardup::crawl::progress::Progress;
-use neardup::crawl::seeds::{parse_seed, parse_seeds};
+use neardup::crawl::seeds::{parse_seed, parse_seeds_bytes};
 use neardup::crawl::state::{run_in_dir, CheckpointPolicy, CrawlDir, Resumed};
 use neardup::crawl::{format_report, format_summary, CrawlSummary, Options};
 use neardup::deduper::SharedDeduper;
@@ -46,9 +46,9 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     }
     let mut seeds = Vec::new();
     if let Some(path) = &a.seeds {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("read seeds file {}", path.display()))?;
-        let (good, bad) = parse_seeds(&text);
+        let bytes =
+            std::fs::read(path).with_context(|| format!("read seeds file {}", path.display()))?;
+        let (good, bad) = parse_seeds_bytes(&bytes, config.crawl.canonical.max_url_len);
         for b in &bad {
             eprintln!("neardup: {}: skipped seed {b}", path.display());
         }

@@ -1,8 +1,14 @@
-//! `neardup dedup INPUT... --out DIR [--index PATH]`.
+//! `neardup dedup INPUT... --out DIR [--index PATH] [-g GLOB]... [--strict]`.
+//!
+//! Exit status: 0, or 1 with `--strict` when a record could not be read,
+//! 2 on an error that stops the run (a damaged index among them).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use neardup::batch;
+use neardup::input::{self, filter::PageFilter};
 use neardup::output::{OutputDir, Sink};
 
 use super::args::{Args, DedupArgs};
@@ -13,10 +19,12 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let mut deduper = super::open_deduper(config, a.index.as_deref())?;
     let before = deduper.stats().indexed;
-    let items = batch::items_of(&a.inputs)?;
+    let filter = PageFilter::new(&a.globs)?;
+    let total = total_of(&a.inputs, &filter);
+    let items = items_of(&a.inputs, filter)?;
     let mut out = OutputDir::create(&a.out)?;
     super::report_cmd::write_config(&a.out, deduper.config())?;
-    let mut reporter = StderrReporter::new(a.quiet);
+    let mut reporter = StderrReporter::with_total(a.quiet, total);
     let mut sinks: Vec<&mut dyn Sink> = vec![&mut out, &mut reporter];
     let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)?;
     deduper.flush()?;
@@ -42,5 +50,52 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     if !a.no_report {
         super::report_cmd::after_run(&a.out, a.quiet)?;
     }
+    if a.strict && summary.input_errors > 0 {
+        eprintln!(
+            "neardup: --strict: {} input records could not be read (see verdicts.jsonl)",
+            summary.input_errors
+        );
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The inputs' items, one input after the other, each opened when the one
+/// before is exhausted; `-` is a manifest on standard input.
+///
+/// # Errors
+/// Immediately if an input (other than `-`) does not exist.
+fn items_of(inputs: &[PathBuf], filter: PageFilter) -> anyhow::Result<batch::Items> {
+    for path in inputs.iter().filter(|p| !is_stdin(p)) {
+        std::fs::metadata(path).with_context(|| format!("input {}", path.display()))?;
+    }
+    let inputs = inputs.to_vec();
+    Ok(Box::new(inputs.into_iter().flat_map(move |path| {
+        let limits = input::Limits::default();
+        let opened = if is_stdin(&path) {
+            input::open_stdin(limits)
+        } else {
+            input::open_filtered(&path, limits, &filter)
+        };
+        let items: Box<dyn Iterator<Item = neardup::Result<input::Item>> + Send> = match opened {
+            Ok(items) => Box::new(items.map(Ok)),
+            Err(e) => Box::new(std::iter::once(Err(e))),
+        };
+        items
+    })))
+}
+
+/// The number of items of all inputs when each one's is known up front
+/// (directories, manifest files; not archives or standard input).
+fn total_of(inputs: &[PathBuf], filter: &PageFilter) -> Option<u64> {
+    inputs.iter().try_fold(0u64, |sum, path| {
+        if is_stdin(path) {
+            return None;
+        }
+        Some(sum + input::count_items(path, filter)?)
+    })
+}
+
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
 }

@@ -33,10 +33,12 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     let many = a.files.len() > 1;
     for (i, file) in a.files.iter().enumerate() {
-        let body = match std::fs::read(file) {
+        // gzip files are decompressed (to the same cap as dedup's); a FIFO
+        // is refused instead of blocking.
+        let body = match neardup::input::read_page_file(file, neardup::input::Limits::default()) {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("neardup: error: {}: {e}", file.display());
+                eprintln!("neardup: error: {e}");
                 failed = true;
                 continue;
             }

@@ -23,11 +23,24 @@ pub struct StderrReporter {
 impl StderrReporter {
     /// A reporter; the bar shows only if stderr is a terminal and not quiet.
     pub fn new(quiet: bool) -> StderrReporter {
+        Self::with_total(quiet, None)
+    }
+
+    /// A reporter whose bar shows `total` (pages and unreadable records
+    /// expected) and an ETA when it is known.
+    pub fn with_total(quiet: bool, total: Option<u64>) -> StderrReporter {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new_spinner();
-            if let Ok(style) = ProgressStyle::with_template(
-                "{spinner} {pos} pages ({per_sec}) {msg} [{elapsed_precise}]",
-            ) {
+            let (bar, template) = match total {
+                Some(n) => (
+                    ProgressBar::new(n),
+                    "{bar:30} {pos}/{len} pages ({per_sec}, eta {eta}) {msg} [{elapsed_precise}]",
+                ),
+                None => (
+                    ProgressBar::new_spinner(),
+                    "{spinner} {pos} pages ({per_sec}) {msg} [{elapsed_precise}]",
+                ),
+            };
+            if let Ok(style) = ProgressStyle::with_template(template) {
                 bar.set_style(style);
             }
             bar
@@ -70,6 +83,9 @@ impl Sink for StderrReporter {
     }
 
     fn input_error(&mut self, warning: &InputWarning) -> neardup::Result<()> {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
         self.warn(
             &warning.location,
             &format!("unreadable: {}", warning.message),

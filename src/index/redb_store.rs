@@ -276,6 +276,80 @@ fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocR
     })
 }
 
+/// What a damaged file's error says the user can do (README, "When the
+/// index file is damaged").
+const DAMAGED_HINT: &str = "the index file is damaged (truncated by a full disk or a partial \
+     copy, or overwritten); it cannot be read: move it aside and rebuild it (run `neardup dedup \
+     --index` over the inputs again, or crawl without --resume), or restore a copy";
+
+/// Refuses what redb cannot open as a database without touching it: a
+/// directory, a FIFO or device (opening would block or read forever), an
+/// empty file. A file shorter than any redb header is named damaged.
+fn check_file(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
+    if !meta.is_file() {
+        return Err(err(path, "not a regular file: cannot be an index"));
+    }
+    if meta.len() == 0 {
+        return Err(err(path, format!("empty file (0 bytes): {DAMAGED_HINT}")));
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Set while [`guarded`] runs redb code on this thread: its panics are
+    /// turned into errors, so the panic hook must not print them.
+    static QUIET_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once per process) a panic hook that stays silent for panics
+/// on a thread inside [`guarded`] and hands every other panic to the hook
+/// that was there before.
+fn install_quiet_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET_PANICS.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into [`Error::Store`].
+///
+/// redb 2 does not report every damaged file as an error: a truncated file
+/// fails an `assert!` in its page manager while opening (the file must be
+/// as long as its header's layout says), a flipped byte an `assert_eq!`,
+/// and damaged pages can fail others while reading. The panic is caught here, at the boundary where the file is
+/// opened and walked, so every command that opens an index fails with a
+/// clear error (exit 2) instead of exit 101. Nothing half-opened escapes:
+/// the database value being built is dropped with the unwinding.
+fn guarded<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    install_quiet_hook();
+    let was = QUIET_PANICS.with(|q| q.replace(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET_PANICS.with(|q| q.set(was));
+    match outcome {
+        Ok(result) => result,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into())
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            Err(err(
+                path,
+                format!("redb failed on it ({what}): {DAMAGED_HINT}"),
+            ))
+        }
+    }
+}
+
 /// The metadata of an opened file.
 struct Meta {
     next_id: u32,
@@ -324,11 +398,30 @@ impl RedbStore {
         if !path.exists() {
             Self::create_new(path, identity)?;
         }
+        check_file(path)?;
+        guarded(path, || {
+            Self::open_checked(path, identity, cache_bytes, now)
+        })
+    }
+
+    /// [`RedbStore::open_at`] once the file exists and is a regular file.
+    fn open_checked(
+        path: &Path,
+        identity: &StoreIdentity,
+        cache_bytes: usize,
+        now: u64,
+    ) -> Result<RedbStore> {
         let page_cache = (cache_bytes / 4).max(1 << 20);
         let db = Database::builder()
             .set_cache_size(page_cache)
             .open(path)
-            .map_err(|e| err(path, format!("cannot open: {e}")))?;
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => {
+                    err(path, format!("cannot open: {e} (another neardup uses it)"))
+                }
+                redb::DatabaseError::UpgradeRequired(_) => err(path, format!("cannot open: {e}")),
+                _ => err(path, format!("cannot open: {e}: {DAMAGED_HINT}")),
+            })?;
         let meta = Self::check_meta(&db, path, identity)?;
         if meta.format == 1 {
             Self::upgrade_v1(&db, path, identity, now)?;
@@ -591,8 +684,13 @@ impl RedbStore {
         }
     }
 
-    /// Reads a committed record from the file.
+    /// Reads a committed record from the file; a panic inside redb on a
+    /// damaged page comes back as an error (see [`guarded`]).
     fn read_committed(&self, id: DocId) -> Result<Option<DocRecord>> {
+        guarded(&self.path, || self.read_committed_unguarded(id))
+    }
+
+    fn read_committed_unguarded(&self, id: DocId) -> Result<Option<DocRecord>> {
         let e = |x: redb::Error| err(&self.path, x);
         let mut reader = match self.reader.lock() {
             Ok(r) => r,
@@ -733,7 +831,37 @@ impl DocStore for RedbStore {
     /// Reads the file (as of the last flush) with the unflushed writes
     /// applied over it; records read here bypass the cache, so rebuilding
     /// the candidate indexes of a large file does not evict the hot set.
+    /// A panic inside redb while walking a damaged file comes back as an
+    /// [`Error::Store`] (see [`guarded`]).
     fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
+        guarded(&self.path, || self.for_each_unguarded(f))
+    }
+
+    /// A panic inside redb while committing to a damaged file comes back
+    /// as an [`Error::Store`] (see [`guarded`]); what was committed before
+    /// stays as it was (redb's commit is atomic).
+    fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        guarded(&path, || self.commit())
+    }
+
+    fn len(&self) -> usize {
+        self.live
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.lock_cache().heap_bytes()
+            + self.pending_bytes
+            + self.pending.len() * std::mem::size_of::<(DocId, Pending)>() * 2
+    }
+}
+
+impl RedbStore {
+    /// [`DocStore::for_each`] without the panic guard.
+    fn for_each_unguarded(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
         let e = |x: redb::Error| err(&self.path, x);
         let read = self.db.begin_read().map_err(|x| e(x.into()))?;
         let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
@@ -760,23 +888,6 @@ impl DocStore for RedbStore {
             }
         }
         Ok(())
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        self.commit()
-    }
-
-    fn len(&self) -> usize {
-        self.live
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.lock_cache().heap_bytes()
-            + self.pending_bytes
-            + self.pending.len() * std::mem::size_of::<(DocId, Pending)>() * 2
     }
 }
 

@@ -6,11 +6,14 @@
 //!   `b.html`, and `B` before `a`). Directory symlinks are not followed
 //!   (no cycles); file symlinks are. Hidden entries (name starting with
 //!   `.`) are skipped; so is anything deeper than 64 levels.
-//! - Files whose extension marks them as clearly not a page (images, styles,
-//!   scripts, fonts, archives, media, PDFs) are skipped silently; everything
-//!   else is yielded, and decoding decides later whether it is HTML.
+//! - Which files are pages: [`super::filter`] (by default HTML-ish and text
+//!   extensions, extensionless files, and those gzip-compressed; `--glob`
+//!   changes it). Others are skipped silently. gzip files are recognized by
+//!   their magic bytes and decompressed ([`super::read_page_file`]).
+//! - A FIFO, socket or device in the tree is a warning, never opened.
 //! - key: the relative path without its last extension, `/`-separated
-//!   (`page` for `page.html`, `blog/post` for `blog/post.html`). When two
+//!   (`page` for `page.html`, `blog/post` for `blog/post.html`, `page.html`
+//!   for `page.html.gz`). When two
 //!   files would share a key (`a.html` and `a.htm`) each of them uses its
 //!   relative path with extension instead, with one warning per clash.
 //! - url: the file's absolute `file://` URL; content type: none.
@@ -21,18 +24,11 @@ use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{file_url, read_capped, Item, Limits, Page};
+use super::filter::PageFilter;
+use super::{file_url, read_page, Item, Limits, Page};
 
 /// Deepest directory level visited.
 const MAX_DEPTH: usize = 64;
-
-/// Extensions of files that are never pages.
-const NOT_PAGES: &[&str] = &[
-    "png", "jpg", "jpeg", "gif", "webp", "svg", "ico", "bmp", "tif", "tiff", "avif", "css", "js",
-    "mjs", "map", "woff", "woff2", "ttf", "otf", "eot", "pdf", "zip", "gz", "tgz", "bz2", "xz",
-    "zst", "7z", "rar", "tar", "mp3", "mp4", "m4a", "ogg", "wav", "webm", "avi", "mov", "wasm",
-    "exe", "dll", "so", "bin",
-];
 
 struct Entry {
     path: PathBuf,
@@ -51,12 +47,16 @@ impl DirReader {
     ///
     /// # Errors
     /// When the top directory cannot be listed.
-    pub(crate) fn open(root: &Path, limits: Limits) -> crate::Result<DirReader> {
+    pub(crate) fn open(
+        root: &Path,
+        limits: Limits,
+        filter: &PageFilter,
+    ) -> crate::Result<DirReader> {
         let mut files: Vec<(Vec<OsString>, PathBuf)> = Vec::new();
         let mut pending = VecDeque::new();
         // The root must be listable; deeper failures are warnings.
         std::fs::read_dir(root).map_err(|e| crate::Error::io(root, e))?;
-        walk(root, &mut Vec::new(), &mut files, &mut pending);
+        walk(root, &mut Vec::new(), &mut files, &mut pending, filter);
 
         // Keys: relative path without extension, unless that clashes.
         let stem_key = |rel: &[OsString]| -> String {
@@ -136,11 +136,12 @@ impl DirReader {
 
 /// Depth-first walk in byte order of names; pushes (relative components,
 /// path) of every wanted file.
-fn walk(
+pub(super) fn walk(
     dir: &Path,
     rel: &mut Vec<OsString>,
     out: &mut Vec<(Vec<OsString>, PathBuf)>,
     warnings: &mut VecDeque<Item>,
+    filter: &PageFilter,
 ) {
     if rel.len() > MAX_DEPTH {
         warnings.push_back(Item::warning(
@@ -180,26 +181,37 @@ fn walk(
         };
         if lmeta.is_dir() {
             rel.push(name);
-            walk(&path, rel, out, warnings);
+            walk(&path, rel, out, warnings, filter);
             rel.pop();
             continue;
         }
         // Follows file symlinks; a symlink to a directory is not a file.
-        let is_file = if lmeta.file_type().is_symlink() {
-            std::fs::metadata(&path)
-                .map(|m| m.is_file())
-                .unwrap_or(false)
+        let target = if lmeta.file_type().is_symlink() {
+            std::fs::metadata(&path).ok()
         } else {
-            lmeta.is_file()
+            Some(lmeta)
         };
-        let skip_ext = Path::new(&name)
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase())
-            .is_some_and(|e| NOT_PAGES.contains(&e.as_str()));
-        if is_file && !skip_ext {
-            let mut r = rel.clone();
-            r.push(name);
+        let Some(target) = target.filter(|m| !m.is_dir()) else {
+            continue;
+        };
+        let mut r = rel.clone();
+        r.push(name);
+        let rel_text = r
+            .iter()
+            .map(|p| p.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if !filter.is_page(&rel_text) {
+            continue;
+        }
+        if target.is_file() {
             out.push((r, path));
+        } else {
+            // A FIFO would block the run forever once opened: say so now.
+            warnings.push_back(Item::warning(
+                path.display().to_string(),
+                super::not_regular(&target),
+            ));
         }
     }
 }
@@ -212,7 +224,7 @@ impl Iterator for DirReader {
             return Some(w);
         }
         let e = self.entries.next()?;
-        Some(match read_capped(&e.path, self.limits.max_record) {
+        Some(match read_page(&e.path, self.limits) {
             Ok(body) => Item::Page(Page {
                 key: e.key,
                 url: file_url(&e.path),

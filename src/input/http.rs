@@ -221,7 +221,7 @@ pub(crate) fn dechunk(body: &[u8]) -> Result<Option<Vec<u8>>, String> {
 }
 
 /// Decompresses with `reader`, stopping at `cap` output bytes.
-fn inflate_capped(mut reader: impl Read, cap: usize) -> (Vec<u8>, Result<(), String>) {
+pub(crate) fn inflate_capped(mut reader: impl Read, cap: usize) -> (Vec<u8>, Result<(), String>) {
     let mut out = Vec::new();
     let limit = (cap as u64).saturating_add(1);
     match (&mut reader).take(limit).read_to_end(&mut out) {

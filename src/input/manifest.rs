@@ -8,14 +8,16 @@
 //!
 //! A line with too few fields, an empty `doc_id` or `path`, a `doc_id` seen
 //! before, or a file that cannot be read becomes a warning with the line
-//! number and reading goes on. Empty lines are skipped. A manifest without
+//! number and reading goes on (a FIFO or device named on a line is refused
+//! without being opened; gzip files are decompressed, see
+//! [`super::read_page_file`]). Empty lines are skipped. A manifest without
 //! the required columns cannot be used at all: that is an `Err`.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::stream::{Line, Stream};
-use super::{file_url, read_capped, Item, Limits, Page};
+use super::{file_url, read_page, Item, Limits, Page};
 
 /// Longest manifest line we accept.
 const MAX_LINE: usize = 1024 * 1024;
@@ -41,7 +43,23 @@ impl ManifestReader {
     /// When the file cannot be read or its header lacks `doc_id` or `path`.
     pub(crate) fn open(path: &Path, limits: Limits) -> crate::Result<ManifestReader> {
         let file = std::fs::File::open(path).map_err(|e| crate::Error::io(path, e))?;
-        let (mut stream, _) = Stream::new(Box::new(file)).map_err(|e| crate::Error::io(path, e))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::from_reader(path, base, Box::new(file), limits)
+    }
+
+    /// A manifest read from `raw` (standard input: `neardup dedup -`);
+    /// `name` is used in messages, relative paths are taken from `base`.
+    ///
+    /// # Errors
+    /// As [`ManifestReader::open`].
+    pub(crate) fn from_reader(
+        name: &Path,
+        base: PathBuf,
+        raw: Box<dyn std::io::Read + Send>,
+        limits: Limits,
+    ) -> crate::Result<ManifestReader> {
+        let path = name;
+        let (mut stream, _) = Stream::new(raw).map_err(|e| crate::Error::io(path, e))?;
         let bad = |message: String| crate::Error::Input {
             path: path.to_owned(),
             message,
@@ -63,7 +81,6 @@ impl ManifestReader {
                 "header {header:?} must name the columns doc_id and path (url optional), tab-separated"
             )));
         };
-        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(ManifestReader {
             path: path.display().to_string(),
             base,
@@ -117,7 +134,7 @@ impl ManifestReader {
             return Some(self.warn(format!("doc_id {id:?} listed again; skipped")));
         }
         let file = self.base.join(rel);
-        let body = match read_capped(&file, self.limits.max_record) {
+        let body = match read_page(&file, self.limits) {
             Ok(b) => b,
             Err(e) => return Some(self.warn(format!("{}: {e}", file.display()))),
         };

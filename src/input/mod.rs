@@ -9,7 +9,8 @@
 //! that cannot be opened at all is an `Err`.
 //!
 //! Which reader is used:
-//! - a directory: [`dir`] (recursive, sorted by relative path);
+//! - a directory: [`dir`] (recursive, sorted by relative path; which files
+//!   are pages: [`filter`]);
 //! - a file ending in `.tsv`: a manifest ([`manifest`]);
 //! - any other file: sniffed by content. gzip and LZ4 compression are
 //!   detected by magic bytes; then `WARC/` at the start means WARC
@@ -23,6 +24,7 @@ use std::path::Path;
 
 pub mod arc;
 pub mod dir;
+pub mod filter;
 pub(crate) mod http;
 pub mod manifest;
 pub(crate) mod record;
@@ -86,8 +88,9 @@ pub struct Limits {
     /// Largest record (WARC/ARC record block, or page file) read into
     /// memory; bigger ones are skipped with a warning.
     pub max_record: u64,
-    /// Largest body after undoing `Content-Encoding` (gzip bombs stop here
-    /// and the record is skipped with a warning).
+    /// Largest body after undoing `Content-Encoding`, or after
+    /// decompressing a gzip page file (gzip bombs stop here and the record
+    /// is skipped with a warning).
     pub max_body: usize,
 }
 
@@ -119,9 +122,35 @@ pub fn open(path: &Path) -> crate::Result<Items> {
 /// # Errors
 /// As [`open`].
 pub fn open_with(path: &Path, limits: Limits) -> crate::Result<Items> {
+    open_filtered(path, limits, &filter::PageFilter::default())
+}
+
+/// [`open_with`] with the filter that chooses which files of a directory
+/// are pages.
+///
+/// An input named on the command line may be a FIFO (a manifest or WARC
+/// written by another process, `<(...)` in a shell): it is streamed, and
+/// opening it waits for its writer. A socket or device is refused. Page
+/// files named inside a directory or a manifest are another matter: a FIFO
+/// there is refused unopened ([`read_page_file`]), so a stray pipe in a
+/// tree cannot block a run.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_filtered(
+    path: &Path,
+    limits: Limits,
+    filter: &filter::PageFilter,
+) -> crate::Result<Items> {
     let meta = std::fs::metadata(path).map_err(|e| crate::Error::io(path, e))?;
     if meta.is_dir() {
-        return Ok(Box::new(dir::DirReader::open(path, limits)?));
+        return Ok(Box::new(dir::DirReader::open(path, limits, filter)?));
+    }
+    if !meta.is_file() && !is_fifo(&meta) {
+        return Err(crate::Error::Input {
+            path: path.to_owned(),
+            message: not_regular(&meta).into(),
+        });
     }
     if path
         .extension()
@@ -183,6 +212,52 @@ pub fn open_with(path: &Path, limits: Limits) -> crate::Result<Items> {
     }
 }
 
+/// The manifest on standard input (`neardup dedup -`): a manifest TSV as
+/// [`manifest`] reads from a file, with relative paths taken from the
+/// current directory and `<stdin>:LINE` in warnings.
+///
+/// # Errors
+/// As [`open`] for a manifest.
+pub fn open_stdin(limits: Limits) -> crate::Result<Items> {
+    Ok(Box::new(manifest::ManifestReader::from_reader(
+        Path::new("<stdin>"),
+        std::path::PathBuf::new(),
+        Box::new(std::io::stdin()),
+        limits,
+    )?))
+}
+
+/// How many items `path` will give, when that is cheap to know first: the
+/// page files of a directory (names only: the tree is walked once more)
+/// or the non-empty lines after a manifest's header (a bound: lines that
+/// turn out bad still count, as their warnings do). `None` for archives,
+/// whose records are only known by reading them.
+pub fn count_items(path: &Path, filter: &filter::PageFilter) -> Option<u64> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        let mut files = Vec::new();
+        let mut warnings = std::collections::VecDeque::new();
+        dir::walk(path, &mut Vec::new(), &mut files, &mut warnings, filter);
+        return u64::try_from(files.len() + warnings.len()).ok();
+    }
+    let manifest = meta.is_file()
+        && path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
+    if !manifest {
+        return None;
+    }
+    use std::io::BufRead as _;
+    let file = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+    let mut n = 0u64;
+    for line in file.split(b'\n').skip(1) {
+        if !line.ok()?.trim_ascii().is_empty() {
+            n += 1;
+        }
+    }
+    Some(n)
+}
+
 enum Kind {
     Warc,
     Arc,
@@ -203,6 +278,85 @@ fn strip_angle(s: &str) -> &str {
     s.strip_prefix('<')
         .and_then(|s| s.strip_suffix('>'))
         .unwrap_or(s)
+}
+
+/// Whether `meta` is a FIFO (named pipe).
+fn is_fifo(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// What a path that is neither a directory nor a regular file is.
+fn not_regular(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO (named pipe), not a regular file: not read (it could block forever)";
+        }
+        if t.is_socket() {
+            return "a socket, not a regular file: not read";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device, not a regular file: not read";
+        }
+    }
+    let _ = meta;
+    "not a regular file: not read"
+}
+
+/// Reads one page file (directory entry, manifest line, `neardup extract`
+/// argument): a regular file of at most `limits.max_record` bytes,
+/// decompressed when it starts with the gzip magic bytes (whatever its
+/// name), to at most `limits.max_body` bytes, the cap WARC bodies and
+/// HTTP responses have. A gzip bomb stops at that cap and the file is
+/// refused with a message saying so.
+///
+/// # Errors
+/// [`crate::Error::Input`] with the reason: not a regular file (a FIFO is
+/// refused before it is opened), unreadable, over a limit, corrupt gzip.
+pub fn read_page_file(path: &Path, limits: Limits) -> crate::Result<Vec<u8>> {
+    read_page(path, limits).map_err(|message| crate::Error::Input {
+        path: path.to_owned(),
+        message,
+    })
+}
+
+/// [`read_page_file`] with the message alone.
+fn read_page(path: &Path, limits: Limits) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err(if meta.is_dir() {
+            "a directory, not a page file".into()
+        } else {
+            not_regular(&meta).into()
+        });
+    }
+    let body = read_capped(path, limits.max_record)?;
+    if !body.starts_with(&stream::GZIP_MAGIC) {
+        return Ok(body);
+    }
+    let (out, res) = http::inflate_capped(
+        flate2::read::MultiGzDecoder::new(&body[..]),
+        limits.max_body,
+    );
+    match res {
+        Ok(()) => Ok(out),
+        Err(e) if e.contains("cap") => Err(format!(
+            "gzip-compressed file decompresses to more than the {}-byte limit (a gzip bomb?); skipped",
+            limits.max_body
+        )),
+        Err(e) => Err(format!("gzip-compressed file is corrupt ({e}); skipped")),
+    }
 }
 
 /// Reads a whole file of at most `max` bytes (for directory and manifest
