@@ -506,6 +506,41 @@ async fn protocol_level_rejections_have_json_error_bodies() {
         let (got, body) = s.send(req).await;
         assert_eq!((got, body["error"]["code"].as_str()), (status, Some(code)));
     }
+    // Requests hyper itself refuses before the application sees them: the
+    // answer still carries the documented JSON body, and the connection
+    // is closed.
+    let long_uri = format!("GET /{} HTTP/1.1\r\nhost: x\r\n\r\n", "a".repeat(70_000));
+    let raw: [(&str, &str, &str); 4] = [
+        ("GARBAGE\r\n\r\n", "400", "bad_request"),
+        (
+            "GET /healthz HTTP/1.1\r\nno colon here\r\n\r\n",
+            "400",
+            "bad_request",
+        ),
+        (
+            "GET /healthz HTTP/9.9\r\nhost: x\r\n\r\n",
+            "400",
+            "bad_request",
+        ),
+        (&long_uri, "414", "uri_too_long"),
+    ];
+    for (request, status, code) in raw {
+        let mut conn = TcpStream::connect(s.addr).await.unwrap();
+        conn.write_all(request.as_bytes()).await.unwrap();
+        let (answer, closed) = read_to_close(&mut conn, Duration::from_secs(10)).await;
+        assert!(closed.is_some(), "connection left open: {answer:?}");
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status} ")),
+            "{answer:?}"
+        );
+        assert!(
+            answer
+                .to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{answer:?}"
+        );
+        assert_eq!(answer_body(&answer)["error"]["code"], code, "{answer:?}");
+    }
     s.stop().await;
 }
 

@@ -19,6 +19,12 @@
 //!   host cannot take every socket.
 //! - **Half-close**: a client that sends its request and then shuts down
 //!   its writing side (`shutdown(SHUT_WR)`) still gets its answer.
+//! - **JSON for requests hyper rejects**: a request hyper cannot parse
+//!   (400), whose URI is too long (414) or whose head overflows its buffer
+//!   (431) never reaches the application; hyper answers it with an empty
+//!   body and closes. The socket wrapper recognizes that canned answer
+//!   ([`canned_rejection`]) and writes the documented `{"error": ...}` body
+//!   in its place, so every answer of the API has one.
 //!
 //! Both deadlines are kept by a watchdog per connection that reads the
 //! connection's [`Activity`]: the socket wrapper ([`Watched`]) notes when a
@@ -150,10 +156,82 @@ impl Drop for InFlight {
     }
 }
 
-/// The socket, noting each read in the connection's [`Activity`].
+/// The socket, noting each read in the connection's [`Activity`], and
+/// giving hyper's bodiless rejections a JSON body.
 struct Watched {
     stream: TcpStream,
     activity: Arc<Activity>,
+    /// A rewritten rejection not yet written (from `sent` on).
+    pending: Vec<u8>,
+    sent: usize,
+}
+
+/// If `head` is hyper's own answer to a request it could not take (status
+/// 400, 414 or 431, `connection: close`, `content-length: 0`, nothing
+/// after the head), the same answer with the API's JSON error body.
+/// The application never writes such a head: its errors carry a body.
+fn canned_rejection(head: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(head).ok()?;
+    let status_line = text.strip_prefix("HTTP/1.1 ")?;
+    let (code, message) = match status_line.get(..3)? {
+        "400" => (
+            "bad_request",
+            "the request is not valid HTTP/1.1 (request line or a header)",
+        ),
+        "414" => ("uri_too_long", "the request URI is too long"),
+        "431" => ("header_too_large", "the request headers are too large"),
+        _ => return None,
+    };
+    let end = text.find("\r\n\r\n")?;
+    if end + 4 != text.len() {
+        return None;
+    }
+    let lines: Vec<&str> = text[..end].split("\r\n").collect();
+    let has = |want: &str| lines.iter().any(|l| l.eq_ignore_ascii_case(want));
+    if !has("connection: close") || !has("content-length: 0") {
+        return None;
+    }
+    let body = serde_json::json!({ "error": { "code": code, "message": message } }).to_string();
+    let mut out = String::with_capacity(text.len() + body.len() + 64);
+    for line in &lines {
+        if line.eq_ignore_ascii_case("content-length: 0") {
+            out.push_str("content-type: application/json\r\ncontent-length: ");
+            out.push_str(&body.len().to_string());
+        } else {
+            out.push_str(line);
+        }
+        out.push_str("\r\n");
+    }
+    out.push_str("\r\n");
+    out.push_str(&body);
+    Some(out.into_bytes())
+}
+
+impl Watched {
+    fn new(stream: TcpStream, activity: Arc<Activity>) -> Watched {
+        Watched {
+            stream,
+            activity,
+            pending: Vec::new(),
+            sent: 0,
+        }
+    }
+
+    /// Writes what is pending; ready once nothing is.
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.sent < self.pending.len() {
+            let n = std::task::ready!(
+                Pin::new(&mut self.stream).poll_write(cx, &self.pending[self.sent..])
+            )?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += n;
+        }
+        self.pending.clear();
+        self.sent = 0;
+        Poll::Ready(Ok(()))
+    }
 }
 
 impl AsyncRead for Watched {
@@ -177,14 +255,24 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        std::task::ready!(self.drain(cx))?;
+        if let Some(answer) = canned_rejection(buf) {
+            // Taken whole: hyper is told every byte went out, and the
+            // rewritten answer goes out by the next write, flush or shutdown.
+            self.pending = answer;
+            let _ = self.drain(cx)?;
+            return Poll::Ready(Ok(buf.len()));
+        }
         Pin::new(&mut self.stream).poll_write(cx, buf)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.stream).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 
@@ -193,6 +281,11 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        // A canned rejection is a head alone, written as one slice.
+        if let [only] = bufs {
+            return self.poll_write(cx, only);
+        }
+        std::task::ready!(self.drain(cx))?;
         Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
     }
 
@@ -328,10 +421,7 @@ impl Connection {
         // Answers are small and written at once: do not let Nagle delay them.
         let _ = stream.set_nodelay(true);
         let activity = Arc::new(Activity::new());
-        let io = TokioIo::new(Watched {
-            stream,
-            activity: Arc::clone(&activity),
-        });
+        let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
         let app = self.app.clone();
         let service_activity = Arc::clone(&activity);
         let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
@@ -406,6 +496,36 @@ async fn watchdog(activity: &Activity, limits: &ConnLimits) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_hypers_bodiless_rejections_are_rewritten() {
+        let canned = "HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\n\
+                      content-length: 0\r\ndate: Thu, 26 Nov 2026 14:57:01 GMT\r\n\r\n";
+        let out = String::from_utf8(canned_rejection(canned.as_bytes()).unwrap()).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        let json: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(json["error"]["code"], "header_too_large");
+        assert!(head.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
+        assert!(head.contains("connection: close"));
+        assert!(head.contains("date: Thu, 26 Nov 2026 14:57:01 GMT"));
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        assert!(head.contains("content-type: application/json"));
+        // The application's own answers, and other statuses, pass as they are.
+        for other in [
+            // an API 400 with its body
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n\
+             content-length: 9\r\n\r\n{\"a\":1}xx",
+            // a 400 head whose body follows in another write
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 9\r\n\r\n",
+            // bodiless but the connection stays open
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n",
+            "HTTP/1.1 204 No Content\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+            // a head cut short
+            "HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n",
+        ] {
+            assert_eq!(canned_rejection(other.as_bytes()), None, "{other:?}");
+        }
+    }
 
     #[test]
     fn per_address_slots_are_counted_and_given_back() {
