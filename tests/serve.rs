@@ -13,35 +13,38 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// A running server and the means to stop it.
-struct Server {
-    addr: SocketAddr,
+pub(crate) struct Server {
+    pub(crate) addr: SocketAddr,
+    /// The server's deduper (to hold its lock from a test).
+    pub(crate) deduper: SharedDeduper,
     stop: Option<oneshot::Sender<()>>,
     handle: JoinHandle<neardup::Result<()>>,
-    http: reqwest::Client,
+    pub(crate) http: reqwest::Client,
 }
 
 impl Server {
-    async fn start(options: ServeOptions) -> Server {
+    pub(crate) async fn start(options: ServeOptions) -> Server {
         let deduper = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
         Server::start_with(deduper, options).await
     }
 
-    async fn start_with(deduper: SharedDeduper, options: ServeOptions) -> Server {
+    pub(crate) async fn start_with(deduper: SharedDeduper, options: ServeOptions) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let handle = tokio::spawn(serve::run(listener, deduper, options, async {
+        let handle = tokio::spawn(serve::run(listener, deduper.clone(), options, async {
             let _ = stopped.await;
         }));
         Server {
             addr,
+            deduper,
             stop: Some(stop),
             handle,
             http: reqwest::Client::new(),
         }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
@@ -58,7 +61,7 @@ impl Server {
         (status, resp.json().await.unwrap())
     }
 
-    async fn send(&self, req: reqwest::RequestBuilder) -> (u16, Value) {
+    pub(crate) async fn send(&self, req: reqwest::RequestBuilder) -> (u16, Value) {
         let resp = req.send().await.unwrap();
         let status = resp.status().as_u16();
         let text = resp.text().await.unwrap();
@@ -68,6 +71,16 @@ impl Server {
 
     async fn get(&self, path: &str) -> (u16, Value) {
         self.send(self.http.get(self.url(path))).await
+    }
+
+    /// Checks one page given as HTML.
+    pub(crate) async fn check(&self, url: &str, html: &str) -> (u16, Value) {
+        self.send(
+            self.http
+                .post(self.url("/v1/check"))
+                .json(&json!({"url": url, "html": html})),
+        )
+        .await
     }
 
     async fn stats(&self) -> Value {
@@ -83,11 +96,11 @@ impl Server {
     }
 
     /// Signals shutdown and waits for `run` to return.
-    async fn stop(mut self) -> neardup::Result<()> {
+    pub(crate) async fn stop(mut self) -> neardup::Result<()> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        tokio::time::timeout(Duration::from_secs(10), self.handle)
+        tokio::time::timeout(Duration::from_secs(20), self.handle)
             .await
             .expect("server returns after shutdown")
             .unwrap()

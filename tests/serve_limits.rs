@@ -9,77 +9,13 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use neardup::deduper::SharedDeduper;
-use neardup::serve::{self, ServeOptions};
+use neardup::serve::ServeOptions;
 use neardup::{Config, Deduper};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
-/// A server on 127.0.0.1:0 in this process.
-struct Server {
-    addr: SocketAddr,
-    deduper: SharedDeduper,
-    stop: Option<oneshot::Sender<()>>,
-    handle: JoinHandle<neardup::Result<()>>,
-    http: reqwest::Client,
-}
-
-impl Server {
-    async fn start(options: ServeOptions) -> Server {
-        let deduper = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
-        Server::start_with(deduper, options).await
-    }
-
-    async fn start_with(deduper: SharedDeduper, options: ServeOptions) -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let handle = tokio::spawn(serve::run(listener, deduper.clone(), options, async {
-            let _ = stopped.await;
-        }));
-        Server {
-            addr,
-            deduper,
-            stop: Some(stop),
-            handle,
-            http: reqwest::Client::new(),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    async fn send(&self, req: reqwest::RequestBuilder) -> (u16, Value) {
-        let resp = req.send().await.unwrap();
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text:?}"));
-        (status, body)
-    }
-
-    async fn check(&self, url: &str, html: &str) -> (u16, Value) {
-        self.send(
-            self.http
-                .post(self.url("/v1/check"))
-                .json(&json!({"url": url, "html": html})),
-        )
-        .await
-    }
-
-    async fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        tokio::time::timeout(Duration::from_secs(20), self.handle)
-            .await
-            .expect("server returns after shutdown")
-            .unwrap()
-            .unwrap();
-    }
-}
+use crate::serve::Server;
 
 /// A page of ~120 words that no other seed's page resembles.
 fn article(seed: u64) -> String {
@@ -241,7 +177,7 @@ async fn slowloris_connections_are_closed_and_never_shut_out_new_clients() {
     // Nothing from the attackers was checked.
     let (_, stats) = s.send(s.http.get(s.url("/v1/stats"))).await;
     assert_eq!(stats["checked"], 20, "{stats}");
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -278,7 +214,7 @@ async fn connections_over_the_per_address_cap_get_503_others_are_served() {
         .unwrap();
     let (answer, _) = read_to_close(&mut again, Duration::from_secs(10)).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -305,7 +241,7 @@ async fn half_closed_clients_get_their_answer() {
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
         assert_eq!(answer_body(&answer)["kind"], "unique");
     }
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -370,7 +306,7 @@ async fn client_faults_are_413_at_once_and_408_after_the_body_timeout() {
     assert!(closed.unwrap() - sent >= Duration::from_millis(900));
     let (_, stats) = s.send(s.http.get(s.url("/v1/stats"))).await;
     assert_eq!(stats["checked"], 0);
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -447,7 +383,7 @@ async fn bodies_over_the_memory_budget_are_shed_with_503() {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
     let (status, body) = s.check("https://b.example/", &article(8)).await;
     assert_eq!(status, 200, "{body}");
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -478,7 +414,7 @@ async fn document_ids_in_the_documented_range_and_errors_that_say_why() {
         let message = body["error"]["message"].as_str().unwrap();
         assert!(message.contains(why), "{id}: {message}");
     }
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -541,7 +477,7 @@ async fn protocol_level_rejections_have_json_error_bodies() {
         );
         assert_eq!(answer_body(&answer)["error"]["code"], code, "{answer:?}");
     }
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -583,7 +519,7 @@ async fn a_page_whose_canonical_names_an_indexed_url_is_its_duplicate() {
         (stats["checked"].as_u64(), stats["duplicates"].as_u64()),
         (Some(5), Some(2))
     );
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -662,7 +598,7 @@ async fn saturation_is_503_and_slow_decisions_504() {
         "{text}"
     );
     assert!(text.contains("\nneardup_request_body_bytes 0\n"), "{text}");
-    s.stop().await;
+    s.stop().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -684,7 +620,7 @@ async fn stats_counters_are_per_process_and_indexed_persists() {
         let (_, stats) = s.send(s.http.get(s.url("/v1/stats"))).await;
         assert_eq!(stats["checked"], 1, "round {round}: {stats}");
         assert_eq!(stats["indexed"], round + 1, "round {round}: {stats}");
-        s.stop().await;
+        s.stop().await.unwrap();
     }
 }
 
