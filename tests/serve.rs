@@ -1023,11 +1023,26 @@ fn binary_serves_until_sigterm_and_exits_zero() {
 /// Starts the binary's server in `dir` with `extra` flags; returns the
 /// child and its address.
 fn spawn_binary(dir: &crate::util::Dir, extra: &[&str]) -> (std::process::Child, String) {
-    use std::io::BufRead as _;
+    let args: Vec<&str> = ["--listen", "127.0.0.1:0"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect();
+    let (child, addr, _stderr) = spawn_serve(dir, &args);
+    (child, addr)
+}
+
+/// Starts the binary's server with `args` in `dir`; returns it with its
+/// address and a thread collecting the rest of its stderr (so the server
+/// never blocks on a full pipe).
+pub(crate) fn spawn_serve(
+    dir: &crate::util::Dir,
+    args: &[&str],
+) -> (std::process::Child, String, std::thread::JoinHandle<String>) {
+    use std::io::{BufRead as _, Read as _};
     let mut child = dir
         .cmd()
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(extra)
+        .arg("serve")
+        .args(args)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -1039,13 +1054,16 @@ fn spawn_binary(dir: &crate::util::Dir, extra: &[&str]) -> (std::process::Child,
         .strip_prefix("neardup: listening on http://")
         .unwrap_or_else(|| panic!("{line:?}"))
         .to_owned();
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    (child, addr)
+    let rest = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+        rest
+    });
+    (child, addr, rest)
 }
 
 /// Stops a binary server with SIGTERM and expects exit code 0.
-fn stop_binary(mut child: std::process::Child) {
+pub(crate) fn stop_binary(mut child: std::process::Child) {
     let killed = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-use crate::serve::Server;
+use crate::serve::{spawn_serve, stop_binary, Server};
 
 /// A page of ~120 words that no other seed's page resembles.
 fn article(seed: u64) -> String {
@@ -624,45 +624,6 @@ async fn stats_counters_are_per_process_and_indexed_persists() {
     }
 }
 
-/// Starts the binary's server with `args` in `dir`; returns it with its
-/// address and a thread collecting the rest of its stderr.
-fn spawn_serve(
-    dir: &crate::util::Dir,
-    args: &[&str],
-) -> (std::process::Child, String, std::thread::JoinHandle<String>) {
-    use std::io::{BufRead as _, Read as _};
-    let mut child = dir
-        .cmd()
-        .arg("serve")
-        .args(args)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("neardup: listening on http://")
-        .unwrap_or_else(|| panic!("{line:?}"))
-        .to_owned();
-    let rest = std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = stderr.read_to_string(&mut rest);
-        rest
-    });
-    (child, addr, rest)
-}
-
-fn sigterm(child: &mut std::process::Child) {
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    assert_eq!(child.wait().unwrap().code(), Some(0));
-}
-
 #[test]
 fn a_failed_start_creates_no_index_file() {
     let dir = crate::util::Dir::new();
@@ -692,7 +653,7 @@ fn a_failed_start_creates_no_index_file() {
 #[test]
 fn every_request_gets_an_access_log_line() {
     let dir = crate::util::Dir::new();
-    let (mut child, addr, rest) = spawn_serve(&dir, &["--listen", "127.0.0.1:0", "--in-memory"]);
+    let (child, addr, rest) = spawn_serve(&dir, &["--listen", "127.0.0.1:0", "--in-memory"]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let sent = rt.block_on(async {
         let http = reqwest::Client::new();
@@ -719,7 +680,7 @@ fn every_request_gets_an_access_log_line() {
         assert_eq!(bad.status().as_u16(), 400);
         body.len()
     });
-    sigterm(&mut child);
+    stop_binary(child);
     let log = rest.join().unwrap();
     let line = |needle: &str| {
         log.lines()
