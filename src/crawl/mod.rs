@@ -248,6 +248,17 @@ pub struct CrawlSummary {
     pub interrupted: bool,
 }
 
+impl CrawlSummary {
+    /// Answers with a 4xx or 5xx final status (fetch errors apart).
+    pub fn http_errors(&self) -> u64 {
+        self.statuses
+            .iter()
+            .filter(|(code, _)| **code >= 400)
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
 /// One line of `pages.jsonl`.
 #[derive(Debug, Serialize)]
 struct PageLine<'a> {
@@ -1451,12 +1462,7 @@ pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
             .collect();
         lines.push(format!("HTTP status: {}", parts.join(", ")));
     }
-    let http_errors: u64 = s
-        .statuses
-        .iter()
-        .filter(|(code, _)| **code >= 400)
-        .map(|(_, n)| n)
-        .sum();
+    let http_errors = s.http_errors();
     if s.sitemap_files > 0 || s.sitemap_errors > 0 {
         lines.push(format!(
             "sitemaps: {} files read, {} URLs listed, {} problems (see the warnings)",

@@ -223,12 +223,7 @@ pub fn format_log_line(
     };
     let per_min = recent as f64 * 60.0 / interval.as_secs_f64().max(1e-3);
     let dropped = s.duplicates + s.near_duplicates;
-    let http_errors: u64 = s
-        .statuses
-        .iter()
-        .filter(|(code, _)| **code >= 400)
-        .map(|(_, n)| n)
-        .sum();
+    let http_errors = s.http_errors();
     let skipped: u64 = s.skipped.values().sum();
     format!(
         "{} fetched ({rate:.1}/s, {per_min:.0}/min lately), {} checked, {} dropped as duplicates, \

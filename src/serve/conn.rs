@@ -171,6 +171,13 @@ struct Watched {
 /// after the head), the same answer with the API's JSON error body.
 /// The application never writes such a head: its errors carry a body.
 fn canned_rejection(head: &[u8]) -> Option<Vec<u8>> {
+    // Every answer passes here: look at the status before anything else.
+    if !matches!(
+        head.get(..12),
+        Some(b"HTTP/1.1 400" | b"HTTP/1.1 414" | b"HTTP/1.1 431")
+    ) {
+        return None;
+    }
     let text = std::str::from_utf8(head).ok()?;
     let status_line = text.strip_prefix("HTTP/1.1 ")?;
     let (code, message) = match status_line.get(..3)? {
