@@ -28,6 +28,7 @@
 //! - [`crawl`]: the crawl loop (frontier, fetch workers, dedup in the loop) and its demo sites.
 //! - [`serve`]: the HTTP/JSON API (`neardup serve`) and its load generator.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod batch;
 pub mod cluster;

@@ -33,6 +33,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// with immediate purging at about 200 MB, at the same speed (README,
 /// "Crawl benchmark").
 #[cfg(not(feature = "system-alloc"))]
+#[allow(unsafe_code)] // the binary's one documented unsafe call (the workspace denies it)
 fn tune_allocator() {
     // SAFETY: sets one integer option; called first thing in main, before
     // any other thread exists.
@@ -68,6 +69,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(unsafe_code)] // reads back the option tune_allocator sets
     fn purge_delay_constant_names_mimallocs_purge_delay() {
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
             return; // the environment chose a value; nothing to recognize

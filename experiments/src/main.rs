@@ -15,6 +15,7 @@
 //! and one SVG per method. The similarity of every pair of distinct original
 //! documents goes to `pairs.csv` and to CDF figures. `summary.json` holds the
 //! run's parameters and the headline numbers.
+#![forbid(unsafe_code)]
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@
 //! check it; `src/main.rs` (binary `modification`) runs it over a corpus and draws the
 //! figures. Every method is the shipped detector ([`Detector::sign`] and
 //! [`Detector::similarity`]), so the numbers describe what neardup runs.
+#![forbid(unsafe_code)]
 
 use neardup_api::{Detector, Document};
 use neardup_bsw::{BswDetector, Settings as BswSettings};

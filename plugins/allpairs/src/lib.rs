@@ -43,6 +43,7 @@
 //! filter yet to avoid them.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use rayon::prelude::*;
 

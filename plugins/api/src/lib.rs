@@ -35,6 +35,7 @@
 //! [`SettingError`] (a rejected plugin setting). With the `testing`
 //! feature, `conformance` checks the properties every detector must have.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
 

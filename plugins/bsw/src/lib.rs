@@ -16,6 +16,7 @@
 //! about 32 bytes), BSW_n chunks are coarser by default and tolerate edits
 //! inside a chunk; see docs/detectors.md for both on the dev benchmark.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use neardup_api::{
     set_similarity, CandidateIndex, Detector, Document, Judgement, SetIndex, SetRule, SettingError,

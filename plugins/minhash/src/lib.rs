@@ -38,6 +38,7 @@
 //! threshold 0.42, and s = 0.3 / 0.5 / 0.7 / 0.9 are found with probability
 //! 0.23 / 0.87 / 1.00 / 1.00.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod shingle;
 pub mod sketch;

@@ -11,12 +11,13 @@
 //! duplicate at `t2 <= s < t1`.
 //!
 //! The reference is trained by the genetic algorithm of section 3.6
-//! ([`train`]); the trained reference shipped with neardup is embedded
+//! ([`mod@train`]); the trained reference shipped with neardup is embedded
 //! ([`Reference::shipped`]).
 //!
 //! 3-grams are taken over the document's normalized words joined by single
 //! spaces (lowercased, NFKC), so markup and case do not count.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 

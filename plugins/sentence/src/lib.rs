@@ -41,6 +41,7 @@
 //! duplicates; near duplicates when `decide.index_near_duplicates`), so
 //! "seen" means "seen in an indexed page".
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use neardup_api::{
     intersection_size, set_similarity, CandidateIndex, Detector, Document, Judgement, Level,
