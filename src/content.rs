@@ -512,7 +512,7 @@ impl EvidenceRef<'_> {
 ///
 /// Every checked page with text counts, kept or dropped (a dropped page is
 /// stored as an *observation*: its block hashes only, see
-/// [`Evidence::observation`]). Counting only kept pages would never learn
+/// [`EvidenceRef::observation`]). Counting only kept pages would never learn
 /// a template whose pages are dropped before three of them are kept: the
 /// first sibling would swallow the rest. A block counts once per *page
 /// name* ([`page_name`]): the same page mirrored under several folders

@@ -12,8 +12,8 @@
 //! | `key`, `url`, `site` | BYTE_ARRAY (STRING) | [`DocRecord`] |
 //! | `fetched_at` | INT64 | last fetch, Unix seconds (0: unknown) |
 //! | `exact`, `simhash` | optional INT64 | the detector's 64-bit fingerprint, bit for bit (signed: Spark has no unsigned 64-bit type); null for [`Signature::Empty`] |
-//! | `chunks` | optional LIST<INT32 (UINT_32)> | the chunk set, sorted ascending; null for [`Signature::Empty`] |
-//! | any other detector | optional group { `fingerprint` INT64, `hashes` LIST<UINT_32>, `vector` LIST<FLOAT> } | the signature, in the one field its kind uses; the group is null for [`Signature::Empty`] |
+//! | `chunks` | optional `LIST<INT32 (UINT_32)>` | the chunk set, sorted ascending; null for [`Signature::Empty`] |
+//! | any other detector | optional group { `fingerprint` INT64, `hashes` `LIST<UINT_32>`, `vector` `LIST<FLOAT>` } | the signature, in the one field its kind uses; the group is null for [`Signature::Empty`] |
 //!
 //! A detector column exists only if the detector is in the index's chain
 //! and is named after it, in chain order. Built-in columns are typed by

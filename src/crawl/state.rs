@@ -186,7 +186,7 @@ impl CrawlState {
 /// `crawl-state.json`: a checkpoint.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Checkpoint {
-    /// [`STATE_VERSION`].
+    /// The state format's version (this module's `STATE_VERSION`).
     pub version: u32,
     /// Hash of the whole config (as JSON): a resume must use the same.
     pub config_hash: String,

@@ -7,7 +7,7 @@
 //! scheme and host, converts IDN hosts to punycode, drops default ports and
 //! resolves `.`/`..` segments (also `%2e` spellings). On top of that,
 //! [`Canonicalizer`] applies always-on rules and the switchable rules of
-//! [`CanonicalConfig`](crate::config::CanonicalConfig), in this order:
+//! [`CanonicalConfig`], in this order:
 //!
 //! 1. only `http` and `https` URLs with a host are accepted; a host with a
 //!    label over 63 bytes or longer than 253 bytes (after punycode) is

@@ -10,7 +10,7 @@
 //! - `response` records holding an HTTP response with status 2xx and an HTML
 //!   Content-Type (`text/html`, `application/xhtml+xml`), or no Content-Type
 //!   and a body that sniffs as HTML. Chunked transfer encoding and
-//!   gzip/deflate content encoding are undone ([`super::http`]).
+//!   gzip/deflate content encoding are undone (`super::http`).
 //! - `resource` records (a capture without HTTP headers) whose WARC
 //!   Content-Type is HTML, or absent with an HTML-sniffing body.
 //!
