@@ -129,11 +129,7 @@ fn decoded_text_of_wrong_charset_page_is_right() {
 
 #[test]
 fn every_shared_warc_sample_is_read_without_failing_the_run() {
-    let Some(samples) = crate::util::shared_bench()
-        .and_then(|b| b.parent().map(|s| s.join("datasets/warc-samples")))
-        .filter(|p| p.is_dir())
-    else {
-        eprintln!("skipped: ../shared/datasets/warc-samples not present");
+    let Some(samples) = crate::skip::shared("datasets/warc-samples") else {
         return;
     };
     let mut files = Vec::new();

@@ -2,8 +2,6 @@
 //! `train-reference` command's reproducibility, and the candidate index's
 //! recall against a brute-force scan on the Clough-Stevenson texts.
 
-use std::path::Path;
-
 use neardup_api::{Detector, Signature};
 use neardup_multiref::{signature_cosine, MultirefDetector, Reference, Settings};
 
@@ -116,12 +114,9 @@ fn train_reference_is_reproducible_and_loadable() {
 
 #[test]
 fn index_finds_every_pair_above_t2_on_clough_stevenson() {
-    let data =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/clough-stevenson/data");
-    if !data.is_dir() {
-        eprintln!("skipped: ../shared/datasets/clough-stevenson not present");
+    let Some(data) = crate::skip::shared("datasets/clough-stevenson/data") else {
         return;
-    }
+    };
     let mut files: Vec<_> = std::fs::read_dir(&data)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -200,12 +200,9 @@ fn check_real(terms: &[Vec<String>], ks: &[usize]) {
 
 #[test]
 fn join_equals_brute_force_on_clough_stevenson() {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets/clough-stevenson/data");
-    if !dir.is_dir() {
-        eprintln!("note: {} absent, skipping", dir.display());
+    let Some(dir) = crate::skip::shared("datasets/clough-stevenson/data") else {
         return;
-    }
+    };
     let terms = text_dir_terms(&dir);
     assert!(terms.len() >= 95, "{} files", terms.len());
     check_real(&terms, &[1, 3, 5]);
@@ -214,7 +211,6 @@ fn join_equals_brute_force_on_clough_stevenson() {
 #[test]
 fn join_equals_brute_force_on_dev_bench_main_text() {
     let Some(bench) = crate::util::shared_bench() else {
-        eprintln!("note: ../shared/bench absent, skipping");
         return;
     };
     let dev = bench.join("neardup-dev");

@@ -36,14 +36,7 @@ pub(crate) struct RedisServer {
 impl RedisServer {
     /// Starts one, or returns `None` (after a note) without redis-server.
     pub(crate) fn start() -> Option<RedisServer> {
-        let found = Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
-            eprintln!("note: redis-server not installed: skipping the Redis test");
+        if !crate::skip::have("redis-server", "--version", "apt-get install redis-server") {
             return None;
         }
         let dir = Dir::new();
@@ -248,7 +241,7 @@ fn concurrent_dedup_processes_keep_each_page_exactly_once() {
         let pipe = dir.join(&format!("in{w}.tsv"));
         let made = Command::new("mkfifo").arg(&pipe).status();
         if !made.is_ok_and(|s| s.success()) {
-            eprintln!("note: mkfifo failed: skipping the process race test");
+            crate::skip::missing("mkfifo (a named pipe for the process race)");
             return;
         }
         let mut manifest = String::from("doc_id\turl\tpath\n");

@@ -8,19 +8,11 @@ use std::process::Command;
 use crate::util::{has_python, shared_bench, Dir};
 
 fn setup() -> Option<(PathBuf, PathBuf)> {
-    let Some(bench) = shared_bench() else {
-        eprintln!("note: ../shared/bench absent, skipping comparison with score.py");
-        return None;
-    };
+    let bench = shared_bench()?;
     if !has_python() {
-        eprintln!("note: python3 absent, skipping comparison with score.py");
         return None;
     }
-    let labels = bench.join("neardup-dev/labels.tsv");
-    if !labels.is_file() {
-        eprintln!("note: {} absent, skipping", labels.display());
-        return None;
-    }
+    let labels = crate::skip::shared("bench/neardup-dev/labels.tsv")?;
     Some((bench.join("score.py"), labels))
 }
 

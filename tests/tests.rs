@@ -53,6 +53,7 @@ mod robots_google;
 mod score;
 mod serve;
 mod serve_limits;
+mod skip;
 mod store;
 mod util;
 mod verdict_schema;

@@ -152,18 +152,17 @@ pub fn fake_png() -> Vec<u8> {
     bytes
 }
 
-/// `../shared/bench` beside the repository, if present.
+/// `../shared/bench` beside the repository, if present (with its
+/// `score.py`); else the caller skips ([`crate::skip::missing`]: a failure
+/// under CI).
 pub fn shared_bench() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench");
-    p.join("score.py").is_file().then_some(p)
+    crate::skip::shared("bench/score.py").and_then(|p| p.parent().map(Path::to_path_buf))
 }
 
-/// Whether `python3` runs.
+/// Whether `python3` runs; else the caller skips
+/// ([`crate::skip::missing`]: a failure under CI).
 pub fn has_python() -> bool {
-    Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    crate::skip::have("python3", "--version", "apt-get install python3")
 }
 
 /// The hand-made documentation site of `tests/verdicts.rs`.

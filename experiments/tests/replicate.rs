@@ -2,7 +2,8 @@
 //! driven by the `modification` binary): the insertions, the seeding, and
 //! the behaviour the paper's Figure 2 rests on.
 
-use std::path::Path;
+#[path = "../../tests/skip.rs"]
+mod skip;
 
 use neardup_experiments::{
     default_normalizer, methods, modified_versions, similarity_curves, SplitMix64, INSERT,
@@ -123,12 +124,11 @@ fn similarity_falls_with_insertions_and_faster_with_larger_windows() {
 
 #[test]
 fn mod_100_on_a_real_article_follows_the_paper() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/datasets/readability-test-pages/test/test-pages/wikipedia");
-    let Ok(html) = std::fs::read_to_string(dir.join("expected.html")) else {
-        eprintln!("note: ../shared readability pages absent, skipping");
+    let Some(dir) = skip::shared("datasets/readability-test-pages/test/test-pages/wikipedia")
+    else {
         return;
     };
+    let html = std::fs::read_to_string(dir.join("expected.html")).unwrap();
     let article = neardup::extract::extract(&html, None, &Default::default())
         .text(neardup::config::ExtractMode::Full);
     assert!(article.len() > 5000, "expected a long article");

@@ -163,9 +163,7 @@ mod tests {
     }
 
     fn dataset() -> Option<std::path::PathBuf> {
-        let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/datasets/readability-test-pages/test/test-pages");
-        d.is_dir().then_some(d)
+        crate::skip::shared("datasets/readability-test-pages/test/test-pages")
     }
 
     /// Quality floor on the readability test pages (skips without
@@ -174,7 +172,6 @@ mod tests {
     #[test]
     fn readability_quality_floor() {
         let Some(dir) = dataset() else {
-            eprintln!("note: ../shared/datasets/readability-test-pages absent; skipping");
             return;
         };
         let report = evaluate_dir(&dir, &ExtractConfig::default()).unwrap();
@@ -237,11 +234,10 @@ mod neardup_dev {
     /// `cargo test --release --lib neardup_dev -- --nocapture`
     #[test]
     fn print_pages_keep_their_text() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/neardup-dev");
-        let Ok(labels) = std::fs::read_to_string(dir.join("labels.tsv")) else {
-            eprintln!("note: ../shared/bench/neardup-dev absent; skipping");
+        let Some(dir) = crate::skip::shared("bench/neardup-dev") else {
             return;
         };
+        let labels = std::fs::read_to_string(dir.join("labels.tsv")).unwrap();
         let c = ExtractConfig::default();
         let mut worst: Vec<(f64, String, String)> = Vec::new();
         for line in labels.lines().skip(1) {

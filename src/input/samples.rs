@@ -5,16 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::{open, Item};
 
-const SAMPLES: &str = "../shared/datasets/warc-samples";
+const SAMPLES: &str = "datasets/warc-samples";
 
 fn samples_root() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLES);
-    if root.is_dir() {
-        Some(root)
-    } else {
-        eprintln!("note: {} absent; real-sample tests skipped", root.display());
-        None
-    }
+    crate::skip::shared(SAMPLES)
 }
 
 /// Every `*.warc*` / `*.arc*` file under the samples, sorted.

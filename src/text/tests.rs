@@ -232,17 +232,18 @@ proptest::proptest! {
 fn stop_word_vote_agrees_with_whatlang_on_real_pages() {
     use crate::config::{ExtractConfig, ExtractMode};
     use crate::extract::extract;
-    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    let mut files: Vec<std::path::PathBuf> = Vec::new();
-    for dir in ["bench/neardup-dev/docs", "datasets/pan-text-alignment/susp"] {
-        if let Ok(rd) = std::fs::read_dir(shared.join(dir)) {
-            files.extend(rd.filter_map(|e| e.ok().map(|e| e.path())));
-        }
-    }
-    if files.is_empty() {
-        eprintln!("note: ../shared absent; skipping");
+    let (Some(dev), Some(pan)) = (
+        crate::skip::shared("bench/neardup-dev/docs"),
+        crate::skip::shared("datasets/pan-text-alignment/susp"),
+    ) else {
         return;
+    };
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in [dev, pan] {
+        let rd = std::fs::read_dir(&dir).unwrap();
+        files.extend(rd.filter_map(|e| e.ok().map(|e| e.path())));
     }
+    assert!(!files.is_empty(), "no pages in ../shared");
     files.sort();
     let on = Normalizer::new(&TextConfig::default());
     let off = Normalizer::new(&TextConfig {
