@@ -2,10 +2,11 @@
 //! CSV exports, missing texts), escaping of page-derived strings, and the
 //! rendered page in a real headless Chromium (skipped when absent).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use neardup::report::{url_hints, Report};
+use neardup::report::{url_hints, Basis, FiredCount, Report};
 
 use crate::util::{block_role, Dir, SITE_TEMPLATE};
 
@@ -107,7 +108,13 @@ fn hand_made_dir(dir: &Dir) -> PathBuf {
     });
     std::fs::write(out.join("clusters.json"), clusters.to_string()).unwrap();
     let line = |id: &str, verdict: &str, det: Option<&str>, reason: Option<&str>, bytes: u64| {
-        serde_json::json!({"doc_id": id, "url": "u", "site": "s", "verdict": verdict,
+        let site = match id.as_bytes()[0] {
+            b'b' => "b.example",
+            b'c' => "c.example",
+            b'm' if id == "m2" => "c.example",
+            _ => "a.example",
+        };
+        serde_json::json!({"doc_id": id, "url": "u", "site": site, "verdict": verdict,
             "detector": det, "reason": reason, "bytes": bytes, "warnings": []})
         .to_string()
     };
@@ -180,6 +187,88 @@ fn model_counts_sites_clusters_and_cross_site() {
     // No texts.jsonl: the report says why.
     assert!(r.texts.is_empty());
     assert!(r.texts_missing.as_deref().unwrap().contains("texts.jsonl"));
+}
+
+/// Drops split by verdict and by what fired: a detector of the chain, the
+/// content-evidence fallback, or the URL; over the run and per site, in the
+/// model and in `sites.csv`.
+#[test]
+fn drops_are_counted_by_what_fired_per_verdict_and_site() {
+    let dir = Dir::new();
+    let out = hand_made_dir(&dir);
+    // Three more drops on b.example and c.example, found otherwise than by
+    // a detector, and an unreadable record (no site, not a drop).
+    let more = [
+        r#"{"doc_id":"b2","site":"b.example","verdict":"near_duplicate","detector":"content","bytes":5}"#,
+        r#"{"doc_id":"b3","site":"b.example","verdict":"duplicate","detector":"canonical","bytes":5}"#,
+        r#"{"doc_id":"c7","site":"c.example","verdict":"duplicate","detector":"redirect","bytes":5}"#,
+        r#"{"doc_id":null,"site":null,"verdict":"error","location":"x.warc:9","warnings":["bad"]}"#,
+    ];
+    let verdicts = dir.read("out/verdicts.jsonl") + &more.join("\n") + "\n";
+    std::fs::write(out.join("verdicts.jsonl"), verdicts).unwrap();
+    let r = Report::load(&out).unwrap();
+    let counts = |list: &[FiredCount]| -> Vec<(String, Basis, u64)> {
+        list.iter()
+            .map(|c| (c.detector.clone(), c.basis, c.pages))
+            .collect()
+    };
+    let f = &r.overview.fired;
+    assert_eq!(
+        counts(&f.duplicates),
+        [
+            ("exact".to_owned(), Basis::Detector, 2),
+            ("canonical".to_owned(), Basis::Url, 1),
+            ("redirect".to_owned(), Basis::Url, 1),
+        ]
+    );
+    assert_eq!(
+        counts(&f.near_duplicates),
+        [
+            ("content".to_owned(), Basis::Content, 1),
+            ("simhash".to_owned(), Basis::Detector, 1),
+        ]
+    );
+    assert_eq!(f.duplicates[0].label, "exact text");
+    assert_eq!(f.near_duplicates[0].label, "content evidence");
+    assert_eq!(
+        (
+            f.by_basis(Basis::Detector),
+            f.by_basis(Basis::Content),
+            f.by_basis(Basis::Url)
+        ),
+        (3, 1, 2)
+    );
+    let site = |n: &str| &r.sites.iter().find(|s| s.name == n).unwrap().fired;
+    assert_eq!(
+        counts(&site("a.example").duplicates),
+        [("exact".to_owned(), Basis::Detector, 1)]
+    );
+    assert_eq!(
+        counts(&site("a.example").near_duplicates),
+        [("simhash".to_owned(), Basis::Detector, 1)]
+    );
+    assert_eq!(site("b.example").by_basis(Basis::Detector), 0);
+    assert_eq!(site("b.example").by_basis(Basis::Content), 1);
+    assert_eq!(site("c.example").by_basis(Basis::Url), 1);
+    assert_eq!(site("c.example").by_basis(Basis::Detector), 1);
+
+    r.write(&out).unwrap();
+    let mut rd = csv::Reader::from_path(out.join("sites.csv")).unwrap();
+    let headers = rd.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    let b = rows.iter().find(|r| &r[0] == "b.example").unwrap();
+    assert_eq!(&b[col("duplicates")], "1");
+    assert_eq!(&b[col("near_duplicates")], "1");
+    assert_eq!(&b[col("by_detector")], "0");
+    assert_eq!(&b[col("by_content")], "1");
+    assert_eq!(&b[col("by_url")], "1");
+    assert_eq!(
+        &b[col("fired")],
+        "duplicate: canonical 1; near_duplicate: content 1"
+    );
+    let a = rows.iter().find(|r| &r[0] == "a.example").unwrap();
+    assert_eq!(&a[col("by_detector")], "2");
 }
 
 #[test]
@@ -268,11 +357,17 @@ fn page_text_and_urls_cannot_break_out_of_the_data_block() {
 
 // ---- the rendered page in a real browser ----
 
+/// Chromium's binary; else the caller skips ([`crate::skip::missing`]: a
+/// failure under CI).
 fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .iter()
         .map(PathBuf::from)
-        .find(|p| p.exists())
+        .find(|p| p.exists());
+    if found.is_none() {
+        crate::skip::missing("chromium (apt-get install chromium)");
+    }
+    found
 }
 
 /// Runs headless Chromium on `file://REPORT#HASH`; returns the rendered DOM.
@@ -310,6 +405,62 @@ fn dump_dom(chrome: &Path, report: &Path, hash: &str, screenshot: Option<&Path>)
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Dropped pages per (verdict, detector) in `verdicts.jsonl` lines, of one
+/// site or of all.
+fn fired_counts(
+    verdicts: &[serde_json::Value],
+    site: Option<&str>,
+) -> BTreeMap<(&'static str, String), usize> {
+    let mut counts = BTreeMap::new();
+    for v in verdicts {
+        if site.is_some_and(|s| v["site"] != s) {
+            continue;
+        }
+        let kind = match v["verdict"].as_str() {
+            Some("duplicate") => "duplicate",
+            Some("near_duplicate") => "near_duplicate",
+            _ => continue,
+        };
+        let det = v["detector"].as_str().expect("a drop names its detector");
+        *counts.entry((kind, det.to_owned())).or_default() += 1;
+    }
+    counts
+}
+
+/// The rendered "What fired" panel holds exactly `fired`: per verdict its
+/// total, and one item per detector with its count and its basis (told
+/// here from the detector name: the block-index fallback, the URL, or a
+/// detector of the chain).
+fn assert_fired(dom: &str, fired: &BTreeMap<(&'static str, String), usize>, view: &str) {
+    for (kind, noun) in [
+        ("duplicate", "duplicate"),
+        ("near_duplicate", "near duplicate"),
+    ] {
+        let total: usize = fired
+            .iter()
+            .filter(|((k, _), _)| *k == kind)
+            .map(|(_, n)| n)
+            .sum();
+        let s = if total == 1 { "" } else { "s" };
+        let want = format!("data-fired-total=\"{kind}\"><strong>{total} {noun}{s}");
+        assert!(dom.contains(&want), "{view}: no {want:?}");
+    }
+    for ((kind, det), n) in fired {
+        let basis = match det.as_str() {
+            "content" => "content",
+            "canonical" | "redirect" | "same_url" => "url",
+            _ => "detector",
+        };
+        let want = format!("<span class=\"fired {basis}\" data-fired=\"{kind}/{det}\">{n} ");
+        assert!(dom.contains(&want), "{view}: no {want:?}");
+    }
+    assert_eq!(
+        dom.matches("data-fired=\"").count(),
+        fired.len(),
+        "{view}: items other than the verdicts' detectors"
+    );
+}
+
 fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes())
         .collect::<String>()
@@ -319,7 +470,6 @@ fn enc(s: &str) -> String {
 #[test]
 fn demo_crawl_report_renders_in_chromium() {
     let Some(chrome) = chromium() else {
-        eprintln!("note: chromium not installed (apt-get install chromium): browser test skipped");
         return;
     };
     let dir = Dir::new();
@@ -336,21 +486,27 @@ fn demo_crawl_report_renders_in_chromium() {
         .collect();
     assert_eq!(sites.len(), 2, "{sites:?}");
 
-    // Overview cards say what they count: `duplicate` verdicts (any
-    // detector) apart from the pages the exact detector found.
+    // Overview: the `duplicate` and `near_duplicate` verdicts (any
+    // detector), each split by what fired, as counted here from
+    // verdicts.jsonl.
     let verdicts: Vec<serde_json::Value> = dir
         .read("out/verdicts.jsonl")
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    let fired = fired_counts(&verdicts, None);
     let duplicates = verdicts
         .iter()
         .filter(|v| v["verdict"] == "duplicate")
         .count();
-    let exact = verdicts.iter().filter(|v| v["detector"] == "exact").count();
+    let exact = fired.get(&("duplicate", "exact".to_owned())).copied();
     assert!(
-        exact < duplicates,
+        exact.unwrap_or(0) < duplicates,
         "the demo's duplicates are not all exact copies"
+    );
+    assert!(
+        fired.keys().any(|(k, _)| *k == "near_duplicate"),
+        "the demo has near duplicates"
     );
     let dom = dump_dom(&chrome, &report, "/", None);
     let card = |value: usize, label: &str| {
@@ -360,10 +516,7 @@ fn demo_crawl_report_renders_in_chromium() {
         dom.contains(&card(duplicates, "duplicates")),
         "duplicates card"
     );
-    assert!(
-        dom.contains(&card(exact, "identical text (exact detector)")),
-        "exact-detector card"
-    );
+    assert_fired(&dom, &fired, "overview");
 
     // Sites table: one row per demo host, built by the script.
     let dom = dump_dom(&chrome, &report, "/sites", None);
@@ -417,6 +570,8 @@ fn demo_crawl_report_renders_in_chromium() {
     let dom = dump_dom(&chrome, &report, &format!("/site/{}", enc(site)), None);
     assert!(dom.contains(&format!("data-cluster=\"{id}\"")));
     assert!(dom.contains("data-hint="));
+    // The site's own drops by what fired.
+    assert_fired(&dom, &fired_counts(&verdicts, Some(site)), site);
 
     // A screenshot, kept for a look (docs/report.png comes from one).
     let shot = out.join("report.png");
@@ -429,10 +584,44 @@ fn demo_crawl_report_renders_in_chromium() {
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
 }
 
+/// A drop found by the content-evidence fallback (no detector matched:
+/// with `--detector exact`, the edited copy is found through its own
+/// blocks) is shown apart from the detector's matches.
+#[test]
+fn content_evidence_drops_render_apart_in_chromium() {
+    let Some(chrome) = chromium() else {
+        return;
+    };
+    let dir = Dir::new();
+    dir.copy_testdata("pages", "pages");
+    dir.run(&[
+        "dedup",
+        "pages",
+        "--out",
+        "out",
+        "-q",
+        "--detector",
+        "exact",
+    ])
+    .expect_code(0);
+    let verdicts: Vec<serde_json::Value> = dir
+        .read("out/verdicts.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let fired = fired_counts(&verdicts, None);
+    assert!(
+        fired.contains_key(&("near_duplicate", "content".to_owned())),
+        "the edited copy is a content-evidence drop: {fired:?}"
+    );
+    assert!(fired.contains_key(&("duplicate", "exact".to_owned())));
+    let dom = dump_dom(&chrome, &dir.join("out/report.html"), "/", None);
+    assert_fired(&dom, &fired, "overview");
+}
+
 #[test]
 fn script_in_page_text_does_not_run_in_chromium() {
     let Some(chrome) = chromium() else {
-        eprintln!("note: chromium not installed: browser test skipped");
         return;
     };
     let dir = Dir::new();
@@ -497,11 +686,6 @@ fn texts_record_which_blocks_were_template_and_which_compared() {
     assert_eq!(role("Every widget has a shape"), "compared");
 
     let Some(chrome) = chromium() else {
-        eprintln!("note: chromium not installed: browser part skipped");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the browser part"
-        );
         return;
     };
     let clusters: serde_json::Value = serde_json::from_str(&dir.read("out/clusters.json")).unwrap();

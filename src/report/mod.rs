@@ -40,6 +40,14 @@
 //! other side are marked), and a block the extractor classified as
 //! boilerplate is *boilerplate* (removed before comparison).
 //!
+//! Drops are counted by *what fired* ([`Fired`], [`Basis`]): a detector of
+//! the chain (exact text, SimHash, chunks, a plugin), the content-evidence
+//! fallback (detector `content`: no detector matched, the page's own blocks
+//! were found in a kept page through the block index) or the URL
+//! (`canonical`, `redirect`, `same_url`), separately for duplicates and
+//! near duplicates, over the run and per site. The counts come from
+//! `verdicts.jsonl` (its `verdict`, `detector` and `site`).
+//!
 //! URL-pattern hints ([`url_hints`]) say which query parameters or path
 //! segments differ between the members of a cluster: candidates for URL
 //! canonicalization rules, aggregated per site.
@@ -106,8 +114,11 @@ pub struct Overview {
     pub bytes_saved: u64,
     /// Index entries saved: a dropped page is not inserted into the index.
     pub index_entries_saved: u64,
-    /// Detectors that fired, with counts, most first.
+    /// Detectors that fired, with counts, most first (both verdicts
+    /// together; [`Overview::fired`] splits them).
     pub detectors: Vec<(String, u64)>,
+    /// Dropped pages by verdict and what fired.
+    pub fired: Fired,
     /// The run's configuration (TOML), when `config.toml` is present.
     pub config: Option<String>,
     /// Fetch attempts and failures, for crawls (`pages.jsonl`).
@@ -127,6 +138,8 @@ pub struct Site {
     pub dropped: u64,
     /// dropped / pages.
     pub duplicate_rate: f64,
+    /// The site's dropped pages by verdict and what fired.
+    pub fired: Fired,
     /// Indexes into [`Report::clusters`] of the site's clusters, largest
     /// first (cross-site clusters touching the site included).
     pub clusters: Vec<usize>,
@@ -135,6 +148,145 @@ pub struct Site {
     /// URL patterns behind the site's clusters (among each cluster's kept
     /// page and its exact copies), most frequent first.
     pub hints: Vec<HintCount>,
+}
+
+/// What a drop rests on, told by the detector name in its verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// A detector of the chain matched the page's signature: `exact`,
+    /// `simhash`, `chunks` or a plugin's name.
+    Detector,
+    /// No detector matched; the page's own blocks, found through the block
+    /// index, are in a kept page (detector
+    /// [`CONTENT`](crate::deduper::CONTENT)).
+    Content,
+    /// The URL says which page this is, without comparing content:
+    /// `canonical` (its `<link rel=canonical>`), `redirect` (a redirect to
+    /// a page fetched before), `same_url` (an unchanged re-fetch,
+    /// [`SAME_URL`](crate::deduper::SAME_URL)).
+    Url,
+}
+
+impl Basis {
+    /// The basis of a drop whose verdict names `detector`.
+    pub fn of(detector: &str) -> Basis {
+        match detector {
+            crate::deduper::CONTENT => Basis::Content,
+            crate::deduper::SAME_URL | "canonical" | "redirect" => Basis::Url,
+            _ => Basis::Detector,
+        }
+    }
+
+    /// The snake_case name (`detector`, `content`, `url`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Detector => "detector",
+            Basis::Content => "content",
+            Basis::Url => "url",
+        }
+    }
+}
+
+/// How many dropped pages one detector name accounts for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FiredCount {
+    /// The detector name in the verdicts (`exact`, `content`,
+    /// `canonical`, ...; `unknown` when a drop names none).
+    pub detector: String,
+    /// What kind of evidence that is.
+    pub basis: Basis,
+    /// How the report says it: "exact text", "content evidence",
+    /// "canonical URL", "redirect", "same URL"; other names as they are.
+    pub label: String,
+    /// Pages.
+    pub pages: u64,
+}
+
+/// Dropped pages split by verdict and by what fired, most pages first.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Fired {
+    /// Pages with the verdict `duplicate`.
+    pub duplicates: Vec<FiredCount>,
+    /// Pages with the verdict `near_duplicate`.
+    pub near_duplicates: Vec<FiredCount>,
+}
+
+impl Fired {
+    /// Counts one drop with `verdict` (`duplicate` or `near_duplicate`;
+    /// anything else is ignored) by `detector`.
+    fn add(&mut self, verdict: &str, detector: Option<&str>) {
+        let list = match verdict {
+            "duplicate" => &mut self.duplicates,
+            "near_duplicate" => &mut self.near_duplicates,
+            _ => return,
+        };
+        let detector = detector.unwrap_or("unknown");
+        match list.iter_mut().find(|c| c.detector == detector) {
+            Some(c) => c.pages += 1,
+            None => list.push(FiredCount {
+                detector: detector.to_owned(),
+                basis: Basis::of(detector),
+                label: label(detector),
+                pages: 1,
+            }),
+        }
+    }
+
+    /// Most pages first, ties by name.
+    fn sort(&mut self) {
+        for list in [&mut self.duplicates, &mut self.near_duplicates] {
+            list.sort_by(|a, b| b.pages.cmp(&a.pages).then(a.detector.cmp(&b.detector)));
+        }
+    }
+
+    /// Dropped pages (both verdicts) resting on `basis`.
+    pub fn by_basis(&self, basis: Basis) -> u64 {
+        self.duplicates
+            .iter()
+            .chain(&self.near_duplicates)
+            .filter(|c| c.basis == basis)
+            .map(|c| c.pages)
+            .sum()
+    }
+
+    /// Pages of `list`.
+    fn total(list: &[FiredCount]) -> u64 {
+        list.iter().map(|c| c.pages).sum()
+    }
+
+    /// One line for the CSV: `duplicate: exact 2, canonical 1;
+    /// near_duplicate: simhash 1` (detector names as in the verdicts).
+    pub fn summary(&self) -> String {
+        let part = |verdict: &str, list: &[FiredCount]| {
+            (!list.is_empty()).then(|| {
+                let items: Vec<String> = list
+                    .iter()
+                    .map(|c| format!("{} {}", c.detector, c.pages))
+                    .collect();
+                format!("{verdict}: {}", items.join(", "))
+            })
+        };
+        [
+            part("duplicate", &self.duplicates),
+            part("near_duplicate", &self.near_duplicates),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("; ")
+    }
+}
+
+/// How the report names what fired.
+fn label(detector: &str) -> String {
+    match detector {
+        "exact" => "exact text".into(),
+        crate::deduper::CONTENT => "content evidence".into(),
+        "canonical" => "canonical URL".into(),
+        crate::deduper::SAME_URL => "same URL".into(),
+        other => other.into(),
+    }
 }
 
 /// A URL-pattern hint and how many of a site's clusters show it.
@@ -248,6 +400,8 @@ struct MemberIn {
 #[derive(Deserialize)]
 struct VerdictIn {
     doc_id: Option<String>,
+    #[serde(default)]
+    site: Option<String>,
     verdict: String,
     detector: Option<String>,
     reason: Option<String>,
@@ -276,12 +430,21 @@ impl Report {
         let path = dir.join(crate::output::OutputDir::VERDICTS);
         let mut reasons: HashMap<String, String> = HashMap::new();
         let mut detectors: BTreeMap<String, u64> = BTreeMap::new();
+        let mut fired = Fired::default();
+        let mut site_fired: HashMap<String, Fired> = HashMap::new();
         let (mut bytes_total, mut bytes_saved) = (0u64, 0u64);
         for_lines(&path, |v: VerdictIn| {
             let bytes = v.bytes.unwrap_or(0);
             bytes_total += bytes;
             if v.verdict == "duplicate" || v.verdict == "near_duplicate" {
                 bytes_saved += bytes;
+                fired.add(&v.verdict, v.detector.as_deref());
+                if let Some(site) = v.site {
+                    site_fired
+                        .entry(site)
+                        .or_default()
+                        .add(&v.verdict, v.detector.as_deref());
+                }
                 if let Some(d) = v.detector {
                     *detectors.entry(d).or_default() += 1;
                 }
@@ -314,6 +477,14 @@ impl Report {
         let mut detectors: Vec<(String, u64)> = detectors.into_iter().collect();
         detectors.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         report.overview.detectors = detectors;
+        fired.sort();
+        report.overview.fired = fired;
+        for s in &mut report.sites {
+            if let Some(mut f) = site_fired.remove(&s.name) {
+                f.sort();
+                s.fired = f;
+            }
+        }
         report.overview.bytes_total = bytes_total;
         report.overview.bytes_saved = bytes_saved;
         report.overview.config = config;
@@ -418,7 +589,10 @@ impl Report {
     }
 
     /// Writes `sites.csv`: `site,pages,unique,dropped,duplicate_rate,
-    /// clusters,largest_cluster,top_url_pattern`.
+    /// clusters,largest_cluster,top_url_pattern,duplicates,near_duplicates,
+    /// by_detector,by_content,by_url,fired` (the last six from
+    /// `verdicts.jsonl`: drops by verdict, by [`Basis`], and
+    /// [`Fired::summary`]).
     ///
     /// # Errors
     /// Write errors.
@@ -433,6 +607,12 @@ impl Report {
             "clusters",
             "largest_cluster",
             "top_url_pattern",
+            "duplicates",
+            "near_duplicates",
+            "by_detector",
+            "by_content",
+            "by_url",
+            "fired",
         ])?;
         for s in &self.sites {
             w.write_record([
@@ -447,6 +627,12 @@ impl Report {
                     .first()
                     .map(|h| h.hint.text.clone())
                     .unwrap_or_default(),
+                Fired::total(&s.fired.duplicates).to_string(),
+                Fired::total(&s.fired.near_duplicates).to_string(),
+                s.fired.by_basis(Basis::Detector).to_string(),
+                s.fired.by_basis(Basis::Content).to_string(),
+                s.fired.by_basis(Basis::Url).to_string(),
+                s.fired.summary(),
             ])?;
         }
         w.flush()?;

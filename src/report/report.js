@@ -112,10 +112,30 @@
     return svg;
   }
 
-  // Pages the named detector dropped (0 when it never fired).
-  function firedBy(name) {
-    var hit = D.overview.detectors.filter(function (d) { return d[0] === name; })[0];
-    return hit ? hit[1] : 0;
+  // What fired, for one verdict: "1,234 duplicates: 765 exact text, 373
+  // chunks, 12 canonical URL"; each item tagged with its basis (a detector
+  // of the chain, the content-evidence fallback, or the URL).
+  function firedLine(kind, noun, list) {
+    var total = list.reduce(function (n, c) { return n + c.pages; }, 0);
+    var row = el("div", { cls: "fired-row", "data-fired-total": kind }, [el("strong", { text: fmt(total) + " " + noun + (total === 1 ? "" : "s") + (list.length ? ": " : "") })]);
+    list.forEach(function (c, k) {
+      if (k) row.appendChild(document.createTextNode(", "));
+      row.appendChild(el("span", { cls: "fired " + c.basis, "data-fired": kind + "/" + c.detector, text: fmt(c.pages) + " " + c.label }));
+    });
+    return row;
+  }
+  function firedPanel(f, title) {
+    return el("div", { cls: "panel", "data-view": "fired" }, [el("h2", { text: title }),
+      firedLine("duplicate", "duplicate", f.duplicates),
+      firedLine("near_duplicate", "near duplicate", f.near_duplicates),
+      el("p", { cls: "muted fired-legend" }, [
+        el("span", { cls: "fired detector", text: "detector" }), " a detector of the chain matched (exact text, simhash, chunks, a plugin) ",
+        el("span", { cls: "fired content", text: "content evidence" }), " no detector matched; the page's own blocks were found in a kept page ",
+        el("span", { cls: "fired url", text: "URL" }), " the URL decided, without comparing content: canonical link, redirect, same URL fetched again unchanged",
+      ])]);
+  }
+  function firedSum(f, kind, basis) {
+    return f[kind].reduce(function (n, c) { return n + (!basis || c.basis === basis ? c.pages : 0); }, 0);
   }
 
   function viewOverview() {
@@ -124,17 +144,13 @@
     app.appendChild(el("div", { cls: "cards", "data-view": "overview" }, [
       card("pages", fmt(o.pages)), card("unique", fmt(o.unique)),
       // `duplicate` is a verdict (a copy up to trivial changes), reached by
-      // any detector; byte-identical text is what the exact detector found.
+      // any detector or by the URL; "What fired" below splits both verdicts.
       card("duplicates", fmt(o.duplicates)), card("near duplicates", fmt(o.near_duplicates)),
-      card("identical text (exact detector)", fmt(firedBy("exact"))),
       card("duplicate rate", o.pages ? pct((o.duplicates + o.near_duplicates) / o.pages) : "0%"),
       card("clusters", fmt(o.clusters)), card("bytes saved of " + bytes(o.bytes_total), bytes(o.bytes_saved)),
       card("index entries saved", fmt(o.index_entries_saved)),
     ]));
-    var det = el("div", { cls: "panel" }, [el("h2", { text: "Detectors that fired" })]);
-    if (!o.detectors.length) det.appendChild(el("p", { cls: "muted", text: "None: no duplicates found." }));
-    o.detectors.forEach(function (d) { det.appendChild(el("div", null, [el("span", { cls: "tag", text: d[0] }), fmt(d[1]) + (d[1] === 1 ? " page" : " pages")])); });
-    app.appendChild(det);
+    app.appendChild(firedPanel(o.fired, "What fired"));
     if (o.fetches) app.appendChild(el("div", { cls: "panel" }, [el("h2", { text: "Crawl" }),
       el("p", { text: fmt(o.fetches[0]) + " fetch attempts, " + fmt(o.fetches[1]) + " failed" })]));
     if (o.input_errors) app.appendChild(el("p", { cls: "note", text: fmt(o.input_errors) + " input records could not be read (see clusters.json)." }));
@@ -155,9 +171,19 @@
       { key: "duplicate_rate", title: "Duplicate rate", render: function (s) {
         return el("span", null, [el("span", { cls: "bartrack" }, [el("span", { cls: "bar", style: "width:" + (120 * s.duplicate_rate).toFixed(0) + "px" })]), pct(s.duplicate_rate)]);
       } },
+      { key: "ndup", title: "Duplicates", num: true, render: function (s) { return fmt(s.ndup); } },
+      { key: "nnear", title: "Near duplicates", num: true, render: function (s) { return fmt(s.nnear); } },
+      { key: "ncontent", title: "By content evidence", num: true, render: function (s) { return fmt(s.ncontent); } },
+      { key: "nurl", title: "By URL", num: true, render: function (s) { return fmt(s.nurl); } },
       { key: "nclusters", title: "Clusters", num: true },
       { key: "largest", title: "Largest cluster", num: true },
-    ], D.sites.map(function (s) { s.nclusters = s.clusters.length; return s; }),
+    ], D.sites.map(function (s) {
+      s.nclusters = s.clusters.length;
+      s.ndup = firedSum(s.fired, "duplicates"); s.nnear = firedSum(s.fired, "near_duplicates");
+      s.ncontent = firedSum(s.fired, "duplicates", "content") + firedSum(s.fired, "near_duplicates", "content");
+      s.nurl = firedSum(s.fired, "duplicates", "url") + firedSum(s.fired, "near_duplicates", "url");
+      return s;
+    }),
     { sort: "dropped", name: "sites", rowAttrs: function (s) { return { "data-site": s.name }; } });
     var f = el("input", { cls: "filter", placeholder: "Filter sites by name", type: "search" });
     f.oninput = function () { var q = f.value.toLowerCase(); t.filter(function (s) { return s.name.toLowerCase().indexOf(q) >= 0; }); };
@@ -184,6 +210,7 @@
     app.appendChild(el("h1", { text: s.name }));
     app.appendChild(el("div", { cls: "cards", "data-view": "site" }, [card("pages", fmt(s.pages)), card("dropped", fmt(s.dropped)),
       card("duplicate rate", pct(s.duplicate_rate)), card("clusters", fmt(s.clusters.length)), card("largest cluster", fmt(s.largest))]));
+    app.appendChild(firedPanel(s.fired, "What fired on " + s.name));
     var hp = el("div", { cls: "panel" }, [el("h2", { text: "URL patterns behind the clusters" }),
       el("p", { cls: "muted", text: "What differs between the URLs of a cluster's pages: candidates for URL canonicalization rules (strip a parameter, fold a path variant)." })]);
     if (!s.hints.length) hp.appendChild(el("p", { cls: "muted", text: "No URL pattern: duplicates live under unrelated URLs." }));
