@@ -1320,23 +1320,56 @@ pub fn store_identity(config: &Config, registry: &Registry) -> crate::Result<Sto
     identity_of(config, &build_chain(config, registry)?)
 }
 
-/// The identity of the built chain `detectors` under `config`.
+/// The identity of the built chain `detectors` under `config`: the rule
+/// of what it covers (settings that change stored signatures or evidence,
+/// never decision thresholds) is documented at [`StoreIdentity`].
 fn identity_of(config: &Config, detectors: &[Box<dyn Detector>]) -> crate::Result<StoreIdentity> {
+    use crate::signature::settings_of;
+    let mut settings = std::collections::BTreeMap::new();
+    settings.insert(
+        "hash_seed".to_owned(),
+        format!("{:#018x}", crate::signature::HASH_SEED),
+    );
+    settings.extend(settings_of(
+        "extract",
+        &config.extract,
+        &["mode", "max_body_bytes"],
+    ));
+    settings.extend(settings_of(
+        "text",
+        &config.text,
+        &["stop_words", "stem", "detect_bytes", "stop_word_vote"],
+    ));
+    for d in detectors {
+        match d.signature_settings() {
+            Some(pairs) => settings.extend(pairs),
+            None => {
+                // The plugin does not say which of its settings are
+                // thresholds: all of them count.
+                let table = config
+                    .plugins
+                    .get(d.name())
+                    .map_or_else(|| "{}".to_owned(), |t| serde_json::json!(t).to_string());
+                settings.insert(format!("plugins.{}", d.name()), table);
+            }
+        }
+    }
     Ok(StoreIdentity {
         detectors: detectors
             .iter()
             .map(|d| d.name().to_owned())
             .chain(EVIDENCE_SLOTS.iter().map(|s| (*s).to_owned()))
             .collect(),
-        fingerprint: signature_fingerprint(config)?,
+        settings,
+        legacy_fingerprint: Some(legacy_fingerprint(config)?),
     })
 }
 
-/// A stable hash of every setting that changes what is stored: extraction,
-/// text normalization, the built-in detectors' and the plugins' settings.
-/// Decision thresholds are left out on purpose: changing them between runs
-/// over one index is legitimate.
-fn signature_fingerprint(config: &Config) -> crate::Result<u64> {
+/// The fingerprint indexes recorded before their identity held settings
+/// (redb formats 1 and 2, Redis log format 1): a hash of the extract, text,
+/// simhash, chunks and plugins sections, thresholds included. Kept only to
+/// recognise such an index built with exactly this config.
+fn legacy_fingerprint(config: &Config) -> crate::Result<u64> {
     let relevant = (
         &config.extract,
         &config.text,

@@ -13,7 +13,7 @@ pub mod store;
 
 pub use chunk::ChunkIndex;
 pub use exact::ExactIndex;
-pub use redb_store::{unix_now, CacheStats, RedbStore, StoreIdentity};
+pub use redb_store::{unix_now, CacheStats, RedbStore};
 pub use redis_store::{RedisLocation, RedisStore};
 pub use simhash::SimhashIndex;
-pub use store::{Change, DocRecord, DocStore, MemoryStore};
+pub use store::{Change, DocRecord, DocStore, MemoryStore, StoreIdentity};
