@@ -227,9 +227,11 @@ pub fn run_items(
         .num_threads(threads)
         .thread_name(|i| format!("neardup-analyze-{i}"))
         .build()
-        .map_err(|e| crate::Error::Input {
-            path: "<batch>".into(),
-            message: format!("cannot start {threads} analysis threads: {e}"),
+        .map_err(|e| {
+            crate::Error::runtime(
+                "analysis thread pool",
+                format!("cannot start {threads} threads: {e}"),
+            )
         })?;
     let mut run = Run::default();
     sink.begin()?;

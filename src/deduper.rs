@@ -1421,10 +1421,7 @@ impl SharedDeduper {
             d.decide(analyzed)
         })
         .await
-        .map_err(|e| crate::Error::Input {
-            path: "<check>".into(),
-            message: format!("check task failed: {e}"),
-        })?
+        .map_err(|e| crate::Error::runtime("check task", e))?
     }
 
     /// Runs `f` with the deduper locked for reading: [`Deduper::analyze`]
@@ -1449,9 +1446,8 @@ impl SharedDeduper {
 }
 
 fn poisoned() -> crate::Error {
-    crate::Error::Input {
-        path: "<check>".into(),
-        message: "deduper lock poisoned by an earlier panic".into(),
+    crate::Error::Poisoned {
+        lock: "deduper".into(),
     }
 }
 

@@ -675,11 +675,13 @@ async fn checkpoint(
     out.checkpoint(&state)
 }
 
+/// A fetch worker or blocking task ended without its result (it panicked
+/// or was cancelled).
 fn worker_gone() -> Error {
-    Error::Input {
-        path: "<crawl>".into(),
-        message: "a fetch worker stopped unexpectedly".into(),
-    }
+    Error::runtime(
+        "crawl worker",
+        "stopped unexpectedly (panicked or cancelled)",
+    )
 }
 
 async fn worker(

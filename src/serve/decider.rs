@@ -213,10 +213,7 @@ impl Decider {
         let thread = std::thread::Builder::new()
             .name("neardup-decide".into())
             .spawn(move || decide_loop(&deduper, &rx, &counter))
-            .map_err(|e| crate::Error::Input {
-                path: "<serve>".into(),
-                message: format!("start the decider thread: {e}"),
-            })?;
+            .map_err(|e| crate::Error::runtime("decider thread", format!("cannot start: {e}")))?;
         Ok((Decider { tx, commits }, DeciderThread(thread)))
     }
 
