@@ -267,7 +267,8 @@ fn deduper_with_another_chain_or_settings_refuses_the_index() {
     assert!(msg.contains("detector chain"), "{msg}");
     // Each setting that changes stored signatures or evidence is refused,
     // named with both values.
-    let cases: [(&str, fn(&mut Config)); 5] = [
+    type Change = fn(&mut Config);
+    let cases: [(&str, Change); 5] = [
         ("`chunks.avg_size` = 32 in the index, 64 now", |c| {
             c.chunks.avg_size = 64
         }),

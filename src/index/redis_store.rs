@@ -185,7 +185,18 @@ fn redact(text: &str) -> String {
             let _ = u.set_password(Some("***"));
             u.into()
         }
-        _ => text.to_owned(),
+        Ok(_) => text.to_owned(),
+        // Unparsable: hide any userinfo of what looks like the authority.
+        Err(_) => match text.split_once("://") {
+            Some((scheme, rest)) => {
+                let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+                match rest[..end].rfind('@') {
+                    Some(at) => format!("{scheme}://***{}", &rest[at..]),
+                    None => text.to_owned(),
+                }
+            }
+            None => text.to_owned(),
+        },
     }
 }
 
