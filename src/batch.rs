@@ -437,7 +437,7 @@ impl Run {
         let of = verdict
             .matched
             .as_ref()
-            .and_then(|m| self.positions.get(&m.id).copied());
+            .and_then(|m| m.id.and_then(|id| self.positions.get(&id).copied()));
         let s = &mut self.summary;
         s.pages += 1;
         s.bytes += page.body.len() as u64;

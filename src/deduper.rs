@@ -48,7 +48,7 @@ use crate::index::{
 };
 use crate::signature::Registry;
 use crate::text::Normalizer;
-use crate::verdict::{Match, Verdict, VerdictKind};
+use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 
 /// The least coverage of a page found only through its blocks (see
 /// [`Deduper::decide`]).
@@ -95,8 +95,9 @@ pub struct Stats {
     pub indexed: u64,
 }
 
-/// The detector name in the [`Match`] of an unchanged re-fetch: the page
-/// at this URL is indexed with exactly these signatures already.
+/// The serialized name of [`MatchBasis::SameUrl`], the basis of the [`Match`]
+/// of an unchanged re-fetch: the page at this URL is indexed with exactly
+/// these signatures already.
 pub const SAME_URL: &str = "same_url";
 
 /// The detector name in the [`Match`] of a page found through its own
@@ -813,18 +814,13 @@ impl Deduper {
                     queue.push(Reverse((now, id)));
                 }
             }
-            return Ok(Some(Match {
-                id,
-                key: old.key.clone(),
-                url: old.url.clone(),
-                detector: SAME_URL.into(),
-                similarity: 1.0,
-                resemblance: 1.0,
-                containment: 1.0,
-                reason: "unchanged since last fetch: this URL is indexed with the same signatures"
-                    .into(),
-                covered: None,
-            }));
+            return Ok(Some(Match::by_url(
+                Some(id),
+                old.key.clone(),
+                old.url.clone(),
+                MatchBasis::SameUrl,
+                "unchanged since last fetch: this URL is indexed with the same signatures".into(),
+            )));
         }
         self.remove_record(id)?;
         Ok(None)
@@ -920,10 +916,10 @@ impl Deduper {
             .map(|r| (r.key.clone(), r.url.clone()))
             .unwrap_or_default();
         let m = Match {
-            id,
+            id: Some(id),
             key,
             url,
-            detector: self.detector_name(i).to_owned(),
+            basis: MatchBasis::Detector(self.detector_name(i).to_owned()),
             similarity: judgement.score,
             resemblance: sim.resemblance,
             containment: sim.containment,
@@ -952,7 +948,7 @@ impl Deduper {
         let Some(m) = matched else {
             return Ok(false);
         };
-        let Some(rec) = self.store.get(m.id)? else {
+        let Some(rec) = m.id.map(|id| self.store.get(id)).transpose()?.flatten() else {
             return Ok(false);
         };
         Ok(evidence_of(&rec, self.detectors.len()).is_some_and(|e| e.visible == visible))
@@ -1514,7 +1510,10 @@ mod tests {
             .unwrap();
         assert_eq!(b.kind, VerdictKind::Duplicate);
         let m = b.matched.unwrap();
-        assert_eq!((m.id, m.detector.as_str()), (0, "exact"));
+        assert_eq!(
+            (m.id, &m.basis),
+            (Some(0), &MatchBasis::Detector("exact".into()))
+        );
         assert_eq!(m.url, "https://a.example/1");
         assert_eq!(b.indexed_as, None, "exact duplicates are not indexed");
         assert_eq!(d.stats().duplicates, 1);
@@ -1529,7 +1528,7 @@ mod tests {
         let v = d.check("https://b.example/2", &page(LONG), None).unwrap();
         assert_eq!(v.kind, VerdictKind::Duplicate);
         let m = v.matched.unwrap();
-        assert_eq!((m.id, m.key.as_str()), (id, "seed-1"));
+        assert_eq!((m.id, m.key.as_str()), (Some(id), "seed-1"));
         let empty = d.analyze("e", "https://a.example/e", b"", None);
         assert_eq!(d.insert(empty).unwrap(), None);
     }

@@ -71,6 +71,12 @@ fn demo_crawl_finds_the_expected_duplicates() {
     assert_eq!(amp["verdict"], "duplicate", "{amp}");
     assert_eq!(amp["detector"], "canonical");
     assert_eq!(amp["of_url"], solar_url);
+    assert!(
+        amp["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("canonical: http")),
+        "{amp}"
+    );
 
     // The mirror on the other host: dropped, of the original.
     let mirror = verdict(&verdicts, "/news/schools-solar.html");
@@ -336,6 +342,9 @@ async fn robots_disallow_and_errors_in_the_loop() {
     assert_eq!(moved["verdict"], "duplicate");
     assert_eq!(moved["detector"], "redirect");
     assert_eq!(moved["of_url"], url("/open.html"));
+    assert_eq!(moved["reason"], format!("redirect: {}", url("/open.html")));
+    assert_eq!(moved["similarity"], 1.0);
+    assert!(moved.get("covered").is_none(), "{moved}");
     assert_eq!(by_path[&url("/moved.html")]["final_url"], url("/open.html"));
     assert_eq!(
         hits.iter().filter(|h| *h == "/new.html").count(),

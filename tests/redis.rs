@@ -654,10 +654,7 @@ fn recrawl_on_one_worker_replaces_the_page_for_every_worker() {
         .check("https://a.example/news", v1.as_bytes(), None)
         .unwrap();
     let m = same.matched.unwrap();
-    assert_eq!(
-        (m.id, m.detector.as_str()),
-        (old, neardup::deduper::SAME_URL)
-    );
+    assert_eq!((m.id, &m.basis), (Some(old), &neardup::MatchBasis::SameUrl));
     // Then changed: unique, the old version tombstoned in the log.
     let changed = b
         .check("https://a.example/news", v2.as_bytes(), None)
@@ -670,7 +667,7 @@ fn recrawl_on_one_worker_replaces_the_page_for_every_worker() {
         .check("https://b.example/copy", v1.as_bytes(), None)
         .unwrap();
     assert_eq!(
-        old_copy.matched.map(|m| m.id),
+        old_copy.matched.and_then(|m| m.id),
         Some(new),
         "{:?}",
         old_copy.kind

@@ -238,7 +238,7 @@ fn deduper_reopens_matches_continues_ids_and_keeps_removals() {
         let copy = d.check("https://b.example/copy", &a, None).unwrap();
         assert_eq!(copy.kind, VerdictKind::Duplicate);
         let m = copy.matched.unwrap();
-        assert_eq!((m.id, m.url.as_str()), (0, "https://a.example/1"));
+        assert_eq!((m.id, m.url.as_str()), (Some(0), "https://a.example/1"));
         let vc = d.check("https://a.example/3", &c, None).unwrap();
         assert_eq!(vc.indexed_as, Some(2), "ids continue");
         assert!(d.remove(1).unwrap());
@@ -250,7 +250,7 @@ fn deduper_reopens_matches_continues_ids_and_keeps_removals() {
     assert_eq!(again.kind, VerdictKind::Unique, "removal persisted");
     assert_eq!(again.indexed_as, Some(3), "removed id 1 is not reused");
     let c_copy = d.check("https://b.example/3", &c, None).unwrap();
-    assert_eq!(c_copy.matched.map(|m| m.id), Some(2));
+    assert_eq!(c_copy.matched.and_then(|m| m.id), Some(2));
 }
 
 #[test]
@@ -594,10 +594,7 @@ fn recrawl_suite(dir: Option<&Dir>) {
     let same = d.check("https://a.example/news", &old, None).unwrap();
     assert_eq!(same.kind, VerdictKind::Duplicate);
     let m = same.matched.unwrap();
-    assert_eq!(
-        (m.id, m.detector.as_str()),
-        (id0, neardup::deduper::SAME_URL)
-    );
+    assert_eq!((m.id, &m.basis), (Some(id0), &neardup::MatchBasis::SameUrl));
     assert!(m.reason.contains("unchanged"), "{}", m.reason);
     assert_eq!(same.indexed_as, None);
     assert_eq!(d.stats().indexed, 1);
@@ -613,13 +610,13 @@ fn recrawl_suite(dir: Option<&Dir>) {
     // The old version no longer matches anything but the new one does.
     let old_copy = d.check("https://b.example/old", &old, None).unwrap();
     assert_eq!(
-        old_copy.matched.map(|m| m.id),
+        old_copy.matched.and_then(|m| m.id),
         Some(id1),
         "near copy of the new version"
     );
     let new_copy = d.check("https://b.example/new", &new, None).unwrap();
     assert_eq!(new_copy.kind, VerdictKind::Duplicate);
-    assert_eq!(new_copy.matched.unwrap().id, id1);
+    assert_eq!(new_copy.matched.unwrap().id, Some(id1));
 
     // A new version that copies another page: the verdict names that page
     // and the old version is removed all the same.
@@ -632,7 +629,10 @@ fn recrawl_suite(dir: Option<&Dir>) {
         .unwrap();
     assert_eq!(moved.kind, VerdictKind::Duplicate);
     let m = moved.matched.unwrap();
-    assert_eq!((m.id, m.url.as_str()), (other_id, "https://c.example/x"));
+    assert_eq!(
+        (m.id, m.url.as_str()),
+        (Some(other_id), "https://c.example/x")
+    );
     assert_eq!(d.id_of_url("https://a.example/news").unwrap(), None);
     d.flush().unwrap();
     if let Some(dir) = dir {
@@ -687,7 +687,7 @@ fn a_tracking_parameter_variant_is_a_copy_not_a_recrawl() {
         )
         .unwrap();
     assert_eq!(variant.kind, VerdictKind::NearDuplicate, "{variant:?}");
-    assert_eq!(variant.matched.unwrap().id, first.indexed_as.unwrap());
+    assert_eq!(variant.matched.unwrap().id, Some(first.indexed_as.unwrap()));
     assert_eq!(
         d.id_of_url("https://a.example/news").unwrap(),
         first.indexed_as,
@@ -748,7 +748,7 @@ fn ttl_suite(dir: Option<&Dir>) {
     assert_eq!(copy.kind, VerdictKind::Duplicate, "not expired yet");
     // An unchanged re-fetch keeps `a` alive from now on.
     let refetch = d.check("https://a.example/a", &a, None).unwrap();
-    assert_eq!(refetch.matched.unwrap().id, ida);
+    assert_eq!(refetch.matched.unwrap().id, Some(ida));
     now.store(1_110, SeqCst);
     // `b` (fetched at 1010) expired at 1110; `a` (re-fetched at 1099) lives.
     let b_copy = d.check("https://z.example/2", &b, None).unwrap();
@@ -957,12 +957,12 @@ fn budgeted_store_gives_the_same_verdicts_as_memory() {
         assert_eq!(
             (
                 a.kind,
-                a.matched.as_ref().map(|m| (m.id, &m.detector)),
+                a.matched.as_ref().map(|m| (m.id, &m.basis)),
                 a.indexed_as
             ),
             (
                 b.kind,
-                b.matched.as_ref().map(|m| (m.id, &m.detector)),
+                b.matched.as_ref().map(|m| (m.id, &m.basis)),
                 b.indexed_as
             ),
             "page {i} {url}"

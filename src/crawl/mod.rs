@@ -151,7 +151,7 @@ use crate::frontier::robots::RobotsSource;
 use crate::frontier::Links;
 use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope};
 use crate::output::Sink;
-use crate::verdict::{Match, Verdict, VerdictKind};
+use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 
 /// A page at least this large (bytes of body) is analyzed alone: its
 /// analysis holds about ten times its size in transient memory.
@@ -1197,35 +1197,30 @@ impl Decider {
         let by_redirect = redirected
             .then(|| self.fetched.get(final_url.as_str()).cloned())
             .flatten()
-            .map(|of| (of, "redirect"));
+            .map(|of| (of, MatchBasis::Redirect, final_url.as_str()));
         let by_canonical = page_canonical
             .as_ref()
             .filter(|c| **c != job.key && **c != final_url)
-            .and_then(|c| self.fetched.get(c.as_str()).cloned())
-            .map(|of| (of, "canonical"));
+            .and_then(|c| {
+                Some((
+                    self.fetched.get(c.as_str()).cloned()?,
+                    MatchBasis::Canonical,
+                    c.as_str(),
+                ))
+            });
         let bytes = analyzed.bytes;
 
         let verdict = match by_redirect.or(by_canonical) {
-            Some((of, reason)) => {
-                if reason == "canonical" {
+            Some((of, basis, via)) => {
+                if basis == MatchBasis::Canonical {
                     summary.canonical_duplicates += 1;
                 }
+                let reason = format!("{basis}: {via}");
                 Verdict {
                     kind: VerdictKind::Duplicate,
-                    matched: Some(Match {
-                        id: 0,
-                        url: of.clone(),
-                        key: of,
-                        detector: reason.into(),
-                        similarity: 1.0,
-                        resemblance: 1.0,
-                        containment: 1.0,
-                        covered: None,
-                        reason: format!(
-                            "{reason}: {}",
-                            final_url_or_canonical(reason, &final_url, page_canonical.as_ref())
-                        ),
-                    }),
+                    // The page fetched at that URL, known by key: it may
+                    // itself be a duplicate, so it has no index id.
+                    matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
                     indexed_as: None,
                     stored_as: None,
                     warnings: analyzed.warnings,
@@ -1483,17 +1478,6 @@ pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
         s.robots_disallowed
     ));
     lines
-}
-
-fn final_url_or_canonical<'a>(
-    reason: &str,
-    final_url: &'a Url,
-    canonical: Option<&'a Url>,
-) -> &'a str {
-    match (reason, canonical) {
-        ("canonical", Some(c)) => c.as_str(),
-        _ => final_url.as_str(),
-    }
 }
 
 fn millis(d: Duration) -> u64 {
