@@ -433,6 +433,13 @@ impl Deduper {
         self.detectors.iter().map(|d| d.name().to_owned()).collect()
     }
 
+    /// Returns true if and only if the document store is in another process
+    /// ([`DocStore::is_remote`]: Redis), so deciding makes network round
+    /// trips and async callers should decide on a blocking thread.
+    pub fn store_is_remote(&self) -> bool {
+        self.store.is_remote()
+    }
+
     /// Counters so far.
     pub fn stats(&self) -> Stats {
         Stats {

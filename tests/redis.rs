@@ -713,6 +713,10 @@ fn namespace_reopens_with_other_thresholds_and_refuses_other_signatures() {
     thresholds.chunks.near_duplicate = 0.5;
     thresholds.decide.min_coverage = 0.9;
     let mut d = Deduper::open_redis(thresholds, &registry, &loc).unwrap();
+    assert!(
+        d.store_is_remote(),
+        "a crawl decides off the runtime over it"
+    );
     let copy = d
         .check("https://b.example/1", page_html(1).as_bytes(), None)
         .unwrap();

@@ -326,6 +326,7 @@ fn deduper_reopens_its_index_with_other_decision_thresholds() {
     config.extract.max_links = 10;
     config.crawl.scope.max_depth = 3;
     let mut d = Deduper::open(config, &registry, &path).unwrap();
+    assert!(!d.store_is_remote(), "a file in this process");
     assert_eq!(d.stats().indexed, 2);
     let copy = d.check("https://b.example/copy", &a, None).unwrap();
     assert_eq!(copy.kind, VerdictKind::Duplicate);

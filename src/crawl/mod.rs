@@ -512,6 +512,7 @@ pub(crate) async fn drive(
         records: 0,
         watermark: 0,
         batch: Summary::default(),
+        remote_store: deduper.read(crate::Deduper::store_is_remote)?,
     };
     if let Some(r) = restored {
         r.restore(&mut frontier, &mut state, &mut summary);
@@ -1049,6 +1050,9 @@ struct Decider {
     /// One past the highest index id given to a page decided so far.
     watermark: u32,
     batch: Summary,
+    /// The deduper's store makes network round trips (Redis): decisions
+    /// run on a blocking thread, not on the runtime.
+    remote_store: bool,
 }
 
 impl Decider {
@@ -1227,15 +1231,31 @@ impl Decider {
                 }
             }
             None => {
-                // Inline, not on the blocking pool: deciding is short
-                // (about a tenth of a page's analysis) and on the crawl's
-                // critical path, and a hand-off to a pool thread waits for
-                // a core held by the analyses (measured: four times the
-                // decision itself).
-                let (judged, verdict) = deduper.with(|d| {
+                let decide = move |d: &mut crate::Deduper| {
                     let judged = d.content_roles(&analyzed).1;
                     (judged, d.decide(analyzed))
-                })?;
+                };
+                let (judged, verdict) = if self.remote_store {
+                    // A shared store (Redis) makes synchronous network
+                    // round trips while deciding (catch up, conditional
+                    // append): on a blocking thread, so the runtime's
+                    // workers keep fetching meanwhile. The loop still
+                    // waits for the verdict before the next page: the
+                    // order of decisions is unchanged.
+                    let d = deduper.clone();
+                    tokio::task::spawn_blocking(move || d.with(decide))
+                        .await
+                        .map_err(|_| worker_gone())??
+                } else {
+                    // A store in this process: inline, not on the blocking
+                    // pool. Deciding is short (about a tenth of a page's
+                    // analysis; a redb record not in the cache is a local
+                    // page read) and on the crawl's critical path, and a
+                    // hand-off to a pool thread waits for a core held by
+                    // the analyses (measured: four times the decision
+                    // itself).
+                    deduper.with(decide)?
+                };
                 roles = crate::batch::block_roles(blocks.len(), &judged);
                 verdict?
             }

@@ -523,6 +523,10 @@ impl DocStore for RedisStore {
     fn heap_bytes(&self) -> usize {
         self.bytes + self.records.capacity() * std::mem::size_of::<Option<Arc<DocRecord>>>()
     }
+
+    fn is_remote(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

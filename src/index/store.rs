@@ -286,6 +286,13 @@ pub trait DocStore: Send + Sync {
     }
     /// Approximate heap bytes used.
     fn heap_bytes(&self) -> usize;
+    /// Returns true if and only if the store lives in another process and
+    /// its calls are network round trips (Redis): async callers make them
+    /// on a blocking thread. Stores in this process (memory, a redb file)
+    /// say false, the default.
+    fn is_remote(&self) -> bool {
+        false
+    }
 }
 
 /// In-memory store: a vector indexed by id. The default and the test double.
