@@ -45,16 +45,18 @@ pub struct DocRecord {
 ///   [`Detector::signature_settings`](neardup_api::Detector::signature_settings)
 ///   (`simhash.shingle`, `simhash.weights`, `chunks.chunker`,
 ///   `chunks.avg_size`, `chunks.min_size`, `chunks.max_size`,
-///   `chunks.window`; a plugin that does not say counts with its whole
-///   `[plugins.NAME]` table).
+///   `chunks.window`; the plugins' shingles, sketch sizes, moduli, windows,
+///   e.g. `plugins.minhash.num_perm`; a plugin that does not say, such as
+///   `multiref`, counts with its whole `[plugins.NAME]` table).
 ///
 /// Left out on purpose, so they may change between runs over one index:
 /// decision thresholds (`chunks.duplicate`, `chunks.near_duplicate`,
 /// `chunks.containment`, `chunks.containment_min_chunks`,
-/// `simhash.max_distance`, `decide.*`: `min_terms`, `min_coverage`,
-/// `index_near_duplicates`), parameters of the derived candidate indexes
-/// (`chunks.max_postings`, the simhash tables), `index.*` (ttl, recrawl
-/// rule, cache size), `extract.max_links` and everything under `crawl`.
+/// `simhash.max_distance`, the plugins' thresholds, `decide.*`:
+/// `min_terms`, `min_coverage`, `index_near_duplicates`), parameters of the
+/// derived candidate indexes (`chunks.max_postings`, the simhash tables,
+/// LSH bands and rows), `index.*` (ttl, recrawl rule, cache size),
+/// `extract.max_links` and everything under `crawl`.
 /// A detector's `enabled` switch changes the chain, which is checked as
 /// such.
 ///
