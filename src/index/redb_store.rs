@@ -822,13 +822,13 @@ impl DocStore for RedbStore {
     /// applied over it; records read here bypass the cache, so rebuilding
     /// the candidate indexes of a large file does not evict the hot set.
     /// A panic inside redb while walking a damaged file comes back as an
-    /// [`Error::Store`] (see [`guarded`]).
+    /// [`Error::Store`] (see `guarded`).
     fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
         guarded(&self.path, || self.for_each_unguarded(f))
     }
 
     /// A panic inside redb while committing to a damaged file comes back
-    /// as an [`Error::Store`] (see [`guarded`]); what was committed before
+    /// as an [`Error::Store`] (see `guarded`); what was committed before
     /// stays as it was (redb's commit is atomic).
     fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
