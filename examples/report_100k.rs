@@ -94,10 +94,10 @@ fn main() -> anyhow::Result<()> {
             };
             let matched = (k > 0).then(|| Match {
                 covered: Some(1.0),
-                id: 0,
+                id: None,
                 key: rep_key.clone(),
                 url: rep_key.clone(),
-                detector: if near { "simhash" } else { "exact" }.into(),
+                basis: neardup::MatchBasis::Detector(if near { "simhash" } else { "exact" }.into()),
                 similarity: if near { 0.94 } else { 1.0 },
                 resemblance: if near { 0.9 } else { 1.0 },
                 containment: if near { 0.97 } else { 1.0 },

@@ -227,9 +227,11 @@ pub fn run_items(
         .num_threads(threads)
         .thread_name(|i| format!("neardup-analyze-{i}"))
         .build()
-        .map_err(|e| crate::Error::Input {
-            path: "<batch>".into(),
-            message: format!("cannot start {threads} analysis threads: {e}"),
+        .map_err(|e| {
+            crate::Error::runtime(
+                "analysis thread pool",
+                format!("cannot start {threads} threads: {e}"),
+            )
         })?;
     let mut run = Run::default();
     sink.begin()?;
@@ -435,7 +437,7 @@ impl Run {
         let of = verdict
             .matched
             .as_ref()
-            .and_then(|m| self.positions.get(&m.id).copied());
+            .and_then(|m| m.id.and_then(|id| self.positions.get(&id).copied()));
         let s = &mut self.summary;
         s.pages += 1;
         s.bytes += page.body.len() as u64;

@@ -48,7 +48,7 @@ use crate::index::{
 };
 use crate::signature::Registry;
 use crate::text::Normalizer;
-use crate::verdict::{Match, Verdict, VerdictKind};
+use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 
 /// The least coverage of a page found only through its blocks (see
 /// [`Deduper::decide`]).
@@ -95,8 +95,9 @@ pub struct Stats {
     pub indexed: u64,
 }
 
-/// The detector name in the [`Match`] of an unchanged re-fetch: the page
-/// at this URL is indexed with exactly these signatures already.
+/// The serialized name of [`MatchBasis::SameUrl`], the basis of the [`Match`]
+/// of an unchanged re-fetch: the page at this URL is indexed with exactly
+/// these signatures already.
 pub const SAME_URL: &str = "same_url";
 
 /// The detector name in the [`Match`] of a page found through its own
@@ -430,6 +431,13 @@ impl Deduper {
     /// Names of the detectors in the chain, in order.
     pub fn detector_names(&self) -> Vec<String> {
         self.detectors.iter().map(|d| d.name().to_owned()).collect()
+    }
+
+    /// Returns true if and only if the document store is in another process
+    /// ([`DocStore::is_remote`]: Redis), so deciding makes network round
+    /// trips and async callers should decide on a blocking thread.
+    pub fn store_is_remote(&self) -> bool {
+        self.store.is_remote()
     }
 
     /// Counters so far.
@@ -813,18 +821,13 @@ impl Deduper {
                     queue.push(Reverse((now, id)));
                 }
             }
-            return Ok(Some(Match {
-                id,
-                key: old.key.clone(),
-                url: old.url.clone(),
-                detector: SAME_URL.into(),
-                similarity: 1.0,
-                resemblance: 1.0,
-                containment: 1.0,
-                reason: "unchanged since last fetch: this URL is indexed with the same signatures"
-                    .into(),
-                covered: None,
-            }));
+            return Ok(Some(Match::by_url(
+                Some(id),
+                old.key.clone(),
+                old.url.clone(),
+                MatchBasis::SameUrl,
+                "unchanged since last fetch: this URL is indexed with the same signatures".into(),
+            )));
         }
         self.remove_record(id)?;
         Ok(None)
@@ -920,10 +923,10 @@ impl Deduper {
             .map(|r| (r.key.clone(), r.url.clone()))
             .unwrap_or_default();
         let m = Match {
-            id,
+            id: Some(id),
             key,
             url,
-            detector: self.detector_name(i).to_owned(),
+            basis: MatchBasis::Detector(self.detector_name(i).to_owned()),
             similarity: judgement.score,
             resemblance: sim.resemblance,
             containment: sim.containment,
@@ -952,7 +955,7 @@ impl Deduper {
         let Some(m) = matched else {
             return Ok(false);
         };
-        let Some(rec) = self.store.get(m.id)? else {
+        let Some(rec) = m.id.map(|id| self.store.get(id)).transpose()?.flatten() else {
             return Ok(false);
         };
         Ok(evidence_of(&rec, self.detectors.len()).is_some_and(|e| e.visible == visible))
@@ -1320,23 +1323,56 @@ pub fn store_identity(config: &Config, registry: &Registry) -> crate::Result<Sto
     identity_of(config, &build_chain(config, registry)?)
 }
 
-/// The identity of the built chain `detectors` under `config`.
+/// The identity of the built chain `detectors` under `config`: the rule
+/// of what it covers (settings that change stored signatures or evidence,
+/// never decision thresholds) is documented at [`StoreIdentity`].
 fn identity_of(config: &Config, detectors: &[Box<dyn Detector>]) -> crate::Result<StoreIdentity> {
+    use crate::signature::settings_of;
+    let mut settings = std::collections::BTreeMap::new();
+    settings.insert(
+        "hash_seed".to_owned(),
+        format!("{:#018x}", crate::signature::HASH_SEED),
+    );
+    settings.extend(settings_of(
+        "extract",
+        &config.extract,
+        &["mode", "max_body_bytes"],
+    ));
+    settings.extend(settings_of(
+        "text",
+        &config.text,
+        &["stop_words", "stem", "detect_bytes", "stop_word_vote"],
+    ));
+    for d in detectors {
+        match d.signature_settings() {
+            Some(pairs) => settings.extend(pairs),
+            None => {
+                // The plugin does not say which of its settings are
+                // thresholds: all of them count.
+                let table = config
+                    .plugins
+                    .get(d.name())
+                    .map_or_else(|| "{}".to_owned(), |t| serde_json::json!(t).to_string());
+                settings.insert(format!("plugins.{}", d.name()), table);
+            }
+        }
+    }
     Ok(StoreIdentity {
         detectors: detectors
             .iter()
             .map(|d| d.name().to_owned())
             .chain(EVIDENCE_SLOTS.iter().map(|s| (*s).to_owned()))
             .collect(),
-        fingerprint: signature_fingerprint(config)?,
+        settings,
+        legacy_fingerprint: Some(legacy_fingerprint(config)?),
     })
 }
 
-/// A stable hash of every setting that changes what is stored: extraction,
-/// text normalization, the built-in detectors' and the plugins' settings.
-/// Decision thresholds are left out on purpose: changing them between runs
-/// over one index is legitimate.
-fn signature_fingerprint(config: &Config) -> crate::Result<u64> {
+/// The fingerprint indexes recorded before their identity held settings
+/// (redb formats 1 and 2, Redis log format 1): a hash of the extract, text,
+/// simhash, chunks and plugins sections, thresholds included. Kept only to
+/// recognise such an index built with exactly this config.
+fn legacy_fingerprint(config: &Config) -> crate::Result<u64> {
     let relevant = (
         &config.extract,
         &config.text,
@@ -1388,10 +1424,7 @@ impl SharedDeduper {
             d.decide(analyzed)
         })
         .await
-        .map_err(|e| crate::Error::Input {
-            path: "<check>".into(),
-            message: format!("check task failed: {e}"),
-        })?
+        .map_err(|e| crate::Error::runtime("check task", e))?
     }
 
     /// Runs `f` with the deduper locked for reading: [`Deduper::analyze`]
@@ -1416,9 +1449,8 @@ impl SharedDeduper {
 }
 
 fn poisoned() -> crate::Error {
-    crate::Error::Input {
-        path: "<check>".into(),
-        message: "deduper lock poisoned by an earlier panic".into(),
+    crate::Error::Poisoned {
+        lock: "deduper".into(),
     }
 }
 
@@ -1485,7 +1517,10 @@ mod tests {
             .unwrap();
         assert_eq!(b.kind, VerdictKind::Duplicate);
         let m = b.matched.unwrap();
-        assert_eq!((m.id, m.detector.as_str()), (0, "exact"));
+        assert_eq!(
+            (m.id, &m.basis),
+            (Some(0), &MatchBasis::Detector("exact".into()))
+        );
         assert_eq!(m.url, "https://a.example/1");
         assert_eq!(b.indexed_as, None, "exact duplicates are not indexed");
         assert_eq!(d.stats().duplicates, 1);
@@ -1500,7 +1535,7 @@ mod tests {
         let v = d.check("https://b.example/2", &page(LONG), None).unwrap();
         assert_eq!(v.kind, VerdictKind::Duplicate);
         let m = v.matched.unwrap();
-        assert_eq!((m.id, m.key.as_str()), (id, "seed-1"));
+        assert_eq!((m.id, m.key.as_str()), (Some(id), "seed-1"));
         let empty = d.analyze("e", "https://a.example/e", b"", None);
         assert_eq!(d.insert(empty).unwrap(), None);
     }

@@ -46,6 +46,32 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A runtime failure of this process, not of its input: a thread or
+    /// thread pool could not be started, or a thread or async task
+    /// panicked or was cancelled before it finished.
+    #[error("{task}: {message}")]
+    Runtime {
+        /// What was running, e.g. "analysis thread pool", "decider thread".
+        task: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A lock was poisoned: a thread panicked while holding it, so the data
+    /// behind it may be half-updated and is not used again.
+    #[error("{lock} lock poisoned by an earlier panic")]
+    Poisoned {
+        /// Which lock, e.g. "deduper".
+        lock: String,
+    },
+    /// A value given to the library that is not a file or a config key is
+    /// invalid (a URL to connect to, an option).
+    #[error("{name}: {message}")]
+    Argument {
+        /// The argument, e.g. "target".
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// An I/O error with the path it happened on. The cause is part of
     /// the message and deliberately not an error `source`: a report that
     /// prints the chain (anyhow's `{:#}`) would print it twice.
@@ -59,6 +85,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// A [`Error::Runtime`] failure of `task`.
+    pub fn runtime(task: impl Into<String>, message: impl std::fmt::Display) -> Error {
+        Error::Runtime {
+            task: task.into(),
+            message: message.to_string(),
+        }
+    }
+
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Io {
@@ -90,5 +124,33 @@ mod tests {
             source = s.source();
         }
         assert_eq!(chain, "/no/such/file: gone");
+    }
+
+    /// A panic while the shared deduper is locked is reported as what it
+    /// is, not as a problem with an input file.
+    #[test]
+    fn a_panic_under_the_deduper_lock_is_a_poisoned_error() {
+        let shared = crate::deduper::SharedDeduper::new(
+            crate::Deduper::new(crate::Config::default()).expect("default config"),
+        );
+        let other = shared.clone();
+        let panicked = std::thread::spawn(move || other.with(|_| panic!("boom"))).join();
+        assert!(panicked.is_err());
+        let e = shared.with(|d| d.stats().indexed).unwrap_err();
+        assert!(
+            matches!(&e, Error::Poisoned { lock } if lock == "deduper"),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "deduper lock poisoned by an earlier panic");
+    }
+
+    #[test]
+    fn runtime_errors_name_the_task() {
+        let e = Error::runtime("analysis thread pool", "cannot start 4 threads: no memory");
+        assert!(matches!(e, Error::Runtime { .. }));
+        assert_eq!(
+            e.to_string(),
+            "analysis thread pool: cannot start 4 threads: no memory"
+        );
     }
 }

@@ -516,7 +516,7 @@ fn properties(identity: &StoreIdentity, names: &[String]) -> WriterProperties {
             KeyValue::new("neardup.detectors".to_owned(), names.join(",")),
             KeyValue::new(
                 "neardup.fingerprint".to_owned(),
-                format!("{:016x}", identity.fingerprint),
+                format!("{:016x}", identity.fingerprint()),
             ),
         ]))
         .build()

@@ -63,4 +63,4 @@ pub use error::{Error, Result};
 pub use neardup_api::{
     CandidateIndex, Detector, DocId, Document, Judgement, Level, Signature, Similarity,
 };
-pub use verdict::{Match, Verdict, VerdictKind};
+pub use verdict::{Match, MatchBasis, Verdict, VerdictKind};

@@ -199,7 +199,7 @@ impl VerdictLine {
             resemblance: m.map(|m| m.resemblance),
             containment: m.map(|m| m.containment),
             covered: m.and_then(|m| m.covered),
-            detector: m.map(|m| m.detector.clone()),
+            detector: m.map(|m| m.basis.name().to_owned()),
             reason: m.map(|m| m.reason.clone()),
             bytes: Some(bytes),
             location: None,
@@ -442,7 +442,7 @@ impl Sink for ClusterSink {
             of: page.of,
             similarity: m.map_or(0.0, |m| m.similarity),
             containment: m.map_or(0.0, |m| m.containment),
-            detector: m.map(|m| m.detector.clone()),
+            detector: m.map(|m| m.basis.name().to_owned()),
         });
         Ok(())
     }
@@ -621,10 +621,10 @@ mod tests {
 
     fn record(position: usize, key: &str, site: &str, of: Option<(usize, &str)>) -> PageRecord {
         let matched = of.map(|(_, k)| Match {
-            id: 0,
+            id: None,
             key: k.into(),
             url: format!("https://{site}/{k}"),
-            detector: "exact".into(),
+            basis: crate::verdict::MatchBasis::Detector("exact".into()),
             similarity: 1.0,
             resemblance: 1.0,
             containment: 0.5,

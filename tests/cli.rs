@@ -1,4 +1,5 @@
-//! Command-line surface that is not a command of its own: shell completions.
+//! Command-line surface that is not a command of its own: shell completions,
+//! and the `--index` parser every command shares.
 
 use crate::util::Dir;
 
@@ -56,4 +57,46 @@ fn completions_for_other_shells_and_a_clear_error_for_unknown_ones() {
         err.contains("possible values") && err.contains("bash"),
         "{err}"
     );
+}
+
+/// `--index` is parsed once, the same way, by every command that takes it:
+/// a `scheme://` value must be a Redis URL, and a bad one is refused before
+/// anything is opened or created, without echoing a password.
+#[test]
+fn every_command_parses_index_the_same_way() {
+    let dir = Dir::new();
+    let commands: [&[&str]; 4] = [
+        &["dedup", "in", "--out", "o"],
+        &["crawl", "--seed", "http://127.0.0.1:9/", "--out", "c"],
+        &["serve", "--listen", "127.0.0.1:0"],
+        &["export", "--out", "x.parquet"],
+    ];
+    for command in commands {
+        let with = |index: &str| {
+            let mut args = command.to_vec();
+            args.extend(["--index", index]);
+            dir.run(&args).expect_code(2).stderr()
+        };
+        let err = with("http://example.org/index");
+        assert!(
+            err.contains("invalid index: ")
+                && err.contains("(--index)")
+                && err.contains("unsupported scheme `http://`"),
+            "{command:?}: {err}"
+        );
+        let err = with("redis://user:secret@127.0.0.1:1/0?nx=a");
+        assert!(
+            err.contains("unknown parameter \"nx\""),
+            "{command:?}: {err}"
+        );
+        assert!(!err.contains("secret"), "{command:?}: {err}");
+        let err = with("redis://127.0.0.1:1/0?ns=a%20b");
+        assert!(err.contains("namespace"), "{command:?}: {err}");
+    }
+    // Nothing was created on the way.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -71,6 +71,12 @@ fn demo_crawl_finds_the_expected_duplicates() {
     assert_eq!(amp["verdict"], "duplicate", "{amp}");
     assert_eq!(amp["detector"], "canonical");
     assert_eq!(amp["of_url"], solar_url);
+    assert!(
+        amp["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("canonical: http")),
+        "{amp}"
+    );
 
     // The mirror on the other host: dropped, of the original.
     let mirror = verdict(&verdicts, "/news/schools-solar.html");
@@ -336,6 +342,9 @@ async fn robots_disallow_and_errors_in_the_loop() {
     assert_eq!(moved["verdict"], "duplicate");
     assert_eq!(moved["detector"], "redirect");
     assert_eq!(moved["of_url"], url("/open.html"));
+    assert_eq!(moved["reason"], format!("redirect: {}", url("/open.html")));
+    assert_eq!(moved["similarity"], 1.0);
+    assert!(moved.get("covered").is_none(), "{moved}");
     assert_eq!(by_path[&url("/moved.html")]["final_url"], url("/open.html"));
     assert_eq!(
         hits.iter().filter(|h| *h == "/new.html").count(),
@@ -794,4 +803,136 @@ async fn a_polite_host_does_not_hold_back_the_others() {
     let mut want: Vec<String> = vec![format!("{a_base}/")];
     want.extend((1..=20).map(|i| format!("{a_base}/p/{i}")));
     assert_eq!(a_order, want.iter().collect::<Vec<_>>());
+}
+
+/// A store in memory that says it is remote (as `RedisStore` does) or
+/// not, and records the threads its `sync` runs on (the deduper calls it
+/// before every decision).
+struct ThreadRecordingStore {
+    inner: neardup::index::MemoryStore,
+    remote: bool,
+    threads: Arc<Mutex<Vec<std::thread::ThreadId>>>,
+}
+
+impl neardup::index::DocStore for ThreadRecordingStore {
+    fn insert(&mut self, record: neardup::index::DocRecord) -> neardup::Result<u32> {
+        self.inner.insert(record)
+    }
+    fn get(&self, id: u32) -> neardup::Result<Option<Arc<neardup::index::DocRecord>>> {
+        self.inner.get(id)
+    }
+    fn remove(&mut self, id: u32) -> neardup::Result<Option<Arc<neardup::index::DocRecord>>> {
+        self.inner.remove(id)
+    }
+    fn for_each(
+        &self,
+        f: &mut dyn FnMut(u32, &Arc<neardup::index::DocRecord>),
+    ) -> neardup::Result<()> {
+        self.inner.for_each(f)
+    }
+    fn sync(&mut self, apply: &mut dyn FnMut(neardup::index::Change<'_>)) -> neardup::Result<()> {
+        self.threads
+            .lock()
+            .expect("lock")
+            .push(std::thread::current().id());
+        self.inner.sync(apply)
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.inner.heap_bytes()
+    }
+    fn is_remote(&self) -> bool {
+        self.remote
+    }
+}
+
+/// Crawls the test site on a current-thread runtime (the runtime is this
+/// thread) with a store that is remote or not; returns the verdict lines
+/// and the threads the store's `sync` ran on.
+fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let threads = Arc::new(Mutex::new(Vec::new()));
+    let store = ThreadRecordingStore {
+        inner: neardup::index::MemoryStore::default(),
+        remote,
+        threads: Arc::clone(&threads),
+    };
+    let dir = Dir::new();
+    rt.block_on(async {
+        let addr = test_site(Arc::new(Mutex::new(Vec::new()))).await;
+        let config = test_config();
+        let deduper = Deduper::with_registry(
+            config.clone(),
+            &neardup::signature::Registry::default(),
+            Box::new(store),
+        )
+        .expect("deduper");
+        let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+        let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
+        let options = Options {
+            workers: 1,
+            max_in_flight: 1,
+            ..Options::default()
+        };
+        let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
+        run(
+            seeds,
+            &config,
+            &options,
+            SharedDeduper::new(deduper),
+            fetcher,
+            &mut Vec::new(),
+            &mut sink,
+            std::future::pending(),
+        )
+        .await
+        .expect("crawl");
+    });
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"))
+        .into_iter()
+        .map(|mut v| {
+            // The test site's port differs between the two runs.
+            for field in ["url", "doc_id", "of", "of_url", "site", "reason"] {
+                if let Some(s) = v[field].as_str() {
+                    let s = s.split_once("127.0.0.1:").map_or(s.to_owned(), |(a, b)| {
+                        format!(
+                            "{a}HOST{}",
+                            b.trim_start_matches(|c: char| c.is_ascii_digit())
+                        )
+                    });
+                    v[field] = Value::String(s);
+                }
+            }
+            v
+        })
+        .collect();
+    let threads = threads.lock().expect("lock").clone();
+    (verdicts, threads)
+}
+
+/// A remote store's calls (Redis round trips) are made on a blocking
+/// thread, never on the runtime's thread, and the crawl decides the same
+/// pages the same way as with a store in this process, which is called
+/// inline.
+#[test]
+fn decisions_over_a_remote_store_run_off_the_async_runtime() {
+    let runtime_thread = std::thread::current().id();
+    let (remote_verdicts, remote_threads) = crawl_recording(true);
+    let (local_verdicts, local_threads) = crawl_recording(false);
+    assert!(!remote_threads.is_empty(), "the store was used");
+    assert!(
+        remote_threads.iter().all(|t| *t != runtime_thread),
+        "a remote store was called on the runtime's thread"
+    );
+    assert!(
+        local_threads.iter().all(|t| *t == runtime_thread),
+        "a local store is called inline"
+    );
+    assert!(!remote_verdicts.is_empty());
+    assert_eq!(remote_verdicts, local_verdicts);
 }

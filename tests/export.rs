@@ -256,7 +256,7 @@ fn plugin_signatures_of_every_kind_fit_the_generic_column() {
     let dir = Dir::new();
     let identity = StoreIdentity {
         detectors: vec!["exact".into(), "chunks".into(), "custom".into()],
-        fingerprint: 7,
+        ..StoreIdentity::default()
     };
     let mut store = MemoryStore::default();
     let customs = [

@@ -157,7 +157,7 @@ fn page_html(i: u64) -> String {
 fn identity() -> StoreIdentity {
     StoreIdentity {
         detectors: vec!["exact".into()],
-        fingerprint: 7,
+        ..StoreIdentity::default()
     }
 }
 
@@ -379,7 +379,7 @@ fn mismatched_chain_is_refused_and_redis_down_is_a_clear_error() {
         ])
         .expect_code(2);
     let err = run.stderr();
-    assert!(err.contains("built with detectors"), "{err}");
+    assert!(err.contains("built with detector chain"), "{err}");
     assert!(err.contains("ns=chain"), "{err}");
     assert_eq!(redis.log_len("chain"), before, "nothing written");
     // Another namespace takes the other chain.
@@ -647,10 +647,7 @@ fn recrawl_on_one_worker_replaces_the_page_for_every_worker() {
         .check("https://a.example/news", v1.as_bytes(), None)
         .unwrap();
     let m = same.matched.unwrap();
-    assert_eq!(
-        (m.id, m.detector.as_str()),
-        (old, neardup::deduper::SAME_URL)
-    );
+    assert_eq!((m.id, &m.basis), (Some(old), &neardup::MatchBasis::SameUrl));
     // Then changed: unique, the old version tombstoned in the log.
     let changed = b
         .check("https://a.example/news", v2.as_bytes(), None)
@@ -663,7 +660,7 @@ fn recrawl_on_one_worker_replaces_the_page_for_every_worker() {
         .check("https://b.example/copy", v1.as_bytes(), None)
         .unwrap();
     assert_eq!(
-        old_copy.matched.map(|m| m.id),
+        old_copy.matched.and_then(|m| m.id),
         Some(new),
         "{:?}",
         old_copy.kind
@@ -689,4 +686,92 @@ fn recrawl_on_one_worker_replaces_the_page_for_every_worker() {
         .check("https://d.example/copy", v2.as_bytes(), None)
         .unwrap();
     assert_eq!(last.kind, VerdictKind::Unique, "{last:?}");
+}
+
+#[test]
+fn namespace_reopens_with_other_thresholds_and_refuses_other_signatures() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let loc = RedisLocation::parse(&redis.url("identity")).unwrap();
+    let registry = Registry::default();
+    {
+        let mut d = Deduper::open_redis(Config::default(), &registry, &loc).unwrap();
+        d.check("https://a.example/1", page_html(1).as_bytes(), None)
+            .unwrap();
+    }
+    // A worker with other decision thresholds joins and sees the page.
+    let mut thresholds = Config::default();
+    thresholds.chunks.duplicate = 0.9;
+    thresholds.chunks.near_duplicate = 0.5;
+    thresholds.decide.min_coverage = 0.9;
+    let mut d = Deduper::open_redis(thresholds, &registry, &loc).unwrap();
+    assert!(
+        d.store_is_remote(),
+        "a crawl decides off the runtime over it"
+    );
+    let copy = d
+        .check("https://b.example/1", page_html(1).as_bytes(), None)
+        .unwrap();
+    assert_eq!(copy.kind, VerdictKind::Duplicate, "{copy:?}");
+    // One with another shingle size is refused, the setting named.
+    let mut shingle = Config::default();
+    shingle.simhash.shingle = 5;
+    let msg = Deduper::open_redis(shingle, &registry, &loc)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("`simhash.shingle` = 3 in the index, 5 now"),
+        "{msg}"
+    );
+    assert!(msg.contains("ns=identity"), "{msg}");
+}
+
+/// The metadata as log format 1 wrote it: the chain and a fingerprint.
+#[derive(serde::Serialize)]
+struct LegacyMeta<'a> {
+    format: u32,
+    detectors: &'a [String],
+    fingerprint: u64,
+}
+
+#[test]
+fn format_1_namespace_opens_with_its_own_config_and_is_rewritten() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let registry = Registry::default();
+    let own = neardup::deduper::store_identity(&Config::default(), &registry).unwrap();
+    let write_legacy = |ns: &str, fingerprint: u64| {
+        let bytes = postcard::to_allocvec(&LegacyMeta {
+            format: 1,
+            detectors: &own.detectors,
+            fingerprint,
+        })
+        .unwrap();
+        let _: () = redis::cmd("SET")
+            .arg(format!("{{nd:{ns}}}:meta"))
+            .arg(bytes)
+            .query(&mut redis.con())
+            .unwrap();
+    };
+    let fingerprint = own.legacy_fingerprint.unwrap();
+    write_legacy("other", fingerprint ^ 1);
+    let loc = RedisLocation::parse(&redis.url("other")).unwrap();
+    let msg = Deduper::open_redis(Config::default(), &registry, &loc)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("older neardup"), "{msg}");
+    write_legacy("own", fingerprint);
+    let loc = RedisLocation::parse(&redis.url("own")).unwrap();
+    drop(Deduper::open_redis(Config::default(), &registry, &loc).unwrap());
+    // Rewritten with its settings: thresholds may change from now on.
+    let mut thresholds = Config::default();
+    thresholds.chunks.duplicate = 0.9;
+    drop(Deduper::open_redis(thresholds, &registry, &loc).unwrap());
+    let meta: Vec<u8> = redis::cmd("GET")
+        .arg("{nd:own}:meta")
+        .query(&mut redis.con())
+        .unwrap();
+    assert_eq!(meta.first(), Some(&2), "format 2 now");
 }

@@ -18,7 +18,8 @@ use crate::util::{read_verdicts, Dir};
 fn identity() -> StoreIdentity {
     StoreIdentity {
         detectors: vec!["exact".into(), "chunks".into()],
-        fingerprint: 42,
+        settings: [("chunks.avg_size".to_owned(), "32".to_owned())].into(),
+        legacy_fingerprint: None,
     }
 }
 
@@ -139,13 +140,16 @@ fn redb_store_with_another_identity_is_a_clear_error() {
         "{msg}"
     );
     let other_config = StoreIdentity {
-        fingerprint: 43,
+        settings: [("chunks.avg_size".to_owned(), "64".to_owned())].into(),
         ..identity()
     };
     let msg = RedbStore::open(&path, &other_config)
         .unwrap_err()
         .to_string();
-    assert!(msg.contains("settings"), "{msg}");
+    assert!(
+        msg.contains("`chunks.avg_size` = 32 in the index, 64 now"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -234,7 +238,7 @@ fn deduper_reopens_matches_continues_ids_and_keeps_removals() {
         let copy = d.check("https://b.example/copy", &a, None).unwrap();
         assert_eq!(copy.kind, VerdictKind::Duplicate);
         let m = copy.matched.unwrap();
-        assert_eq!((m.id, m.url.as_str()), (0, "https://a.example/1"));
+        assert_eq!((m.id, m.url.as_str()), (Some(0), "https://a.example/1"));
         let vc = d.check("https://a.example/3", &c, None).unwrap();
         assert_eq!(vc.indexed_as, Some(2), "ids continue");
         assert!(d.remove(1).unwrap());
@@ -246,7 +250,7 @@ fn deduper_reopens_matches_continues_ids_and_keeps_removals() {
     assert_eq!(again.kind, VerdictKind::Unique, "removal persisted");
     assert_eq!(again.indexed_as, Some(3), "removed id 1 is not reused");
     let c_copy = d.check("https://b.example/3", &c, None).unwrap();
-    assert_eq!(c_copy.matched.map(|m| m.id), Some(2));
+    assert_eq!(c_copy.matched.and_then(|m| m.id), Some(2));
 }
 
 #[test]
@@ -261,12 +265,138 @@ fn deduper_with_another_chain_or_settings_refuses_the_index() {
         .unwrap_err()
         .to_string();
     assert!(msg.contains("detector chain"), "{msg}");
-    let mut settings = Config::default();
-    settings.chunks.avg_size *= 2;
-    let msg = Deduper::open(settings, &registry, &path)
+    // Each setting that changes stored signatures or evidence is refused,
+    // named with both values.
+    type Change = fn(&mut Config);
+    let cases: [(&str, Change); 5] = [
+        ("`chunks.avg_size` = 32 in the index, 64 now", |c| {
+            c.chunks.avg_size = 64
+        }),
+        ("`simhash.shingle` = 3 in the index, 4 now", |c| {
+            c.simhash.shingle = 4
+        }),
+        ("`text.stem` = false in the index, true now", |c| {
+            c.text.stem = true
+        }),
+        ("`text.stop_words` = true in the index, false now", |c| {
+            c.text.stop_words = false
+        }),
+        (
+            "`extract.mode` = \"main\" in the index, \"full\" now",
+            |c| c.extract.mode = neardup::config::ExtractMode::Full,
+        ),
+    ];
+    for (want, change) in cases {
+        let mut config = Config::default();
+        change(&mut config);
+        let msg = Deduper::open(config, &registry, &path)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains(want), "{msg}");
+        assert!(msg.contains("new index file"), "{msg}");
+    }
+}
+
+#[test]
+fn deduper_reopens_its_index_with_other_decision_thresholds() {
+    let dir = Dir::new();
+    let path = dir.join("i.redb");
+    let registry = Registry::default();
+    let (a, b) = (page(&text(1, 80)), page(&text(2, 80)));
+    {
+        let mut d = Deduper::open(Config::default(), &registry, &path).unwrap();
+        d.check("https://a.example/1", &a, None).unwrap();
+        d.check("https://a.example/2", &b, None).unwrap();
+        d.flush().unwrap();
+    }
+    // Thresholds, index parameters and crawl settings: none changes what
+    // is stored, so the index opens with its pages.
+    let mut config = Config::default();
+    config.chunks.duplicate = 0.9;
+    config.chunks.near_duplicate = 0.5;
+    config.chunks.containment = 0.7;
+    config.chunks.containment_min_chunks = 20;
+    config.chunks.max_postings = 10;
+    config.simhash.max_distance = 2;
+    config.decide.min_terms = 30;
+    config.decide.min_coverage = 0.9;
+    config.decide.index_near_duplicates = true;
+    config.index.ttl_secs = 3600;
+    config.index.cache_bytes = 1 << 20;
+    config.extract.max_links = 10;
+    config.crawl.scope.max_depth = 3;
+    let mut d = Deduper::open(config, &registry, &path).unwrap();
+    assert!(!d.store_is_remote(), "a file in this process");
+    assert_eq!(d.stats().indexed, 2);
+    let copy = d.check("https://b.example/copy", &a, None).unwrap();
+    assert_eq!(copy.kind, VerdictKind::Duplicate);
+    assert_eq!(copy.matched.unwrap().url, "https://a.example/1");
+}
+
+/// Writes a format-2 index of no pages whose identity is the old form: the
+/// default chain and `fingerprint`.
+fn write_format_2(path: &Path, fingerprint: u64) {
+    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+    let docs: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("docs");
+    let chain = neardup::deduper::store_identity(&Config::default(), &Registry::default())
+        .unwrap()
+        .detectors;
+    let db = redb::Database::create(path).unwrap();
+    let txn = db.begin_write().unwrap();
+    {
+        let mut m = txn.open_table(meta).unwrap();
+        m.insert("format", 2u32.to_le_bytes().as_slice()).unwrap();
+        let id = postcard::to_allocvec(&LegacyIdentity {
+            detectors: &chain,
+            fingerprint,
+        })
+        .unwrap();
+        m.insert("identity", id.as_slice()).unwrap();
+        m.insert("next_id", 0u32.to_le_bytes().as_slice()).unwrap();
+        txn.open_table(docs).unwrap();
+    }
+    txn.commit().unwrap();
+}
+
+#[test]
+fn format_2_index_opens_with_its_own_config_and_then_takes_new_thresholds() {
+    let dir = Dir::new();
+    let registry = Registry::default();
+    let own = neardup::deduper::store_identity(&Config::default(), &registry)
+        .unwrap()
+        .legacy_fingerprint
+        .unwrap();
+    // Built with another config: which setting differs is unknown, so it is
+    // refused with what to do.
+    let other = dir.join("other.redb");
+    write_format_2(&other, own ^ 1);
+    let msg = Deduper::open(Config::default(), &registry, &other)
         .unwrap_err()
         .to_string();
-    assert!(msg.contains("settings"), "{msg}");
+    assert!(msg.contains("older neardup"), "{msg}");
+    assert!(msg.contains("config it was built with"), "{msg}");
+    // Built with this config: opens, and records its settings...
+    let path = dir.join("i.redb");
+    write_format_2(&path, own);
+    let mut thresholds = Config::default();
+    thresholds.chunks.duplicate = 0.95;
+    assert!(
+        Deduper::open(thresholds.clone(), &registry, &path).is_err(),
+        "a format-2 fingerprint covered thresholds too"
+    );
+    drop(Deduper::open(Config::default(), &registry, &path).unwrap());
+    // ...so that now a threshold change is accepted and a signature change
+    // is refused by name.
+    drop(Deduper::open(thresholds, &registry, &path).unwrap());
+    let mut window = Config::default();
+    window.chunks.window = 32;
+    let msg = Deduper::open(window, &registry, &path)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("`chunks.window` = 16 in the index, 32 now"),
+        "{msg}"
+    );
 }
 
 fn write_pages(dir: &Dir, sub: &str, seeds: std::ops::Range<u64>) {
@@ -465,10 +595,7 @@ fn recrawl_suite(dir: Option<&Dir>) {
     let same = d.check("https://a.example/news", &old, None).unwrap();
     assert_eq!(same.kind, VerdictKind::Duplicate);
     let m = same.matched.unwrap();
-    assert_eq!(
-        (m.id, m.detector.as_str()),
-        (id0, neardup::deduper::SAME_URL)
-    );
+    assert_eq!((m.id, &m.basis), (Some(id0), &neardup::MatchBasis::SameUrl));
     assert!(m.reason.contains("unchanged"), "{}", m.reason);
     assert_eq!(same.indexed_as, None);
     assert_eq!(d.stats().indexed, 1);
@@ -484,13 +611,13 @@ fn recrawl_suite(dir: Option<&Dir>) {
     // The old version no longer matches anything but the new one does.
     let old_copy = d.check("https://b.example/old", &old, None).unwrap();
     assert_eq!(
-        old_copy.matched.map(|m| m.id),
+        old_copy.matched.and_then(|m| m.id),
         Some(id1),
         "near copy of the new version"
     );
     let new_copy = d.check("https://b.example/new", &new, None).unwrap();
     assert_eq!(new_copy.kind, VerdictKind::Duplicate);
-    assert_eq!(new_copy.matched.unwrap().id, id1);
+    assert_eq!(new_copy.matched.unwrap().id, Some(id1));
 
     // A new version that copies another page: the verdict names that page
     // and the old version is removed all the same.
@@ -503,7 +630,10 @@ fn recrawl_suite(dir: Option<&Dir>) {
         .unwrap();
     assert_eq!(moved.kind, VerdictKind::Duplicate);
     let m = moved.matched.unwrap();
-    assert_eq!((m.id, m.url.as_str()), (other_id, "https://c.example/x"));
+    assert_eq!(
+        (m.id, m.url.as_str()),
+        (Some(other_id), "https://c.example/x")
+    );
     assert_eq!(d.id_of_url("https://a.example/news").unwrap(), None);
     d.flush().unwrap();
     if let Some(dir) = dir {
@@ -558,7 +688,7 @@ fn a_tracking_parameter_variant_is_a_copy_not_a_recrawl() {
         )
         .unwrap();
     assert_eq!(variant.kind, VerdictKind::NearDuplicate, "{variant:?}");
-    assert_eq!(variant.matched.unwrap().id, first.indexed_as.unwrap());
+    assert_eq!(variant.matched.unwrap().id, Some(first.indexed_as.unwrap()));
     assert_eq!(
         d.id_of_url("https://a.example/news").unwrap(),
         first.indexed_as,
@@ -619,7 +749,7 @@ fn ttl_suite(dir: Option<&Dir>) {
     assert_eq!(copy.kind, VerdictKind::Duplicate, "not expired yet");
     // An unchanged re-fetch keeps `a` alive from now on.
     let refetch = d.check("https://a.example/a", &a, None).unwrap();
-    assert_eq!(refetch.matched.unwrap().id, ida);
+    assert_eq!(refetch.matched.unwrap().id, Some(ida));
     now.store(1_110, SeqCst);
     // `b` (fetched at 1010) expired at 1110; `a` (re-fetched at 1099) lives.
     let b_copy = d.check("https://z.example/2", &b, None).unwrap();
@@ -679,6 +809,22 @@ fn ttl_with_a_redis_index_is_refused_clearly() {
     );
 }
 
+/// The identity as formats 1 and 2 stored it: the chain and a fingerprint.
+#[derive(serde::Serialize)]
+struct LegacyIdentity<'a> {
+    detectors: &'a [String],
+    fingerprint: u64,
+}
+
+/// [`identity`] as a format-1 or 2 file built with it recorded it.
+fn legacy_identity_bytes(fingerprint: u64) -> Vec<u8> {
+    postcard::to_allocvec(&LegacyIdentity {
+        detectors: &identity().detectors,
+        fingerprint,
+    })
+    .unwrap()
+}
+
 /// The format-1 record layout (no fetch time), as written before format 2.
 #[derive(serde::Serialize)]
 struct RecordV1<'a> {
@@ -701,8 +847,8 @@ fn format_1_file_is_upgraded_in_place_with_the_open_time() {
         {
             let mut m = txn.open_table(meta).unwrap();
             m.insert("format", 1u32.to_le_bytes().as_slice()).unwrap();
-            let id = postcard::to_allocvec(&identity()).unwrap();
-            m.insert("identity", id.as_slice()).unwrap();
+            m.insert("identity", legacy_identity_bytes(42).as_slice())
+                .unwrap();
             m.insert("next_id", 4u32.to_le_bytes().as_slice()).unwrap();
             let mut d = txn.open_table(docs).unwrap();
             let mut u = txn.open_table(urls).unwrap();
@@ -721,8 +867,12 @@ fn format_1_file_is_upgraded_in_place_with_the_open_time() {
         }
         txn.commit().unwrap();
     }
+    let legacy = StoreIdentity {
+        legacy_fingerprint: Some(42),
+        ..identity()
+    };
     {
-        let mut s = RedbStore::open_at(&path, &identity(), 1 << 20, 777).unwrap();
+        let mut s = RedbStore::open_at(&path, &legacy, 1 << 20, 777).unwrap();
         assert_eq!(s.len(), 3);
         for n in [0, 1, 3] {
             let want = DocRecord {
@@ -734,7 +884,8 @@ fn format_1_file_is_upgraded_in_place_with_the_open_time() {
         assert_eq!(s.insert(record(9)).unwrap(), 4, "next_id kept");
         s.flush().unwrap();
     }
-    // Now format 2: opens without upgrading again (times stay 777).
+    // Now format 3 (with its settings recorded): opens without upgrading
+    // again (times stay 777), also without a legacy fingerprint.
     let s = RedbStore::open_at(&path, &identity(), 1 << 20, 999).unwrap();
     assert_eq!(s.get(0).unwrap().unwrap().fetched_at, 777);
     assert_eq!(s.get(4).unwrap().as_deref(), Some(&record(9)));
@@ -807,12 +958,12 @@ fn budgeted_store_gives_the_same_verdicts_as_memory() {
         assert_eq!(
             (
                 a.kind,
-                a.matched.as_ref().map(|m| (m.id, &m.detector)),
+                a.matched.as_ref().map(|m| (m.id, &m.basis)),
                 a.indexed_as
             ),
             (
                 b.kind,
-                b.matched.as_ref().map(|m| (m.id, &m.detector)),
+                b.matched.as_ref().map(|m| (m.id, &m.basis)),
                 b.indexed_as
             ),
             "page {i} {url}"

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+use neardup::index::IndexLocation;
 
 /// neardup: find and drop near-duplicate web pages.
 ///
@@ -93,8 +94,8 @@ pub struct ExportArgs {
     /// crawl (DIR/index.redb), or a shared Redis index
     /// `redis://HOST:PORT[/DB][?ns=NAME]`. Opened with the detector chain
     /// and signature settings of the config, like `serve`; never created.
-    #[arg(long, value_name = "PATH|URL")]
-    pub index: PathBuf,
+    #[arg(long, value_name = "PATH|URL", value_parser = IndexParser)]
+    pub index: IndexLocation,
 
     /// The Parquet file to write (replaced only once complete).
     #[arg(long, short, value_name = "FILE")]
@@ -207,8 +208,8 @@ pub struct CrawlArgs {
     /// `redis://HOST:PORT[/DB][?ns=NAME]` that several processes use at
     /// once (docs/redis.md). Must be reopened with the same detector chain
     /// and signature settings.
-    #[arg(long, value_name = "PATH|URL")]
-    pub index: Option<PathBuf>,
+    #[arg(long, value_name = "PATH|URL", value_parser = IndexParser)]
+    pub index: Option<IndexLocation>,
 
     /// The detector chain.
     #[command(flatten)]
@@ -266,8 +267,8 @@ pub struct DedupArgs {
     /// processes use at once (docs/redis.md). Pages of earlier runs are
     /// matched too, and kept pages are added to it. Must be reopened with
     /// the same detector chain and signature settings.
-    #[arg(long, value_name = "PATH|URL")]
-    pub index: Option<PathBuf>,
+    #[arg(long, value_name = "PATH|URL", value_parser = IndexParser)]
+    pub index: Option<IndexLocation>,
 
     /// No progress bar, summary or per-page warnings on stderr.
     #[arg(long, short)]
@@ -428,10 +429,11 @@ pub struct ServeArgs {
     #[arg(
         long,
         value_name = "PATH|URL",
+        value_parser = IndexParser,
         default_value = DEFAULT_SERVE_INDEX,
         conflicts_with = "in_memory"
     )]
-    pub index: PathBuf,
+    pub index: IndexLocation,
 
     /// Keep the index in memory only: nothing is written to disk and
     /// everything is forgotten when the server stops.
@@ -441,6 +443,36 @@ pub struct ServeArgs {
     /// The detector chain.
     #[command(flatten)]
     pub detectors: DetectorArgs,
+}
+
+/// Parses `--index` into an [`IndexLocation`] (one parser for every
+/// command): a `scheme://` value must be a Redis URL, anything else is a
+/// file path. Its errors do not echo the value as clap's own do: a Redis
+/// URL may carry a password, which [`IndexLocation::parse`] hides.
+#[derive(Clone, Copy, Debug)]
+pub struct IndexParser;
+
+impl clap::builder::TypedValueParser for IndexParser {
+    type Value = IndexLocation;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<IndexLocation, clap::Error> {
+        // Not UTF-8: not a URL, so a file path (kept byte for byte).
+        let Some(text) = value.to_str() else {
+            return Ok(IndexLocation::File(PathBuf::from(value)));
+        };
+        IndexLocation::parse(text).map_err(|e| {
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid {e} (--index)\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
 }
 
 /// Where `neardup serve` keeps its index unless told otherwise: a redb file

@@ -72,7 +72,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         // The crawl's own index lives in DIR/index.redb so that --resume can
         // roll it back to the last checkpoint; a shared index holds other
         // workers' pages too and cannot be rolled back.
-        if !super::is_redis_location(index) {
+        if !index.is_redis() {
             anyhow::bail!(
                 "crawl keeps its own index in DIR/index.redb; --index takes only a shared redis:// index"
             );
@@ -167,7 +167,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
                 dir.show_progress(p);
             }
         }
-        let deduper = SharedDeduper::new(match a.index.as_deref() {
+        let deduper = SharedDeduper::new(match &a.index {
             Some(shared) => super::open_deduper(config.clone(), Some(shared))?,
             None => Deduper::open(config.clone(), &registry, &dir.index_path())
                 .with_context(|| format!("open the index {}", dir.index_path().display()))?,

@@ -17,7 +17,7 @@ use super::report::{memory_line, summary_line, StderrReporter};
 /// Runs the command.
 pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let mut deduper = super::open_deduper(config, a.index.as_deref())?;
+    let mut deduper = super::open_deduper(config, a.index.as_ref())?;
     let before = deduper.stats().indexed;
     let filter = PageFilter::new(&a.globs)?;
     let total = total_of(&a.inputs, &filter);
@@ -31,10 +31,9 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     if !a.quiet {
         eprintln!("neardup: {}", summary_line(&summary));
         eprintln!("neardup: {}", memory_line(&deduper));
-        if let Some(path) = &a.index {
+        if let Some(index) = &a.index {
             eprintln!(
-                "neardup: index {}: {} documents ({} before this run)",
-                path.display(),
+                "neardup: index {index}: {} documents ({} before this run)",
                 deduper.stats().indexed,
                 before
             );

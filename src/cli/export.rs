@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use neardup::index::{DocStore, RedbStore, RedisLocation, RedisStore};
+use neardup::index::{DocStore, IndexLocation, RedbStore, RedisStore};
 
 use super::args::{Args, ExportArgs};
 
@@ -19,27 +19,25 @@ pub fn run(args: &Args, a: &ExportArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let registry = super::plugins::registry();
     let identity = neardup::deduper::store_identity(&config, &registry)?;
-    let shown = a.index.display().to_string();
-    let store: Box<dyn DocStore> = if super::is_redis_location(&a.index) {
-        let location = RedisLocation::parse(&shown)?;
-        let mut store = RedisStore::open(&location, &identity)?;
-        // The log is read into memory, as every worker of a shared index
-        // holds it (docs/redis.md).
-        store
-            .sync(&mut |_| {})
-            .with_context(|| format!("read the index {}", location.display()))?;
-        Box::new(store)
-    } else {
-        check_index_file(&a.index)?;
-        Box::new(RedbStore::open_with(
-            &a.index,
-            &identity,
-            EXPORT_CACHE_BYTES,
-        )?)
+    let shown = a.index.to_string();
+    let store: Box<dyn DocStore> = match &a.index {
+        IndexLocation::Redis(location) => {
+            let mut store = RedisStore::open(location, &identity)?;
+            // The log is read into memory, as every worker of a shared
+            // index holds it (docs/redis.md).
+            store
+                .sync(&mut |_| {})
+                .with_context(|| format!("read the index {shown}"))?;
+            Box::new(store)
+        }
+        IndexLocation::File(path) => {
+            check_index_file(path)?;
+            Box::new(RedbStore::open_with(path, &identity, EXPORT_CACHE_BYTES)?)
+        }
     };
     let summary = neardup::export::write_parquet(
         store.as_ref(),
-        &a.index,
+        Path::new(&shown),
         &identity,
         &a.out,
         &neardup::export::Options::default(),

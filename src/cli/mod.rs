@@ -22,6 +22,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
+use neardup::index::IndexLocation;
 use neardup::Config;
 
 use args::{Args, Command};
@@ -105,36 +106,25 @@ fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Conf
     Ok(config)
 }
 
-/// The batch options of the global flags.
-/// The deduper over `--index`: in memory without one, a shared Redis index
-/// for a `redis://` (or `rediss://`, `redis+unix://`) URL, else a redb file.
-/// Whether an `--index` value names a shared Redis index rather than a file.
-fn is_redis_location(index: &Path) -> bool {
-    let text = index.to_str().unwrap_or_default();
-    ["redis://", "rediss://", "redis+unix://"]
-        .iter()
-        .any(|scheme| text.starts_with(scheme))
-}
-
-fn open_deduper(config: Config, index: Option<&Path>) -> anyhow::Result<neardup::Deduper> {
+/// The deduper over `--index`: in memory without one, else the redb file
+/// or the shared Redis index it names.
+fn open_deduper(config: Config, index: Option<&IndexLocation>) -> anyhow::Result<neardup::Deduper> {
     let registry = plugins::registry();
-    let text = index.and_then(Path::to_str).unwrap_or_default();
-    let deduper = if index.is_none() {
-        neardup::Deduper::with_registry(
+    let deduper = match index {
+        None => neardup::Deduper::with_registry(
             config,
             &registry,
             Box::<neardup::index::MemoryStore>::default(),
-        )?
-    } else if index.is_some_and(is_redis_location) {
-        let location = neardup::index::RedisLocation::parse(text)?;
-        neardup::Deduper::open_redis(config, &registry, &location)?
-    } else {
-        let path = index.unwrap_or_else(|| Path::new(""));
-        neardup::Deduper::open(config, &registry, path)?
+        )?,
+        Some(IndexLocation::Redis(location)) => {
+            neardup::Deduper::open_redis(config, &registry, location)?
+        }
+        Some(IndexLocation::File(path)) => neardup::Deduper::open(config, &registry, path)?,
     };
     Ok(deduper)
 }
 
+/// The batch options of the global flags.
 fn batch_options(args: &Args) -> neardup::batch::Options {
     neardup::batch::Options {
         threads: args.threads,

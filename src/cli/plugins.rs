@@ -99,4 +99,54 @@ mod tests {
         assert!(err.contains("plugins.mod_n"), "{err}");
         assert!(err.contains("modulus"), "{err}");
     }
+
+    /// What an index built with each plugin records: the settings that
+    /// change its signatures, never its thresholds or index parameters; a
+    /// plugin that does not say (multiref) counts with its whole table.
+    #[test]
+    fn plugin_identity_covers_signature_settings_not_thresholds() {
+        let identity = |detector: &str, table: &str| {
+            let mut c = config(table);
+            c.decide.detectors = vec![detector.to_owned()];
+            neardup::deduper::store_identity(&c, &registry())
+                .unwrap()
+                .settings
+        };
+        let cases = [
+            (
+                "minhash",
+                "duplicate = 0.9\nbands = 16\nrows = 8",
+                "shingle = 4",
+            ),
+            ("min_n", "near_duplicate = 0.6\nmax_postings = 10", "n = 64"),
+            ("mod_n", "containment = 0.7\nduplicate = 0.9", "n = 16"),
+            (
+                "bsw",
+                "near_duplicate = 0.5\nmax_postings = 10",
+                "window = 32",
+            ),
+            (
+                "sentence",
+                "allowed = 0.5\nmax_postings = 10",
+                "min_words = 6",
+            ),
+        ];
+        for (name, thresholds, signature) in cases {
+            let base = identity(name, "");
+            assert!(
+                base.keys()
+                    .any(|k| k.starts_with(&format!("plugins.{name}."))),
+                "{name}: {base:?}"
+            );
+            let t = identity(name, &format!("[plugins.{name}]\n{thresholds}\n"));
+            assert_eq!(t, base, "{name}: thresholds are not identity");
+            let s = identity(name, &format!("[plugins.{name}]\n{signature}\n"));
+            let key = format!("plugins.{name}.{}", signature.split(' ').next().unwrap());
+            assert_ne!(s.get(&key), base.get(&key), "{name}: {key}");
+        }
+        let m = identity("multiref", "");
+        assert_eq!(m.get("plugins.multiref").map(String::as_str), Some("{}"));
+        let m2 = identity("multiref", "[plugins.multiref]\nbands = 8\nrows = 4\n");
+        assert_ne!(m2.get("plugins.multiref"), m.get("plugins.multiref"));
+    }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use neardup::deduper::SharedDeduper;
+use neardup::index::IndexLocation;
 use neardup::serve::load::LoadOptions;
 use neardup::serve::ServeOptions;
 
@@ -18,7 +19,7 @@ use super::args::{Args, LoadArgs, ServeArgs};
 /// bad `--listen`, a port in use) creates no index file.
 pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let index = (!a.in_memory).then_some(a.index.as_path());
+    let index = (!a.in_memory).then_some(&a.index);
 
     let options = ServeOptions {
         max_body: a.max_body,
@@ -52,10 +53,10 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
         // First line on stderr: scripts and tests read the address there.
         eprintln!("neardup: listening on http://{addr}");
         match index {
-            Some(path) if !super::is_redis_location(path) => {
+            Some(IndexLocation::File(path)) => {
                 eprintln!("neardup: index {}", path.display());
             }
-            Some(_) => {}
+            Some(IndexLocation::Redis(_)) => {}
             None => eprintln!("neardup: index in memory (--in-memory): lost at exit"),
         }
         neardup::serve::run(

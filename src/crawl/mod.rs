@@ -151,7 +151,7 @@ use crate::frontier::robots::RobotsSource;
 use crate::frontier::Links;
 use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope};
 use crate::output::Sink;
-use crate::verdict::{Match, Verdict, VerdictKind};
+use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 
 /// A page at least this large (bytes of body) is analyzed alone: its
 /// analysis holds about ten times its size in transient memory.
@@ -512,6 +512,7 @@ pub(crate) async fn drive(
         records: 0,
         watermark: 0,
         batch: Summary::default(),
+        remote_store: deduper.read(crate::Deduper::store_is_remote)?,
     };
     if let Some(r) = restored {
         r.restore(&mut frontier, &mut state, &mut summary);
@@ -675,11 +676,13 @@ async fn checkpoint(
     out.checkpoint(&state)
 }
 
+/// A fetch worker or blocking task ended without its result (it panicked
+/// or was cancelled).
 fn worker_gone() -> Error {
-    Error::Input {
-        path: "<crawl>".into(),
-        message: "a fetch worker stopped unexpectedly".into(),
-    }
+    Error::runtime(
+        "crawl worker",
+        "stopped unexpectedly (panicked or cancelled)",
+    )
 }
 
 async fn worker(
@@ -1047,6 +1050,9 @@ struct Decider {
     /// One past the highest index id given to a page decided so far.
     watermark: u32,
     batch: Summary,
+    /// The deduper's store makes network round trips (Redis): decisions
+    /// run on a blocking thread, not on the runtime.
+    remote_store: bool,
 }
 
 impl Decider {
@@ -1195,50 +1201,61 @@ impl Decider {
         let by_redirect = redirected
             .then(|| self.fetched.get(final_url.as_str()).cloned())
             .flatten()
-            .map(|of| (of, "redirect"));
+            .map(|of| (of, MatchBasis::Redirect, final_url.as_str()));
         let by_canonical = page_canonical
             .as_ref()
             .filter(|c| **c != job.key && **c != final_url)
-            .and_then(|c| self.fetched.get(c.as_str()).cloned())
-            .map(|of| (of, "canonical"));
+            .and_then(|c| {
+                Some((
+                    self.fetched.get(c.as_str()).cloned()?,
+                    MatchBasis::Canonical,
+                    c.as_str(),
+                ))
+            });
         let bytes = analyzed.bytes;
 
         let verdict = match by_redirect.or(by_canonical) {
-            Some((of, reason)) => {
-                if reason == "canonical" {
+            Some((of, basis, via)) => {
+                if basis == MatchBasis::Canonical {
                     summary.canonical_duplicates += 1;
                 }
+                let reason = format!("{basis}: {via}");
                 Verdict {
                     kind: VerdictKind::Duplicate,
-                    matched: Some(Match {
-                        id: 0,
-                        url: of.clone(),
-                        key: of,
-                        detector: reason.into(),
-                        similarity: 1.0,
-                        resemblance: 1.0,
-                        containment: 1.0,
-                        covered: None,
-                        reason: format!(
-                            "{reason}: {}",
-                            final_url_or_canonical(reason, &final_url, page_canonical.as_ref())
-                        ),
-                    }),
+                    // The page fetched at that URL, known by key: it may
+                    // itself be a duplicate, so it has no index id.
+                    matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
                     indexed_as: None,
                     stored_as: None,
                     warnings: analyzed.warnings,
                 }
             }
             None => {
-                // Inline, not on the blocking pool: deciding is short
-                // (about a tenth of a page's analysis) and on the crawl's
-                // critical path, and a hand-off to a pool thread waits for
-                // a core held by the analyses (measured: four times the
-                // decision itself).
-                let (judged, verdict) = deduper.with(|d| {
+                let decide = move |d: &mut crate::Deduper| {
                     let judged = d.content_roles(&analyzed).1;
                     (judged, d.decide(analyzed))
-                })?;
+                };
+                let (judged, verdict) = if self.remote_store {
+                    // A shared store (Redis) makes synchronous network
+                    // round trips while deciding (catch up, conditional
+                    // append): on a blocking thread, so the runtime's
+                    // workers keep fetching meanwhile. The loop still
+                    // waits for the verdict before the next page: the
+                    // order of decisions is unchanged.
+                    let d = deduper.clone();
+                    tokio::task::spawn_blocking(move || d.with(decide))
+                        .await
+                        .map_err(|_| worker_gone())??
+                } else {
+                    // A store in this process: inline, not on the blocking
+                    // pool. Deciding is short (about a tenth of a page's
+                    // analysis; a redb record not in the cache is a local
+                    // page read) and on the crawl's critical path, and a
+                    // hand-off to a pool thread waits for a core held by
+                    // the analyses (measured: four times the decision
+                    // itself).
+                    deduper.with(decide)?
+                };
                 roles = crate::batch::block_roles(blocks.len(), &judged);
                 verdict?
             }
@@ -1481,17 +1498,6 @@ pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
         s.robots_disallowed
     ));
     lines
-}
-
-fn final_url_or_canonical<'a>(
-    reason: &str,
-    final_url: &'a Url,
-    canonical: Option<&'a Url>,
-) -> &'a str {
-    match (reason, canonical) {
-        ("canonical", Some(c)) => c.as_str(),
-        _ => final_url.as_str(),
-    }
 }
 
 fn millis(d: Duration) -> u64 {

@@ -73,7 +73,7 @@ use crate::error::{Error, Result};
 use crate::fetch::Fetcher;
 use crate::output::{ClusterSink, OutputDir, Sink, VerdictLines};
 use crate::report::evidence::EvidenceSpool;
-use crate::verdict::{Match, Verdict, VerdictKind};
+use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 
 /// Version of `crawl-state.json`.
 const STATE_VERSION: u32 = 2;
@@ -719,11 +719,12 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
         let key = v.doc_id.unwrap_or_default();
         let position = positions.len();
         let of = v.of.as_ref().and_then(|o| positions.get(o).copied());
+        // The file names pages by key, not index id.
         let matched = v.of.map(|of| Match {
-            id: 0,
+            id: None,
             url: v.of_url.unwrap_or_else(|| of.clone()),
             key: of,
-            detector: v.detector.unwrap_or_default(),
+            basis: MatchBasis::from_name(&v.detector.unwrap_or_default()),
             similarity: v.similarity.unwrap_or(0.0),
             resemblance: 0.0,
             containment: v.containment.unwrap_or(0.0),

@@ -328,7 +328,7 @@ impl WarcOut {
                 }
                 fields.push_str(&format!(
                     "neardup-detector: {}\r\nneardup-similarity: {:.4}\r\nneardup-containment: {:.4}\r\nneardup-reason: {}\r\n",
-                    m.detector,
+                    m.basis,
                     m.similarity,
                     m.containment,
                     m.reason.replace(['\r', '\n'], " ")

@@ -6,6 +6,7 @@
 
 pub mod chunk;
 pub mod exact;
+pub mod location;
 pub mod redb_store;
 pub mod redis_store;
 pub mod simhash;
@@ -13,7 +14,8 @@ pub mod store;
 
 pub use chunk::ChunkIndex;
 pub use exact::ExactIndex;
-pub use redb_store::{unix_now, CacheStats, RedbStore, StoreIdentity};
+pub use location::IndexLocation;
+pub use redb_store::{unix_now, CacheStats, RedbStore};
 pub use redis_store::{RedisLocation, RedisStore};
 pub use simhash::SimhashIndex;
-pub use store::{Change, DocRecord, DocStore, MemoryStore};
+pub use store::{Change, DocRecord, DocStore, MemoryStore, StoreIdentity};

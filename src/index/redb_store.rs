@@ -7,7 +7,8 @@
 //! - table `meta`: `format` (u32 LE, [`FORMAT_VERSION`]), `next_id` (u32 LE,
 //!   the id the next insert gets: ids are never reused, also after removals
 //!   of the highest id), `identity` (postcard [`StoreIdentity`]: detector
-//!   chain and config fingerprint).
+//!   chain and signature settings; formats 1 and 2: chain and a config
+//!   fingerprint, upgraded on open when the config matches).
 //!
 //! Format 1 (before fetch times) had no time in its records and a `urls`
 //! table; opening such a file upgrades it in place, in one transaction
@@ -42,11 +43,13 @@ use neardup_api::{DocId, Signature};
 use redb::{Database, ReadOnlyTable, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Deserialize, Serialize};
 
-use super::store::{record_bytes, DocRecord, DocStore};
+use super::store::{record_bytes, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
 use crate::{Error, Result};
 
 /// Version of the on-disk layout; bumped on any incompatible change.
-pub const FORMAT_VERSION: u32 = 2;
+/// Format 3 records the signature settings in `identity` (formats 1 and 2:
+/// a fingerprint; see [`StoreIdentity`]).
+pub const FORMAT_VERSION: u32 = 3;
 
 const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
 /// Format 1 only: URL -> id (dropped by the upgrade to format 2).
@@ -56,28 +59,9 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// Records decoded per transaction while upgrading a format-1 file.
 const UPGRADE_BATCH: usize = 100_000;
 
-/// What the stored signatures were computed with. Reopening a store with a
-/// different identity is an error: signatures of another chain or config
-/// would be compared as if they were comparable.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoreIdentity {
-    /// Detector names, in chain order (one stored signature per name).
-    pub detectors: Vec<String>,
-    /// Stable hash of every setting that changes signatures.
-    pub fingerprint: u64,
-}
-
-impl StoreIdentity {
-    /// The detector chain: the names before the content evidence slots
-    /// ([`crate::content::EVIDENCE_SLOTS`]) that follow it in every record.
-    pub fn chain(&self) -> &[String] {
-        let end = self
-            .detectors
-            .iter()
-            .position(|n| crate::content::EVIDENCE_SLOTS.contains(&n.as_str()))
-            .unwrap_or(self.detectors.len());
-        &self.detectors[..end]
-    }
+/// The `identity` metadata of format 3.
+fn encode_identity(path: &Path, identity: &StoreIdentity) -> Result<Vec<u8>> {
+    postcard::to_allocvec(identity).map_err(|x| err(path, format!("cannot encode identity: {x}")))
 }
 
 /// A record as encoded in the `docs` table (borrowing, for writes).
@@ -511,6 +495,8 @@ impl RedbStore {
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
             meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
                 .map_err(|x| e(x.into()))?;
+            meta.insert("identity", encode_identity(path, identity)?.as_slice())
+                .map_err(|x| e(x.into()))?;
         }
         txn.commit().map_err(|x| e(x.into()))?;
         tracing::info!(path = %path.display(), "index upgraded from format 1 to {FORMAT_VERSION}");
@@ -548,22 +534,23 @@ impl RedbStore {
     }
 
     /// Checks (or, for a new file, writes) the metadata; returns `next_id`
-    /// and the format (1 or 2: format 1 is upgraded by the caller).
+    /// and the format (format 1 is upgraded by the caller; format 2 here).
     fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<Meta> {
         let e = |e: redb::Error| err(path, e);
         let txn = db.begin_write().map_err(|x| e(x.into()))?;
         let had_tables = txn.list_tables().map_err(|x| e(x.into()))?.count() > 0;
         let meta_out = {
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
-            let format = meta.get("format").map_err(|x| e(x.into()))?;
+            let format = match meta.get("format").map_err(|x| e(x.into()))? {
+                None => None,
+                Some(guard) => Some(u32_of(path, "format", guard.value())?),
+            };
             match format {
                 None => {
-                    drop(format);
                     if had_tables {
                         return Err(err(path, "a redb file, but not a neardup index"));
                     }
-                    let id_bytes = postcard::to_allocvec(identity)
-                        .map_err(|x| err(path, format!("cannot encode identity: {x}")))?;
+                    let id_bytes = encode_identity(path, identity)?;
                     meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
                         .map_err(|x| e(x.into()))?;
                     meta.insert("identity", id_bytes.as_slice())
@@ -575,10 +562,8 @@ impl RedbStore {
                         format: FORMAT_VERSION,
                     }
                 }
-                Some(format) => {
-                    let version = u32_of(path, "format", format.value())?;
-                    drop(format);
-                    if version != FORMAT_VERSION && version != 1 {
+                Some(version) => {
+                    if !(1..=FORMAT_VERSION).contains(&version) {
                         return Err(err(
                             path,
                             format!(
@@ -590,37 +575,42 @@ impl RedbStore {
                         .get("identity")
                         .map_err(|x| e(x.into()))?
                         .ok_or_else(|| err(path, "metadata `identity` missing: corrupt index"))?;
-                    let stored: StoreIdentity = postcard::from_bytes(stored.value())
-                        .map_err(|x| err(path, format!("metadata `identity` is corrupt: {x}")))?;
-                    if stored.chain() == identity.chain() && stored.detectors != identity.detectors
-                    {
-                        return Err(err(
-                            path,
-                            "built by an older neardup, without the content evidence every \
-                             verdict now rests on (`content.*`): rebuild it with this version",
-                        ));
-                    }
-                    if stored.detectors != identity.detectors {
-                        return Err(err(
+                    let corrupt = |x: postcard::Error| {
+                        err(path, format!("metadata `identity` is corrupt: {x}"))
+                    };
+                    let refused = |why: String| {
+                        err(
                             path,
                             format!(
-                                "built with detector chain [{}], opened with [{}]: use the same \
-                                 chain or a new index file",
-                                stored.chain().join(", "),
-                                identity.chain().join(", ")
+                                "{why}; use the same detector chain and signature settings, \
+                                 or a new index file"
                             ),
-                        ));
+                        )
+                    };
+                    if version == FORMAT_VERSION {
+                        let stored: StoreIdentity =
+                            postcard::from_bytes(stored.value()).map_err(corrupt)?;
+                        if let Some(why) = stored.mismatch(identity) {
+                            return Err(refused(why));
+                        }
+                    } else {
+                        // Formats 1 and 2 recorded a fingerprint only.
+                        let stored: LegacyIdentity =
+                            postcard::from_bytes(stored.value()).map_err(corrupt)?;
+                        if let Some(why) = identity.legacy_mismatch(&stored) {
+                            return Err(refused(why));
+                        }
                     }
-                    if stored.fingerprint != identity.fingerprint {
-                        return Err(err(
-                            path,
-                            format!(
-                                "built with other extraction/text/detector settings (config \
-                                 fingerprint {:016x}, now {:016x}): use the same config or a \
-                                 new index file",
-                                stored.fingerprint, identity.fingerprint
-                            ),
-                        ));
+                    drop(stored);
+                    if version == 2 {
+                        // Same config: record its settings (format 3). A
+                        // format-1 file gets them in its upgrade, with the
+                        // format, so the two never disagree.
+                        meta.insert("identity", encode_identity(path, identity)?.as_slice())
+                            .map_err(|x| e(x.into()))?;
+                        meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                            .map_err(|x| e(x.into()))?;
+                        tracing::info!(path = %path.display(), "index identity upgraded to format {FORMAT_VERSION}");
                     }
                     let next = meta
                         .get("next_id")

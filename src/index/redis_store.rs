@@ -41,12 +41,13 @@ use std::sync::Arc;
 use neardup_api::{DocId, Signature};
 use serde::{Deserialize, Serialize};
 
-use super::redb_store::StoreIdentity;
-use super::store::{Change, DocRecord, DocStore};
+use super::store::{Change, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
 use crate::{Error, Result};
 
-/// Version of the log layout; bumped on any incompatible change.
-pub const FORMAT_VERSION: u32 = 1;
+/// Version of the log layout and its metadata; bumped on any incompatible
+/// change. Format 2 records the signature settings in the metadata (format
+/// 1: a fingerprint; see [`StoreIdentity`]).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Entries fetched per `LRANGE` while catching up, so a worker joining a
 /// large log never asks Redis for one huge reply.
@@ -184,7 +185,18 @@ fn redact(text: &str) -> String {
             let _ = u.set_password(Some("***"));
             u.into()
         }
-        _ => text.to_owned(),
+        Ok(_) => text.to_owned(),
+        // Unparsable: hide any userinfo of what looks like the authority.
+        Err(_) => match text.split_once("://") {
+            Some((scheme, rest)) => {
+                let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+                match rest[..end].rfind('@') {
+                    Some(at) => format!("{scheme}://***{}", &rest[at..]),
+                    None => text.to_owned(),
+                }
+            }
+            None => text.to_owned(),
+        },
     }
 }
 
@@ -258,27 +270,41 @@ impl RedisStore {
             .arg(&meta_key)
             .query(&mut con)
             .map_err(|e| err(format!("cannot read {meta_key}: {e}")))?;
-        let (format, stored): (u32, StoreIdentity) = postcard::from_bytes(&stored)
-            .map_err(|e| err(format!("{meta_key} is corrupt: {e}")))?;
-        if format != FORMAT_VERSION {
-            return Err(err(format!(
-                "log format {format}, this build reads {FORMAT_VERSION}"
-            )));
-        }
-        if stored.detectors != identity.detectors {
-            return Err(err(format!(
-                "built with detectors [{}], asked for [{}]; use the same --detectors, \
-                 or another namespace (?ns=NAME)",
-                stored.detectors.join(", "),
-                identity.detectors.join(", ")
-            )));
-        }
-        if stored.fingerprint != identity.fingerprint {
-            return Err(err(format!(
-                "built with other signature settings (fingerprint {:016x}, this config \
-                 {:016x}); use the same config, or another namespace (?ns=NAME)",
-                stored.fingerprint, identity.fingerprint
-            )));
+        let corrupt = |e: postcard::Error| err(format!("{meta_key} is corrupt: {e}"));
+        let (format, rest): (u32, &[u8]) = postcard::take_from_bytes(&stored).map_err(corrupt)?;
+        let refused = |why: String| {
+            err(format!(
+                "{why}; use the same detector chain and signature settings, or another \
+                 namespace (?ns=NAME)"
+            ))
+        };
+        match format {
+            FORMAT_VERSION => {
+                let stored: StoreIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
+                if let Some(why) = stored.mismatch(identity) {
+                    return Err(refused(why));
+                }
+            }
+            1 => {
+                // Format 1 recorded a fingerprint only: accepted when this
+                // config is the one it was built with, and then recorded in
+                // the new form (every worker accepted here writes the same
+                // bytes, so a race between them is harmless).
+                let stored: LegacyIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
+                if let Some(why) = identity.legacy_mismatch(&stored) {
+                    return Err(refused(why));
+                }
+                let _: () = redis::cmd("SET")
+                    .arg(&meta_key)
+                    .arg(&meta)
+                    .query(&mut con)
+                    .map_err(|e| err(format!("cannot write {meta_key}: {e}")))?;
+            }
+            other => {
+                return Err(err(format!(
+                    "log format {other}, this build reads {FORMAT_VERSION}"
+                )))
+            }
         }
         Ok(RedisStore {
             client,
@@ -496,6 +522,10 @@ impl DocStore for RedisStore {
 
     fn heap_bytes(&self) -> usize {
         self.bytes + self.records.capacity() * std::mem::size_of::<Option<Arc<DocRecord>>>()
+    }
+
+    fn is_remote(&self) -> bool {
+        true
     }
 }
 

@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 
 use super::ApiError;
 use crate::deduper::{Analyzed, SharedDeduper};
-use crate::verdict::{Match, VerdictKind};
+use crate::verdict::{Match, MatchBasis, VerdictKind};
 use crate::{Deduper, Verdict};
 
 /// Most jobs decided and committed together; bounds the latency that one
@@ -116,10 +116,6 @@ impl Job {
     }
 }
 
-/// The detector name in the match of a page whose `<link rel=canonical>`
-/// names an indexed page, as in `crawl`.
-pub(crate) const CANONICAL: &str = "canonical";
-
 /// Decides one page. A page whose `<link rel=canonical>` names another URL
 /// at which a page is indexed is a duplicate of that page (detector
 /// `canonical`), without content comparison and without being indexed:
@@ -158,17 +154,13 @@ fn by_canonical(d: &mut Deduper, a: &Analyzed) -> crate::Result<Option<Verdict>>
     }
     Ok(Some(Verdict {
         kind: VerdictKind::Duplicate,
-        matched: Some(Match {
-            id,
+        matched: Some(Match::by_url(
+            Some(id),
             key,
             url,
-            detector: CANONICAL.into(),
-            similarity: 1.0,
-            resemblance: 1.0,
-            containment: 1.0,
-            covered: None,
-            reason: format!("{CANONICAL}: {canonical}"),
-        }),
+            MatchBasis::Canonical,
+            format!("{}: {canonical}", MatchBasis::Canonical),
+        )),
         indexed_as: None,
         stored_as: None,
         warnings: a.warnings.clone(),
@@ -213,10 +205,7 @@ impl Decider {
         let thread = std::thread::Builder::new()
             .name("neardup-decide".into())
             .spawn(move || decide_loop(&deduper, &rx, &counter))
-            .map_err(|e| crate::Error::Input {
-                path: "<serve>".into(),
-                message: format!("start the decider thread: {e}"),
-            })?;
+            .map_err(|e| crate::Error::runtime("decider thread", format!("cannot start: {e}")))?;
         Ok((Decider { tx, commits }, DeciderThread(thread)))
     }
 

@@ -37,8 +37,12 @@ pub struct BatchRequest {
 /// The matched earlier page.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct MatchBody {
-    /// The earlier page's index id (for `DELETE /v1/docs/{id}`).
-    pub id: u32,
+    /// The earlier page's index id (for `DELETE /v1/docs/{id}`). Every
+    /// match `serve` makes names an indexed page (content, `same_url`,
+    /// `canonical`), so it is always there; a match without an id would
+    /// leave it out rather than send a made-up one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u32>,
     /// The earlier page's key.
     pub key: String,
     /// The earlier page's URL.
@@ -90,7 +94,7 @@ impl From<Match> for MatchBody {
             id: m.id,
             key: m.key,
             url: m.url,
-            detector: m.detector,
+            detector: m.basis.name().to_owned(),
             similarity: m.similarity,
             resemblance: m.resemblance,
             containment: m.containment,

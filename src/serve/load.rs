@@ -258,9 +258,8 @@ fn generate(options: &LoadOptions) -> crate::Result<Vec<Vec<u8>>> {
             html: Some(to_html(&words, markup)),
             ..CheckRequest::default()
         };
-        let body = serde_json::to_vec(&req).map_err(|e| crate::Error::Input {
-            path: "<load>".into(),
-            message: e.to_string(),
+        let body = serde_json::to_vec(&req).map_err(|e| {
+            crate::Error::runtime("load generator", format!("cannot encode a request: {e}"))
         })?;
         bodies.push(body);
     }
@@ -282,24 +281,23 @@ struct ClientTally {
 /// # Errors
 /// If the target URL is invalid or the HTTP client cannot be built.
 pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
-    let input_err = |message: String| crate::Error::Input {
-        path: "<load>".into(),
+    let bad_target = |message: String| crate::Error::Argument {
+        name: format!("target {:?}", options.target),
         message,
     };
-    let base = url::Url::parse(&options.target)
-        .map_err(|e| input_err(format!("target {:?}: {e}", options.target)))?;
+    let base = url::Url::parse(&options.target).map_err(|e| bad_target(e.to_string()))?;
     let endpoint = base
         .join("/v1/check")
-        .map_err(|e| input_err(e.to_string()))?;
+        .map_err(|e| bad_target(e.to_string()))?;
     let bodies = Arc::new(generate(options)?);
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(options.clients)
         .timeout(options.max_time)
         .build()
-        .map_err(|e| input_err(format!("HTTP client: {e}")))?;
+        .map_err(|e| crate::Error::runtime("HTTP client", format!("cannot build: {e}")))?;
     let stats_url = base
         .join("/v1/stats")
-        .map_err(|e| input_err(e.to_string()))?;
+        .map_err(|e| bad_target(e.to_string()))?;
     let checked_before = server_checked(&client, &stats_url, options.token.as_deref()).await;
     let next = Arc::new(AtomicUsize::new(0));
     let cpu_before = thread_cpu_ns();
@@ -362,7 +360,7 @@ pub async fn run(options: &LoadOptions) -> crate::Result<LoadReport> {
     for task in tasks {
         let t = task
             .await
-            .map_err(|e| input_err(format!("client task: {e}")))?;
+            .map_err(|e| crate::Error::runtime("load client task", e))?;
         all.latencies.extend(t.latencies);
         all.transport_errors += t.transport_errors;
         all.html_bytes += t.html_bytes;

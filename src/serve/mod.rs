@@ -198,10 +198,7 @@ pub async fn run(
     // caller holds the only handle (and may reopen the index file).
     tokio::task::spawn_blocking(move || decider.join())
         .await
-        .map_err(|e| crate::Error::Input {
-            path: "<serve>".into(),
-            message: format!("decider thread: {e}"),
-        })?;
+        .map_err(|e| crate::Error::runtime("decider thread", format!("join failed: {e}")))?;
     // The decider commits each group before answering; this flush only
     // covers writes of requests abandoned while their group was decided.
     deduper.with(|d| d.flush()).and_then(|r| r)?;
@@ -228,9 +225,8 @@ fn build(
             .num_threads(options.workers)
             .thread_name(move |i| format!("neardup-{name}-{i}"))
             .build()
-            .map_err(|e| crate::Error::Input {
-                path: "<serve>".into(),
-                message: format!("start worker threads: {e}"),
+            .map_err(|e| {
+                crate::Error::runtime(format!("{name} thread pool"), format!("cannot start: {e}"))
             })
     };
     let workers = pool("check")?;

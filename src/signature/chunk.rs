@@ -166,6 +166,16 @@ impl Detector for ChunkDetector {
         Box::new(ChunkIndex::new(self.config.max_postings))
     }
 
+    /// What places the cuts; the thresholds and `max_postings` (an index
+    /// parameter) may change over one index.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        Some(super::settings_of(
+            "chunks",
+            &self.config,
+            &["chunker", "avg_size", "min_size", "max_size", "window"],
+        ))
+    }
+
     fn describe(&self) -> Vec<String> {
         let c = &self.config;
         vec![

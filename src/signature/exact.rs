@@ -50,6 +50,11 @@ impl Detector for ExactDetector {
         }
     }
 
+    /// No settings: the hash seed is recorded by the core.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        Some(Vec::new())
+    }
+
     fn classify(&self, _: &Signature, _: &Signature, sim: Similarity) -> Option<Judgement> {
         (sim.resemblance >= 1.0).then(|| Judgement {
             level: Level::Duplicate,

@@ -174,6 +174,16 @@ impl Detector for SimhashDetector {
         Box::new(SimhashIndex::new(self.config.max_distance))
     }
 
+    /// Shingle size and weights; `max_distance` is a threshold (and the
+    /// index's block count), so it may change over one index.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        Some(super::settings_of(
+            "simhash",
+            &self.config,
+            &["shingle", "weights"],
+        ))
+    }
+
     fn describe(&self) -> Vec<String> {
         let c = &self.config;
         let k = c.max_distance;

@@ -275,6 +275,19 @@ pub trait Detector: Send + Sync {
     fn describe(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// The settings that change what [`Detector::sign`] returns for a
+    /// document, as (dotted config key, value) pairs, e.g.
+    /// `("plugins.minhash.shingle", "5")`. A stored index records them and
+    /// refuses to open with other values: signatures made with other
+    /// settings are not comparable. Leave out decision thresholds (read by
+    /// `classify`) and parameters of the candidate index (`new_index`): an
+    /// index may be reopened with other values of those. `None` (the
+    /// default): the detector does not say, and every key of its
+    /// `[plugins.NAME]` table counts.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        None
+    }
 }
 
 /// A detector's in-memory lookup structure: which earlier documents may match

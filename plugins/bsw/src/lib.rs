@@ -213,6 +213,16 @@ impl Detector for BswDetector {
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(SetIndex::new(self.settings.max_postings, 1))
     }
+
+    /// Window and modulus; `max_postings` and the thresholds may change
+    /// over one index.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        let s = &self.settings;
+        Some(vec![
+            ("plugins.bsw.window".into(), s.window.to_string()),
+            ("plugins.bsw.n".into(), s.n.to_string()),
+        ])
+    }
 }
 
 #[cfg(test)]

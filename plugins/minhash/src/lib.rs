@@ -216,6 +216,18 @@ impl Detector for MinhashDetector {
         Box::new(LshIndex::new(s.bands, s.rows, s.max_postings))
     }
 
+    /// What the sketch is made of; the LSH bands, `max_postings` and the
+    /// thresholds may change over one index.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        let s = &self.settings;
+        Some(vec![
+            ("plugins.minhash.unit".into(), format!("{:?}", s.unit)),
+            ("plugins.minhash.shingle".into(), s.shingle.to_string()),
+            ("plugins.minhash.num_perm".into(), s.num_perm.to_string()),
+            ("plugins.minhash.scheme".into(), format!("{:?}", s.scheme)),
+        ])
+    }
+
     fn describe(&self) -> Vec<String> {
         let s = &self.settings;
         let mut lines = vec![format!(
@@ -438,6 +450,17 @@ impl Detector for MinNDetector {
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(SetIndex::new(self.settings.max_postings, 1))
     }
+
+    /// Shingles and `n`; `max_postings` and the thresholds may change over
+    /// one index.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        let s = &self.settings;
+        Some(vec![
+            ("plugins.min_n.unit".into(), format!("{:?}", s.unit)),
+            ("plugins.min_n.shingle".into(), s.shingle.to_string()),
+            ("plugins.min_n.n".into(), s.n.to_string()),
+        ])
+    }
 }
 
 /// Settings of `[plugins.mod_n]`.
@@ -563,6 +586,17 @@ impl Detector for ModNDetector {
 
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(SetIndex::new(self.settings.max_postings, 1))
+    }
+
+    /// Shingles and `n`; `max_postings` and the thresholds may change over
+    /// one index.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        let s = &self.settings;
+        Some(vec![
+            ("plugins.mod_n.unit".into(), format!("{:?}", s.unit)),
+            ("plugins.mod_n.shingle".into(), s.shingle.to_string()),
+            ("plugins.mod_n.n".into(), s.n.to_string()),
+        ])
     }
 }
 

@@ -245,6 +245,15 @@ impl Detector for SentenceDetector {
     fn new_index(&self) -> Box<dyn CandidateIndex> {
         Box::new(SetIndex::new(self.settings.max_postings, 1))
     }
+
+    /// Which sentences count; `allowed` and `max_postings` may change over
+    /// one index.
+    fn signature_settings(&self) -> Option<Vec<(String, String)>> {
+        Some(vec![(
+            "plugins.sentence.min_words".into(),
+            self.settings.min_words.to_string(),
+        )])
+    }
 }
 
 #[cfg(test)]
