@@ -104,6 +104,18 @@ pub const SAME_URL: &str = "same_url";
 /// holding its content.
 pub const CONTENT: &str = "content";
 
+/// The warning on the verdict of a redirect stub.
+pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
+    let how = match redirect.kind {
+        crate::verdict::RedirectKind::MetaRefresh => "meta refresh",
+        crate::verdict::RedirectKind::LinkStub => "one-link stub",
+    };
+    format!(
+        "redirect_stub: {how} to {}: not judged on its content, not indexed",
+        redirect.to
+    )
+}
+
 /// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
@@ -666,6 +678,22 @@ impl Deduper {
     /// [`crate::Error::Store`] if the document store fails; the page then
     /// counts as not checked and is not indexed.
     pub fn decide(&mut self, analyzed: Analyzed) -> crate::Result<Verdict> {
+        // A redirect stub (`extract.redirect_stubs`) is a pointer, not a
+        // page: not judged on its content, not indexed, not a copy.
+        if let Some(redirect) = analyzed.extracted.redirect {
+            let mut warnings = analyzed.warnings;
+            warnings.push(redirect_warning(&redirect));
+            self.stats.checked += 1;
+            self.stats.unique += 1;
+            return Ok(Verdict {
+                kind: VerdictKind::Unique,
+                matched: None,
+                indexed_as: None,
+                stored_as: None,
+                redirect: Some(redirect),
+                warnings,
+            });
+        }
         let Analyzed {
             key,
             doc,
@@ -778,6 +806,7 @@ impl Deduper {
             matched,
             indexed_as,
             stored_as,
+            redirect: None,
             warnings,
         })
     }
