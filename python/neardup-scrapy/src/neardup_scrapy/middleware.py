@@ -196,6 +196,11 @@ class NeardupMiddleware:
             logger.debug("neardup: %s is unchanged since it was indexed", response.url, extra=self._extra())
             return response
         self._inc(str(kind))
+        if verdict.get("redirect"):
+            # A redirect stub (meta refresh, one-link "moved" page): unique,
+            # not indexed; Scrapy's MetaRefreshMiddleware (580, after this
+            # one) follows a meta refresh, the spider a one-link stub's link.
+            self._inc("redirect_stub")
         if kind == "duplicate" or (kind == "near_duplicate" and self.drop_near):
             self._drop(response, kind, matched)
         return response
