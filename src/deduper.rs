@@ -110,10 +110,7 @@ pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
         crate::verdict::RedirectKind::MetaRefresh => "meta refresh",
         crate::verdict::RedirectKind::LinkStub => "one-link stub",
     };
-    format!(
-        "redirect_stub: {how} to {}: not judged on its content, not indexed",
-        redirect.to
-    )
+    format!("redirect_stub: {how} to {}", redirect.to)
 }
 
 /// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
@@ -678,22 +675,13 @@ impl Deduper {
     /// [`crate::Error::Store`] if the document store fails; the page then
     /// counts as not checked and is not indexed.
     pub fn decide(&mut self, analyzed: Analyzed) -> crate::Result<Verdict> {
-        // A redirect stub (`extract.redirect_stubs`) is a pointer, not a
-        // page: not judged on its content, not indexed, not a copy.
-        if let Some(redirect) = analyzed.extracted.redirect {
-            let mut warnings = analyzed.warnings;
-            warnings.push(redirect_warning(&redirect));
-            self.stats.checked += 1;
-            self.stats.unique += 1;
-            return Ok(Verdict {
-                kind: VerdictKind::Unique,
-                matched: None,
-                indexed_as: None,
-                stored_as: None,
-                redirect: Some(redirect),
-                warnings,
-            });
-        }
+        // A redirect stub (`extract.redirect_stubs`) is a pointer: its
+        // verdict names the target, so a crawler follows it as it would an
+        // HTTP 3xx. It is still judged on its own text like any page (the
+        // same stub text at two URLs is a copy; a stub holds no other
+        // page's content, so the content gate never lets a page be dropped
+        // as a copy of a stub).
+        let redirect = analyzed.extracted.redirect.clone();
         let Analyzed {
             key,
             doc,
@@ -801,12 +789,15 @@ impl Deduper {
             VerdictKind::Duplicate => self.stats.duplicates += 1,
             VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
         }
+        if let Some(redirect) = &redirect {
+            warnings.push(redirect_warning(redirect));
+        }
         Ok(Verdict {
             kind,
             matched,
             indexed_as,
             stored_as,
-            redirect: None,
+            redirect,
             warnings,
         })
     }

@@ -104,9 +104,9 @@ pub struct Verdict {
     /// in use, which a crawl's checkpoint must cover.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored_as: Option<DocId>,
-    /// Set when the page is a redirect stub: it was not judged on its
-    /// content nor indexed (its kind is [`VerdictKind::Unique`]: it is
-    /// not a copy of anything; a crawler follows `to` instead).
+    /// Set when the page is a redirect stub: a crawler follows `to`, as it
+    /// would an HTTP 3xx, whatever the kind (the stub is still judged on
+    /// its own text: the same stub text at another URL is a copy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redirect: Option<Redirect>,
     /// Problems with this page that did not stop the check.

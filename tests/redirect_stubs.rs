@@ -1,6 +1,6 @@
 //! Redirect stubs (`testdata/redirect/`: a meta refresh, a one-link
-//! "moved" page) are redirects, not pages: the library answers them
-//! `unique`, unindexed, naming the target; the crawl follows the target as
+//! "moved" page) are redirects: the library's verdict names the target
+//! (the stub is judged on its own text like any page); the crawl follows the target as
 //! a redirect hop (same depth, seen set, a bounded chain) and writes no
 //! verdict for the stub. Real axum server on 127.0.0.1 for the crawl.
 
@@ -20,7 +20,7 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 #[test]
-fn a_stub_is_unique_unindexed_and_names_its_target() {
+fn a_stub_verdict_names_its_target() {
     let mut d = Deduper::new(Config::default()).expect("deduper");
     let stub = fixture("meta-refresh.html");
     let first = d
@@ -28,7 +28,6 @@ fn a_stub_is_unique_unindexed_and_names_its_target() {
         .expect("check");
     assert_eq!(first.kind, VerdictKind::Unique);
     assert_eq!(first.matched, None);
-    assert_eq!(first.indexed_as, None, "a stub is not indexed");
     let to = "https://e.com/guide/reference/widgets.html";
     assert_eq!(
         first.redirect,
@@ -45,14 +44,17 @@ fn a_stub_is_unique_unindexed_and_names_its_target() {
         "{:?}",
         first.warnings
     );
-    // The same stub bytes at another URL: not a copy of the first (which
-    // was not indexed), again a redirect.
+    // The same stub text at another URL is a copy of the first (judged on
+    // its text like any page), and still names its own target.
     let again = d
         .check("https://e.com/guide/old2/widgets.html", &stub, None)
         .expect("check");
-    assert_eq!(again.kind, VerdictKind::Unique);
-    assert_eq!(again.indexed_as, None);
-    assert!(again.redirect.is_some());
+    assert_eq!(again.kind, VerdictKind::Duplicate);
+    assert_eq!(
+        again.matched.as_ref().map(|m| m.url.as_str()),
+        Some("https://e.com/guide/old/widgets.html")
+    );
+    assert_eq!(again.redirect.as_ref().map(|r| r.to.as_str()), Some(to));
     let link = d
         .check(
             "https://e.com/install.html",
@@ -64,8 +66,8 @@ fn a_stub_is_unique_unindexed_and_names_its_target() {
         link.redirect.as_ref().map(|r| (r.to.as_str(), r.kind)),
         Some(("https://e.com/manual/install.html", RedirectKind::LinkStub))
     );
-    assert_eq!(d.stats().indexed, 0);
-    assert_eq!(d.stats().unique, 3);
+    assert_eq!(d.stats().unique, 2);
+    assert_eq!(d.stats().duplicates, 1);
 
     // The short real page is a page: judged and indexed.
     let page = d
@@ -89,7 +91,7 @@ fn a_stub_is_unique_unindexed_and_names_its_target() {
     assert_eq!(line.verdict, "unique");
     assert_eq!(line.redirect_to.as_deref(), Some(to));
     assert_eq!(line.redirect_kind.as_deref(), Some("meta_refresh"));
-    assert_eq!(line.indexed, Some(false));
+    assert_eq!(line.indexed, Some(true));
     let json: Value =
         serde_json::from_str(&serde_json::to_string(&line).expect("json")).expect("parse");
     assert_eq!(json["redirect_to"], to);

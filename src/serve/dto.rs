@@ -70,8 +70,8 @@ pub struct VerdictBody {
     /// The id this page got in the index, if it was indexed.
     pub indexed_as: Option<u32>,
     /// Present when the page is a redirect stub (meta refresh or one-link
-    /// page): its kind is then `unique`, it was not judged on content nor
-    /// indexed, and a crawler follows `to` instead.
+    /// page): a crawler follows `to`, whatever the kind (the stub itself is
+    /// judged on its own text, like any page).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redirect: Option<RedirectBody>,
     /// Problems with the page that did not stop the check.
