@@ -121,6 +121,7 @@ fn main() -> anyhow::Result<()> {
                     matched,
                     indexed_as: None,
                     stored_as: None,
+                    redirect: None,
                     warnings: Vec::new(),
                 },
                 of: (k > 0).then_some(rep),

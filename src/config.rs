@@ -57,6 +57,15 @@ pub struct ExtractConfig {
     pub max_body_bytes: usize,
     /// Outgoing links kept per page.
     pub max_links: usize,
+    /// Recognise redirect stubs (a `<meta http-equiv=refresh>` to another
+    /// URL within `refresh_max_delay_secs`, or a tiny page of one link and
+    /// a few words saying it moved): they are redirects, not pages (see
+    /// [`crate::extract::redirect_of`]).
+    pub redirect_stubs: bool,
+    /// Longest delay, in seconds, of a meta refresh that counts as a
+    /// redirect; a longer one is a page that reloads or moves on after
+    /// being read (a slideshow, a dashboard).
+    pub refresh_max_delay_secs: u64,
 }
 
 impl Default for ExtractConfig {
@@ -65,6 +74,8 @@ impl Default for ExtractConfig {
             mode: ExtractMode::Main,
             max_body_bytes: 8 * 1024 * 1024,
             max_links: 2000,
+            redirect_stubs: true,
+            refresh_max_delay_secs: 5,
         }
     }
 }
@@ -818,6 +829,12 @@ impl Config {
         let e = &self.extract;
         range("extract.max_body_bytes", e.max_body_bytes, 1024, 1 << 30)?;
         range("extract.max_links", e.max_links, 0, 1_000_000)?;
+        range64(
+            "extract.refresh_max_delay_secs",
+            e.refresh_max_delay_secs,
+            0,
+            3600,
+        )?;
 
         range("text.detect_bytes", self.text.detect_bytes, 64, 1 << 20)?;
         range64(

@@ -105,6 +105,15 @@ pub const SAME_URL: &str = "same_url";
 /// holding its content.
 pub const CONTENT: &str = "content";
 
+/// The warning on the verdict of a redirect stub.
+pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
+    let how = match redirect.kind {
+        crate::verdict::RedirectKind::MetaRefresh => "meta refresh",
+        crate::verdict::RedirectKind::LinkStub => "one-link stub",
+    };
+    format!("redirect_stub: {how} to {}", redirect.to)
+}
+
 /// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
@@ -674,6 +683,13 @@ impl Deduper {
     /// [`crate::Error::Store`] if the document store fails; the page then
     /// counts as not checked and is not indexed.
     pub fn decide(&mut self, analyzed: Analyzed) -> crate::Result<Verdict> {
+        // A redirect stub (`extract.redirect_stubs`) is a pointer: its
+        // verdict names the target, so a crawler follows it as it would an
+        // HTTP 3xx. It is still judged on its own text like any page (the
+        // same stub text at two URLs is a copy; a stub holds no other
+        // page's content, so the content gate never lets a page be dropped
+        // as a copy of a stub).
+        let redirect = analyzed.extracted.redirect.clone();
         let Analyzed {
             key,
             doc,
@@ -781,11 +797,15 @@ impl Deduper {
             VerdictKind::Duplicate => self.stats.duplicates += 1,
             VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
         }
+        if let Some(redirect) = &redirect {
+            warnings.push(redirect_warning(redirect));
+        }
         Ok(Verdict {
             kind,
             matched,
             indexed_as,
             stored_as,
+            redirect,
             warnings,
         })
     }

@@ -21,8 +21,9 @@
 //! per page, in processing order: the page (`doc_id`, `url`, `site`,
 //! `bytes`) and its [`Verdict`](crate::Verdict) flattened (`verdict` is
 //! `kind`; `of`, `of_url`, `similarity`, `resemblance`, `containment`,
-//! `covered`, `detector`, `reason` are the `matched` fields; `indexed`
-//! and `warnings`). The mapping is [`VerdictLine::of_page`] and
+//! `covered`, `detector`, `reason` are the `matched` fields; `indexed`,
+//! `redirect_to` and `redirect_kind` (a redirect stub's `redirect`) and
+//! `warnings`). The mapping is [`VerdictLine::of_page`] and
 //! `docs/verdicts.md`; within format 1 fields are only ever added. An input
 //! record that could not be read gives a line with `"verdict": "error"`,
 //! `doc_id` null, its `location` and the message in `warnings`.
@@ -172,6 +173,13 @@ pub struct VerdictLine {
     /// `indexed_as.is_some()` (absent on error lines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub indexed: Option<bool>,
+    /// `redirect.to`: the target of a redirect stub (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_to: Option<String>,
+    /// `redirect.kind`: `meta_refresh` or `link_stub` (absent when not a
+    /// redirect stub).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_kind: Option<String>,
     /// `warnings`; on an error line, the message.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -204,6 +212,11 @@ impl VerdictLine {
             bytes: Some(bytes),
             location: None,
             indexed: Some(verdict.indexed_as.is_some()),
+            redirect_to: verdict.redirect.as_ref().map(|r| r.to.clone()),
+            redirect_kind: verdict
+                .redirect
+                .as_ref()
+                .map(|r| r.kind.as_str().to_owned()),
             warnings: verdict.warnings.clone(),
         }
     }
@@ -226,6 +239,8 @@ impl VerdictLine {
             bytes: None,
             location: Some(warning.location.clone()),
             indexed: None,
+            redirect_to: None,
+            redirect_kind: None,
             warnings: vec![warning.message.clone()],
         }
     }
@@ -646,6 +661,7 @@ mod tests {
                 indexed_as: of.is_none().then_some(position as u32),
                 matched,
                 stored_as: None,
+                redirect: None,
                 warnings: if key == "c" {
                     vec!["w1".into()]
                 } else {

@@ -154,6 +154,38 @@ impl Match {
     }
 }
 
+/// How a page says it has moved (see [`crate::extract::redirect_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedirectKind {
+    /// `<meta http-equiv="refresh" content="N; url=URL">` with a short
+    /// delay.
+    MetaRefresh,
+    /// A tiny page of one link and a few words saying it moved.
+    LinkStub,
+}
+
+impl RedirectKind {
+    /// The snake_case name used in output files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RedirectKind::MetaRefresh => "meta_refresh",
+            RedirectKind::LinkStub => "link_stub",
+        }
+    }
+}
+
+/// A redirect stub's target: the page is a pointer, like an HTTP 3xx, not
+/// a page of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redirect {
+    /// The target, resolved against the page URL (and its `<base>`),
+    /// without fragment.
+    pub to: String,
+    /// How the page says so.
+    pub kind: RedirectKind,
+}
+
 /// The verdict on one page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -168,6 +200,11 @@ pub struct Verdict {
     /// in use, which a crawl's checkpoint must cover.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored_as: Option<DocId>,
+    /// Set when the page is a redirect stub: a crawler follows `to`, as it
+    /// would an HTTP 3xx, whatever the kind (the stub is still judged on
+    /// its own text: the same stub text at another URL is a copy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect: Option<Redirect>,
     /// Problems with this page that did not stop the check.
     pub warnings: Vec<String>,
 }

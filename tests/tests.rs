@@ -19,6 +19,8 @@
 //! - `plugins`: each plugin detector finds the near copy; plugin settings;
 //! - `report`: the report model, CSV, escaping, and the page in headless Chromium;
 //! - `redirect_scope`: redirect hops refused by robots.txt or scope in a crawl;
+//! - `redirect_stubs`: meta-refresh and one-link stubs: the library's verdict,
+//!   the crawl following them as redirect hops;
 //! - `robots_google`: Google's robots.txt matching cases, as a table;
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `redis`: the shared Redis index against a private redis-server;
@@ -47,6 +49,7 @@ mod odd_inputs;
 mod pairs;
 mod plugins;
 mod redirect_scope;
+mod redirect_stubs;
 mod redis;
 mod report;
 mod robots_google;

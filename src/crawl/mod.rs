@@ -98,6 +98,11 @@
 //!   still passes the seen set, the depth and the page budgets.
 //! - Only 2xx HTML answers are checked for duplicates; other statuses,
 //!   skipped content types and fetch errors go to `pages.jsonl` only.
+//! - A redirect stub (`extract.redirect_stubs`: a `<meta http-equiv=refresh>`
+//!   to another URL with a short delay, or a tiny page of one link saying
+//!   it moved) is a redirect hop, not a page: no verdict, not indexed, its
+//!   `pages.jsonl` line has `redirect_to` and `redirect_kind`, and its
+//!   target is queued at the stub's depth (see `Decider::redirect_stub`).
 //! - Robots directives ([`manners`], `crawl.directives`): a `noindex` page
 //!   is not checked nor indexed (its `pages.jsonl` line has `robots`), a
 //!   `nofollow` page's links and `rel=nofollow` links are not followed.
@@ -151,7 +156,7 @@ use crate::frontier::robots::RobotsSource;
 use crate::frontier::Links;
 use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope};
 use crate::output::Sink;
-use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
+use crate::verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
 
 /// A page at least this large (bytes of body) is analyzed alone: its
 /// analysis holds about ten times its size in transient memory.
@@ -230,6 +235,11 @@ pub struct CrawlSummary {
     /// says `nofollow`.
     #[serde(default)]
     pub nofollow_pages: u64,
+    /// 2xx HTML pages that were redirect stubs (meta refresh or one-link
+    /// page, `extract.redirect_stubs`): not checked, their target followed
+    /// as a redirect hop.
+    #[serde(default)]
+    pub redirect_stubs: u64,
     /// Sitemap files read (see [`crate::frontier::sitemap`]).
     #[serde(default)]
     pub sitemap_files: u64,
@@ -899,6 +909,13 @@ struct Frontier {
     seen: HashSet<String>,
     /// Redirect targets fetched (at most one per page fetched).
     targets: HashSet<String>,
+    /// Keys queued as the target of a redirect stub -> redirect stubs in a
+    /// row that led there (see [`Decider::redirect_stub`]); removed when
+    /// the page is decided.
+    stub_hops: HashMap<String, u32>,
+    /// `crawl.fetch.max_redirects`: the longest chain of redirect stubs
+    /// followed.
+    max_stub_hops: u32,
     max_frontier: usize,
     /// `crawl.scope.duplicate_hops`.
     duplicate_hops: u32,
@@ -935,6 +952,8 @@ impl Frontier {
             queue: HostQueues::new(),
             seen: HashSet::new(),
             targets: HashSet::new(),
+            stub_hops: HashMap::new(),
+            max_stub_hops: u32::try_from(config.crawl.fetch.max_redirects).unwrap_or(u32::MAX),
             max_frontier: options.max_frontier.max(1),
             duplicate_hops: config.crawl.scope.duplicate_hops,
             skipped: BTreeMap::new(),
@@ -994,21 +1013,26 @@ impl Frontier {
         }
     }
 
-    /// Queues a request URL if its key is new, in scope and fits.
-    fn offer(&mut self, url: Url, key: &Url, depth: u32, dups: u32) {
+    /// Queues a request URL if its key is new, in scope and fits; true if
+    /// it was queued.
+    fn offer(&mut self, url: Url, key: &Url, depth: u32, dups: u32) -> bool {
         if self.seen.contains(key.as_str()) {
-            return;
+            return false;
         }
         if self.queue.len() >= self.max_frontier {
             self.skip("frontier_full");
-            return;
+            return false;
         }
         match self.scope.admit(key, depth) {
             Ok(()) => {
                 self.seen.insert(key.as_str().to_owned());
                 self.queue.push(&host_key(&url), (url, depth, dups));
+                true
             }
-            Err(reason) => self.skip(reason.name()),
+            Err(reason) => {
+                self.skip(reason.name());
+                false
+            }
         }
     }
 
@@ -1056,6 +1080,47 @@ struct Decider {
 }
 
 impl Decider {
+    /// A redirect stub (`extract.redirect_stubs`: a meta refresh or a
+    /// one-link page) is a redirect hop, not a page: it is not decided (no
+    /// verdict line) nor indexed, and its target is offered to the
+    /// frontier as an HTTP redirect's target is requested: at the stub's
+    /// depth, with the duplicates in a row unchanged, through the scope
+    /// test and the seen set (a stub loop ends there), robots.txt when it
+    /// is fetched. At most `crawl.fetch.max_redirects` stubs in a row are
+    /// followed (a generated chain of new URLs would otherwise never get
+    /// deeper); one more is skipped with reason `redirect_stub_limit`. The
+    /// stub's other links are not followed, as an HTTP 3xx's body's are
+    /// not; a one-link stub under `nofollow` (meta or `rel`) is not
+    /// followed either.
+    fn redirect_stub(
+        &mut self,
+        frontier: &mut Frontier,
+        redirect: &Redirect,
+        job: &Job,
+        hops: u32,
+    ) {
+        if hops >= frontier.max_stub_hops {
+            frontier.skip("redirect_stub_limit");
+            return;
+        }
+        let keyed = Url::parse(&redirect.to)
+            .map_err(|_| ())
+            .and_then(|u| frontier.canon.request(u).map_err(|_| ()))
+            .and_then(|request| {
+                let key = frontier.canon.normalize(request.clone()).map_err(|_| ())?;
+                Ok((request, key))
+            });
+        let Ok((request, target)) = keyed else {
+            frontier.skip("bad_url");
+            return;
+        };
+        if frontier.offer(request, &target, job.depth, job.dups) {
+            frontier
+                .stub_hops
+                .insert(target.as_str().to_owned(), hops + 1);
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     async fn process(
         &mut self,
@@ -1068,14 +1133,20 @@ impl Decider {
         let Done { job, fetched } = done;
         let key = job.key.as_str().to_owned();
         let requested = job.url.as_str();
+        // Redirect stubs in a row that led here; the entry is not needed
+        // any more.
+        let stub_hops = frontier.stub_hops.remove(&key).unwrap_or(0);
         summary.attempts += 1;
         count_outcome(&fetched, summary);
-        let robots_note = match &fetched {
+        let (robots_note, stub) = match &fetched {
             Fetched::Done {
                 analyzed: Some(page),
                 ..
-            } => page.directives.describe(),
-            _ => None,
+            } => (
+                page.directives.describe(),
+                page.analyzed.extracted.redirect.clone(),
+            ),
+            _ => (None, None),
         };
         let line = match &fetched {
             Fetched::Disallowed { unreachable } => {
@@ -1146,6 +1217,8 @@ impl Decider {
         let line = LineWithRobots {
             line,
             robots: robots_note,
+            redirect_to: stub.as_ref().map(|r| r.to.as_str()),
+            redirect_kind: stub.as_ref().map(|r| r.kind.as_str()),
         };
         serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
         pages.write_all(b"\n").map_err(io)?;
@@ -1177,6 +1250,21 @@ impl Decider {
         let follow = directives.nofollow.is_none();
         if !follow {
             summary.nofollow_pages += 1;
+        }
+        if let Some(redirect) = analyzed.extracted.redirect.take() {
+            summary.redirect_stubs += 1;
+            out.answer(&key, &outcome, None)?;
+            let refused = match redirect.kind {
+                RedirectKind::MetaRefresh => None,
+                RedirectKind::LinkStub if !follow => Some("meta_nofollow"),
+                RedirectKind::LinkStub if rel_nofollow > 0 => Some("rel_nofollow"),
+                RedirectKind::LinkStub => None,
+            };
+            match refused {
+                Some(reason) => frontier.skip(reason),
+                None => self.redirect_stub(frontier, &redirect, &job, stub_hops),
+            }
+            return Ok(());
         }
         let page_links = PageLinks {
             links,
@@ -1227,6 +1315,7 @@ impl Decider {
                     matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
                     indexed_as: None,
                     stored_as: None,
+                    redirect: None,
                     warnings: analyzed.warnings,
                 }
             }
@@ -1347,7 +1436,9 @@ impl SitemapUrls {
                 .request(url)
                 .and_then(|request| Ok((request.clone(), canon.normalize(request)?)));
             match keyed {
-                Ok((request, key)) => frontier.offer(request, &key, depth, 0),
+                Ok((request, key)) => {
+                    frontier.offer(request, &key, depth, 0);
+                }
                 Err(_) => frontier.skip("bad_url"),
             }
         }
@@ -1429,6 +1520,12 @@ struct LineWithRobots<'a> {
     line: PageLine<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     robots: Option<String>,
+    /// A redirect stub's target (see [`Decider::redirect_stub`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    redirect_to: Option<&'a str>,
+    /// `meta_refresh` or `link_stub`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    redirect_kind: Option<&'static str>,
 }
 
 /// Counts an attempt's status or error kind in the summary.
@@ -1451,7 +1548,7 @@ fn count_outcome(fetched: &Fetched, summary: &mut CrawlSummary) {
 /// 404 says so; "0 fetch errors" only means every request got an answer.
 pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
     let mut lines = vec![format!(
-        "{} fetches, {} pages checked: {} unique, {} duplicates ({} by rel=canonical), {} near duplicates, {} noindex in {:.2}s{}",
+        "{} fetches, {} pages checked: {} unique, {} duplicates ({} by rel=canonical), {} near duplicates, {} noindex, {} redirect stubs in {:.2}s{}",
         s.attempts,
         s.pages,
         s.unique,
@@ -1459,6 +1556,7 @@ pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
         s.canonical_duplicates,
         s.near_duplicates,
         s.noindex,
+        s.redirect_stubs,
         s.elapsed.as_secs_f64(),
         if s.interrupted {
             " (interrupted: continue with --resume)"

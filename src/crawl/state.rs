@@ -106,6 +106,10 @@ pub struct CrawlState {
     /// stopped while reading them reads them again on resume).
     #[serde(default)]
     pub sitemaps_read: bool,
+    /// Keys queued as a redirect stub's target -> stubs in a row that led
+    /// there (bounded by `crawl.fetch.max_redirects`).
+    #[serde(default)]
+    pub stub_hops: BTreeMap<String, u32>,
 }
 
 impl CrawlState {
@@ -151,6 +155,11 @@ impl CrawlState {
             watermark: decider.watermark,
             summary: summary.clone(),
             sitemaps_read: frontier.sitemaps_read,
+            stub_hops: frontier
+                .stub_hops
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
         }
     }
 
@@ -170,6 +179,7 @@ impl CrawlState {
         frontier.targets = self.targets.into_iter().collect();
         frontier.skipped = self.skipped;
         frontier.sitemaps_read = self.sitemaps_read;
+        frontier.stub_hops = self.stub_hops.into_iter().collect();
         decider.positions = self.positions.into_iter().collect();
         decider.fetched = self.fetched.into_iter().collect();
         decider.records = self.records;
@@ -743,6 +753,7 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
                 matched,
                 indexed_as: None,
                 stored_as: None,
+                redirect: None,
                 warnings: v.warnings,
             },
             of,

@@ -9,6 +9,7 @@ pub mod tree;
 use url::Url;
 
 use crate::config::{ExtractConfig, ExtractMode};
+use crate::verdict::{Redirect, RedirectKind};
 use tags::Tag;
 
 /// One block of text (a paragraph, heading, list item, table cell...).
@@ -50,6 +51,9 @@ pub struct Extracted {
     pub directive_metas: Vec<(String, String)>,
     /// Text blocks in document order.
     pub blocks: Vec<Block>,
+    /// Set when the page is a redirect stub (`extract.redirect_stubs`, see
+    /// [`redirect_of`]).
+    pub redirect: Option<Redirect>,
     /// Problems worth telling the user.
     pub warnings: Vec<String>,
 }
@@ -150,7 +154,7 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         .and_then(resolve)
         .map(String::from);
 
-    let blocks = parsed
+    let blocks: Vec<Block> = parsed
         .blocks
         .iter()
         .zip(mask.iter().copied().chain(std::iter::repeat(false)))
@@ -173,6 +177,19 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         })
         .collect();
 
+    let redirect = if config.redirect_stubs {
+        redirect_of(
+            &parsed,
+            &blocks,
+            &links,
+            this_page.as_deref(),
+            config.refresh_max_delay_secs,
+            resolve,
+        )
+    } else {
+        None
+    };
+
     Extracted {
         title: parsed.title,
         canonical,
@@ -183,8 +200,162 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         link_rels,
         directive_metas: parsed.directive_metas,
         blocks,
+        redirect,
         warnings,
     }
+}
+
+/// Most visible words (all blocks, link text included, title not) of a
+/// one-link stub, and of a page whose `<noscript>` meta refresh counts.
+/// Real stubs say a handful ("Redirecting to page.html...", "Moved
+/// Permanently. The document has moved here."); a real page with one link
+/// says more, or says nothing about moving.
+pub const STUB_MAX_WORDS: usize = 12;
+
+/// Word starts (ASCII-lowercased tokens, trimmed of punctuation) that say
+/// a page moved, in the languages of the common generators' and servers'
+/// stubs; and phrases for scripts written without spaces.
+const MOVED_WORDS: [&str; 12] = [
+    "redirect",
+    "redirig",
+    "redirecion",
+    "weiterleit",
+    "weitergeleitet",
+    "reindirizz",
+    "przekierow",
+    "moved",
+    "relocated",
+    "verschoben",
+    "déplacé",
+    "перенаправ",
+];
+const MOVED_PHRASES: [&str; 4] = ["重定向", "跳转", "リダイレクト", "移動しました"];
+
+/// Whether `text` has a word saying the page moved ([`MOVED_WORDS`]).
+fn says_moved(text: &str) -> bool {
+    text.split_whitespace().any(|w| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        MOVED_WORDS.iter().any(|m| w.starts_with(m))
+    }) || MOVED_PHRASES.iter().any(|p| text.contains(p))
+}
+
+/// Parses the `content` of a `<meta http-equiv=refresh>` as the HTML
+/// standard's shared declarative refresh steps do: the delay's integer
+/// part (fractions ignored; `None` if there is no number), then, after
+/// `;`, `,` or spaces, an optional `url=` (any case, spaces around `=`),
+/// an optional quote that ends the URL where it closes. Returns the delay
+/// and the URL as written; no URL (`"5"`, `"0;"`) is a reload of the page
+/// itself.
+pub fn parse_refresh(content: &str) -> Option<(u64, Option<&str>)> {
+    let ws = |c: char| c.is_ascii_whitespace();
+    let s = content.trim_start_matches(ws);
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (number, rest) = s.split_at(digits);
+    if number.is_empty() && !rest.starts_with('.') {
+        return None;
+    }
+    // An absurdly long number is an absurdly long delay.
+    let delay = number
+        .parse::<u64>()
+        .unwrap_or(if number.is_empty() { 0 } else { u64::MAX });
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if rest.is_empty() {
+        return Some((delay, None));
+    }
+    if !rest.starts_with([';', ',']) && !rest.starts_with(ws) {
+        return None;
+    }
+    let rest = rest.trim_start_matches(ws);
+    let rest = rest.strip_prefix([';', ',']).unwrap_or(rest);
+    let mut url = rest.trim_start_matches(ws);
+    if url.len() >= 3 && url.as_bytes()[..3].eq_ignore_ascii_case(b"url") {
+        if let Some(after) = url[3..].trim_start_matches(ws).strip_prefix('=') {
+            url = after.trim_start_matches(ws);
+        }
+    }
+    if let Some(q) = url.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        let inner = &url[1..];
+        url = inner.split(q).next().unwrap_or(inner);
+    }
+    let url = url.trim();
+    Some((delay, (!url.is_empty()).then_some(url)))
+}
+
+/// Whether the page is a redirect stub, and to where: a pointer to
+/// another URL, as an HTTP 3xx is, rather than a page of its own.
+///
+/// - **Meta refresh**: the first `<meta http-equiv=refresh>` (outside
+///   `<template>`) names a URL, other than the page itself, with a delay of
+///   at most `max_delay` seconds (`extract.refresh_max_delay_secs`). A
+///   refresh without URL reloads the page; a long delay is a page meant to
+///   be read first. One inside `<noscript>` (Sphinx's redirect pages put it
+///   there, beside a script that does the same) fires only without
+///   scripts: it counts only on a page that shows at most
+///   [`STUB_MAX_WORDS`] words.
+/// - **One-link stub**: no meta refresh, exactly one link target
+///   (http(s), not the page itself; at most two `<a href>`), no image,
+///   embed or form field, at most [`STUB_MAX_WORDS`] visible words, and a
+///   word saying it moved in the text or title ([`MOVED_WORDS`]:
+///   "Redirecting to ...", "The document has moved here"). A short real
+///   page with one link ("Thanks! Back to the home page") does not say it
+///   moved; one that does is a pointer.
+///
+/// The target is resolved like links (against `<base href>` and the page
+/// URL), fragment removed; `None` when it is not http(s).
+fn redirect_of(
+    parsed: &tree::Parsed<'_>,
+    blocks: &[Block],
+    links: &[String],
+    this_page: Option<&str>,
+    max_delay: u64,
+    resolve: impl Fn(&str) -> Option<Url>,
+) -> Option<Redirect> {
+    let words = || {
+        blocks
+            .iter()
+            .map(|b| b.text.split_whitespace().count())
+            .sum::<usize>()
+    };
+    let target = |raw: &str| {
+        let mut u = resolve(raw)?;
+        u.set_fragment(None);
+        let u = String::from(u);
+        (this_page != Some(u.as_str())).then_some(u)
+    };
+    let refresh = match (&parsed.refresh, &parsed.noscript_refresh) {
+        (Some(c), _) => Some(c),
+        (None, Some(c)) if words() <= STUB_MAX_WORDS => Some(c),
+        _ => None,
+    };
+    if let Some((delay, Some(url))) = refresh.and_then(|c| parse_refresh(c)) {
+        if delay <= max_delay {
+            let decoded = html_escape::decode_html_entities(url);
+            if let Some(to) = target(&decoded) {
+                return Some(Redirect {
+                    to,
+                    kind: RedirectKind::MetaRefresh,
+                });
+            }
+        }
+        return None;
+    }
+    let [link] = links else { return None };
+    if parsed.hrefs.len() > 2
+        || parsed
+            .nodes
+            .iter()
+            .any(|n| (n.img | n.embed | n.input) != 0)
+        || words() > STUB_MAX_WORDS
+    {
+        return None;
+    }
+    let said = blocks.iter().any(|b| says_moved(&b.text)) || says_moved(&parsed.title);
+    said.then(|| Redirect {
+        to: link.clone(),
+        kind: RedirectKind::LinkStub,
+    })
 }
 
 /// The `rel` tokens of a link that mean "do not follow" to a crawler, as
@@ -538,6 +709,165 @@ mod tests {
         let e = ex(&html);
         assert_eq!(e.blocks.len(), 50 * 1024 * 1024 / para.len());
         assert!(e.blocks.iter().all(|b| b.is_main));
+    }
+
+    fn redirect_fixture(name: &str, url: &str) -> Option<Redirect> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/redirect")
+            .join(name);
+        ex_url(&std::fs::read_to_string(p).unwrap(), url).redirect
+    }
+
+    #[test]
+    fn refresh_content_spellings() {
+        for (content, want) in [
+            ("0;URL=a.html", Some((0, Some("a.html")))),
+            ("0; url=a.html", Some((0, Some("a.html")))),
+            (
+                "  3 ,  Url = 'a b.html' trailing",
+                Some((3, Some("a b.html"))),
+            ),
+            ("0;url=\"a.html\"", Some((0, Some("a.html")))),
+            ("1.5; url=a.html", Some((1, Some("a.html")))),
+            (".5;a.html", Some((0, Some("a.html")))),
+            ("0 a.html", Some((0, Some("a.html")))),
+            ("0;urla.html", Some((0, Some("urla.html")))),
+            ("30", Some((30, None))),
+            ("0;", Some((0, None))),
+            ("0; url=", Some((0, None))),
+            (
+                "99999999999999999999999; url=a",
+                Some((u64::MAX, Some("a"))),
+            ),
+            ("url=a.html", None),
+            ("0x; url=a.html", None),
+            ("", None),
+        ] {
+            assert_eq!(parse_refresh(content), want, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn meta_refresh_stub_is_a_redirect_resolved_against_the_page() {
+        let r = redirect_fixture("meta-refresh.html", "https://e.com/guide/old/widgets.html");
+        assert_eq!(
+            r,
+            Some(Redirect {
+                to: "https://e.com/guide/reference/widgets.html".into(),
+                kind: RedirectKind::MetaRefresh,
+            })
+        );
+        // A <base href> moves the target like any link; entities decoded.
+        let e = ex_url(
+            "<head><base href=/v2/><meta http-equiv=refresh content='0;url=a.html?x=1&amp;y=2'></head>",
+            "https://e.com/v1/page.html",
+        );
+        assert_eq!(
+            e.redirect.map(|r| r.to).as_deref(),
+            Some("https://e.com/v2/a.html?x=1&y=2")
+        );
+    }
+
+    #[test]
+    fn refresh_that_reloads_or_waits_is_not_a_redirect() {
+        // A long delay: a page meant to be read (a slideshow).
+        assert_eq!(
+            redirect_fixture("long-delay.html", "https://e.com/photos/slide-1.html"),
+            None
+        );
+        for head in [
+            // No URL: the page reloads itself.
+            "<meta http-equiv=refresh content=300>",
+            // A URL that is the page itself (fragment aside).
+            "<meta http-equiv=refresh content='0; url=page.html#x'>",
+            // Not http(s).
+            "<meta http-equiv=refresh content='0; url=javascript:go()'>",
+            // Inside a template: inert.
+            "<template><meta http-equiv=refresh content='0; url=b.html'></template>",
+            // Another http-equiv.
+            "<meta http-equiv=content-type content='0; url=b.html'>",
+        ] {
+            let e = ex_url(
+                &format!("<html><head>{head}</head><body><p>Text.</p></body></html>"),
+                "https://e.com/d/page.html",
+            );
+            assert_eq!(e.redirect, None, "{head}");
+        }
+        // Within the configured delay, and switched off.
+        let html = "<meta http-equiv=refresh content='5; url=b.html'><p>x</p>";
+        let page = Url::parse("https://e.com/a.html").unwrap();
+        let at = |secs, on| {
+            let config = ExtractConfig {
+                refresh_max_delay_secs: secs,
+                redirect_stubs: on,
+                ..ExtractConfig::default()
+            };
+            extract(html, Some(&page), &config).redirect.is_some()
+        };
+        assert!(at(5, true));
+        assert!(!at(4, true));
+        assert!(!at(5, false));
+    }
+
+    #[test]
+    fn noscript_refresh_counts_only_on_a_page_that_shows_nothing_else() {
+        assert_eq!(
+            redirect_fixture("noscript-stub.html", "https://e.com/old/page.html"),
+            Some(Redirect {
+                to: "https://e.com/old/new/location.html".into(),
+                kind: RedirectKind::MetaRefresh,
+            })
+        );
+        // A page with content sends only browsers without scripts away.
+        assert_eq!(
+            redirect_fixture("noscript-app.html", "https://e.com/track.html"),
+            None
+        );
+    }
+
+    #[test]
+    fn one_link_stub_is_a_redirect_and_a_short_real_page_is_not() {
+        assert_eq!(
+            redirect_fixture("link-stub.html", "https://e.com/install.html"),
+            Some(Redirect {
+                to: "https://e.com/manual/install.html".into(),
+                kind: RedirectKind::LinkStub,
+            })
+        );
+        // One link, few words, but nothing says the page moved.
+        assert_eq!(
+            redirect_fixture("short-page.html", "https://e.com/contact/sent.html"),
+            None
+        );
+        let stub = |body: &str| {
+            ex_url(
+                &format!("<html><body>{body}</body></html>"),
+                "https://e.com/a.html",
+            )
+            .redirect
+        };
+        assert!(stub("<p>Weitergeleitet nach <a href=b.html>b.html</a></p>").is_some());
+        // Two link targets, an image, or a longer text: not a stub.
+        assert_eq!(
+            stub("<p>Moved to <a href=b.html>b</a> or <a href=c.html>c</a></p>"),
+            None
+        );
+        assert_eq!(
+            stub("<img src=x.png><p>Moved to <a href=b.html>b</a></p>"),
+            None
+        );
+        assert_eq!(
+            stub(
+                "<p>We moved our office downtown last spring; the new address and opening \
+                 hours are on <a href=b.html>the contact page</a>.</p>"
+            ),
+            None
+        );
+        // "removed" is not "moved".
+        assert_eq!(
+            stub("<p>This item was removed. <a href=/>Home</a></p>"),
+            None
+        );
     }
 
     proptest::proptest! {

@@ -130,6 +130,14 @@ pub struct Parsed<'a> {
     /// [`MAX_DIRECTIVE_METAS`]). The crawler picks the names it obeys
     /// (`robots` and its own product token).
     pub directive_metas: Vec<(String, String)>,
+    /// `content` of the first `<meta http-equiv=refresh>` (entities
+    /// decoded, trimmed), outside `<noscript>` and `<template>`.
+    pub refresh: Option<String>,
+    /// `content` of the first `<meta http-equiv=refresh>` inside a
+    /// `<noscript>` (raw text here, scanned for it): it fires only in a
+    /// browser without scripts, so extraction counts it only on a page
+    /// that shows next to nothing else.
+    pub noscript_refresh: Option<String>,
     /// The `<body>` node, if any.
     pub body: u32,
 }
@@ -289,6 +297,24 @@ fn decode_attr(b: &[u8]) -> String {
     html_escape::decode_html_entities(as_str(b))
         .trim()
         .to_string()
+}
+
+/// The `content` of a `<meta http-equiv=refresh content=...>` tag given
+/// its raw attributes (entities decoded, trimmed), `None` for any other
+/// meta tag.
+fn refresh_content(attrs: &[u8]) -> Option<String> {
+    let mut refresh = false;
+    let mut content = None;
+    for (k, v) in Attrs::new(attrs) {
+        if k.eq_ignore_ascii_case(b"http-equiv") {
+            refresh = v.trim_ascii().eq_ignore_ascii_case(b"refresh");
+        } else if k.eq_ignore_ascii_case(b"content") {
+            content = Some(v);
+        }
+    }
+    content
+        .filter(|c| refresh && c.len() <= 4096)
+        .map(decode_attr)
 }
 
 /// The builder state for one page.
@@ -503,6 +529,17 @@ impl<'a> Builder<'a> {
         if self.raw_tag == Tag::Title && self.out.title.is_empty() {
             let decoded = html_escape::decode_html_entities(t);
             self.out.title = decoded.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
+        if self.raw_tag == Tag::Noscript
+            && self.out.noscript_refresh.is_none()
+            && memmem::find(t.as_bytes(), b"efresh").is_some()
+        {
+            self.out.noscript_refresh = Tokenizer::new(t).find_map(|tok| match tok {
+                Token::Start { name, attrs, .. } if name.eq_ignore_ascii_case("meta") => {
+                    refresh_content(attrs)
+                }
+                _ => None,
+            });
         }
         self.raw_tag = Tag::Other;
     }
@@ -943,6 +980,12 @@ impl<'a> Builder<'a> {
                 }
             }
             Tag::Meta => {
+                if self.out.refresh.is_none() && self.open_count[Tag::Template as usize] == 0 {
+                    if let Some(c) = refresh_content(attrs) {
+                        self.out.refresh = Some(c);
+                        return;
+                    }
+                }
                 let mut name: Option<&[u8]> = None;
                 let mut content = None;
                 for (k, v) in Attrs::new(attrs) {

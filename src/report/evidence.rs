@@ -284,6 +284,7 @@ mod tests {
                     matched: None,
                     indexed_as: None,
                     stored_as: None,
+                    redirect: None,
                     warnings: Vec::new(),
                 },
                 of: None,

@@ -119,8 +119,13 @@ impl Job {
 /// Decides one page. A page whose `<link rel=canonical>` names another URL
 /// at which a page is indexed is a duplicate of that page (detector
 /// `canonical`), without content comparison and without being indexed:
-/// the site says which URL is the page, as `crawl` decides.
+/// the site says which URL is the page, as `crawl` decides. A redirect
+/// stub is a redirect whatever its canonical link says (the deduper says
+/// so in its verdict).
 fn decide_page(d: &mut Deduper, a: Analyzed) -> crate::Result<Verdict> {
+    if a.extracted.redirect.is_some() {
+        return d.decide(a);
+    }
     match by_canonical(d, &a)? {
         Some(verdict) => {
             d.count_verdict(verdict.kind);
@@ -163,6 +168,7 @@ fn by_canonical(d: &mut Deduper, a: &Analyzed) -> crate::Result<Option<Verdict>>
         )),
         indexed_as: None,
         stored_as: None,
+        redirect: None,
         warnings: a.warnings.clone(),
     }))
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::deduper::Stats;
-use crate::verdict::{Match, Verdict};
+use crate::verdict::{Match, Redirect, Verdict};
 
 /// `POST /v1/check` body, and one element of a batch.
 ///
@@ -73,8 +73,31 @@ pub struct VerdictBody {
     pub matched: Option<MatchBody>,
     /// The id this page got in the index, if it was indexed.
     pub indexed_as: Option<u32>,
+    /// Present when the page is a redirect stub (meta refresh or one-link
+    /// page): a crawler follows `to`, whatever the kind (the stub itself is
+    /// judged on its own text, like any page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect: Option<RedirectBody>,
     /// Problems with the page that did not stop the check.
     pub warnings: Vec<String>,
+}
+
+/// A redirect stub's target.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct RedirectBody {
+    /// The target URL, resolved against the page URL, without fragment.
+    pub to: String,
+    /// `meta_refresh` or `link_stub`.
+    pub kind: String,
+}
+
+impl From<Redirect> for RedirectBody {
+    fn from(r: Redirect) -> RedirectBody {
+        RedirectBody {
+            to: r.to,
+            kind: r.kind.as_str().to_owned(),
+        }
+    }
 }
 
 impl From<Verdict> for VerdictBody {
@@ -83,6 +106,7 @@ impl From<Verdict> for VerdictBody {
             kind: v.kind.as_str().to_owned(),
             matched: v.matched.map(MatchBody::from),
             indexed_as: v.indexed_as,
+            redirect: v.redirect.map(RedirectBody::from),
             warnings: v.warnings,
         }
     }

@@ -196,6 +196,13 @@ class NeardupMiddleware:
             logger.debug("neardup: %s is unchanged since it was indexed", response.url, extra=self._extra())
             return response
         self._inc(str(kind))
+        if verdict.get("redirect"):
+            # A redirect stub (meta refresh, one-link "moved" page) is never
+            # dropped, even when its text repeats another stub's: Scrapy's
+            # MetaRefreshMiddleware (580, after this one) follows a meta
+            # refresh, the spider a one-link stub's link.
+            self._inc("redirect_stub")
+            return response
         if kind == "duplicate" or (kind == "near_duplicate" and self.drop_near):
             self._drop(response, kind, matched)
         return response
