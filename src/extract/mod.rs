@@ -9,6 +9,7 @@ pub mod tree;
 use url::Url;
 
 use crate::config::{ExtractConfig, ExtractMode};
+pub use classify::MainText;
 use tags::Tag;
 
 /// One block of text (a paragraph, heading, list item, table cell...).
@@ -50,6 +51,9 @@ pub struct Extracted {
     pub directive_metas: Vec<(String, String)>,
     /// Text blocks in document order.
     pub blocks: Vec<Block>,
+    /// Whether the main blocks are the page's article or, on a page
+    /// without one, its content blocks ([`classify`]).
+    pub main_text: MainText,
     /// Problems worth telling the user.
     pub warnings: Vec<String>,
 }
@@ -78,7 +82,7 @@ impl Extracted {
 /// blocks. Never panics; cost is linear in the input.
 pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Extracted {
     let parsed = tree::parse(html);
-    let mask = classify::classify(&parsed);
+    let (mask, main_text) = classify::classify(&parsed);
     let mut warnings = Vec::new();
 
     // Base URL: <base href> resolved against the page URL (or absolute on
@@ -183,6 +187,7 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         link_rels,
         directive_metas: parsed.directive_metas,
         blocks,
+        main_text,
         warnings,
     }
 }
