@@ -128,12 +128,6 @@ pub const MIN_NAMED: f64 = 0.5;
 /// containment).
 pub const WEAK_MATCH: f64 = 0.5;
 
-/// An article: main content (outside the template) of at least this many
-/// words...
-const ARTICLE_MIN_WORDS: u32 = 100;
-/// ...and at least this share of the page's words outside the template.
-const ARTICLE_MIN_SHARE: f64 = 0.1;
-
 /// One visible block of a page (every occurrence, in page order).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContentBlock {
@@ -175,9 +169,21 @@ pub struct PageContent {
     by_shingle: Vec<u64>,
     /// Stable hash of the whole visible text (all blocks, in order).
     pub visible: u64,
+    /// Extraction found no article in the page (its main blocks are its
+    /// content blocks, [`crate::extract::MainText::Page`]): it is judged
+    /// on the whole page.
+    pub no_article: bool,
 }
 
 impl PageContent {
+    /// The content of an extracted page ([`PageContent::from_page`] and
+    /// whether extraction found an article in it).
+    pub fn from_extracted(e: &crate::extract::Extracted) -> PageContent {
+        let mut out = PageContent::from_page(&e.title, &e.blocks);
+        out.no_article = e.main_text == crate::extract::MainText::Page;
+        out
+    }
+
     /// The content of a page from its `<title>` and extracted blocks. The
     /// title comes first, as a main block: what a page is called is part
     /// of what it says (two API items or two tables of contents often
@@ -993,10 +999,12 @@ struct Selection<'t> {
 }
 
 impl<'t> Selection<'t> {
-    /// The basis is [`Basis::Article`] when the page has enough main
-    /// content outside the template and navigation (a main text of line
-    /// numbers or links is no article), and not a sliver of the page (what is
-    /// outside an article is chrome a copy may lack); otherwise every
+    /// The basis is [`Basis::Article`] when extraction found an article in
+    /// the page and it still is one outside the template
+    /// ([`crate::extract::classify::has_article`]: enough main content
+    /// outside the template and navigation, a main text of line numbers or
+    /// links is no article, and not a sliver of the page; what is outside
+    /// an article is chrome a copy may lack); otherwise every
     /// block outside the template is the page's own. While the page's
     /// section (or site) is young ([`SiteTemplate::young`]) its template
     /// is not known, so what two pages share may be template: a drop of a
@@ -1013,12 +1021,11 @@ impl<'t> Selection<'t> {
                 main += b.words();
             }
         }
-        let basis =
-            if main >= ARTICLE_MIN_WORDS && f64::from(main) >= ARTICLE_MIN_SHARE * f64::from(all) {
-                Basis::Article
-            } else {
-                Basis::Page
-            };
+        let basis = if !page.no_article && crate::extract::classify::has_article(main, all) {
+            Basis::Article
+        } else {
+            Basis::Page
+        };
         Selection {
             template,
             basis,

@@ -644,7 +644,7 @@ impl Analyzer {
             words: normalized.words,
             terms: normalized.terms,
         };
-        let content = PageContent::from_page(&extracted.title, &extracted.blocks);
+        let content = PageContent::from_extracted(&extracted);
         let mut signatures: Vec<Signature> = self.detectors.iter().map(|d| d.sign(&doc)).collect();
         signatures.extend(content.evidence().to_signatures());
         Analyzed {

@@ -10,6 +10,7 @@ use url::Url;
 
 use crate::config::{ExtractConfig, ExtractMode};
 use crate::verdict::{Redirect, RedirectKind};
+pub use classify::MainText;
 use tags::Tag;
 
 /// One block of text (a paragraph, heading, list item, table cell...).
@@ -54,6 +55,9 @@ pub struct Extracted {
     /// Set when the page is a redirect stub (`extract.redirect_stubs`, see
     /// [`redirect_of`]).
     pub redirect: Option<Redirect>,
+    /// Whether the main blocks are the page's article or, on a page
+    /// without one, its content blocks ([`classify`]).
+    pub main_text: MainText,
     /// Problems worth telling the user.
     pub warnings: Vec<String>,
 }
@@ -82,7 +86,7 @@ impl Extracted {
 /// blocks. Never panics; cost is linear in the input.
 pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Extracted {
     let parsed = tree::parse(html);
-    let mask = classify::classify(&parsed);
+    let (mask, main_text) = classify::classify(&parsed);
     let mut warnings = Vec::new();
 
     // Base URL: <base href> resolved against the page URL (or absolute on
@@ -201,6 +205,7 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         directive_metas: parsed.directive_metas,
         blocks,
         redirect,
+        main_text,
         warnings,
     }
 }

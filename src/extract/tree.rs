@@ -51,6 +51,8 @@ pub mod flag {
     pub const POSITIVE: u32 = 1 << 9;
     /// `itemprop=articleBody` or similar explicit article markup.
     pub const ARTICLE_BODY: u32 = 1 << 10;
+    /// The page's main landmark: a `<main>` element or `role=main`.
+    pub const MAIN_LANDMARK: u32 = 1 << 11;
 }
 
 /// One element (text is in blocks, not nodes).
@@ -680,6 +682,7 @@ impl<'a> Builder<'a> {
         let mut id: &[u8] = b"";
         let mut hidden = false;
         let mut role_unlikely = false;
+        let mut role_main = false;
         let mut byline = false;
         let mut article_body = false;
         let mut href: Option<&'a [u8]> = None;
@@ -698,6 +701,7 @@ impl<'a> Builder<'a> {
                 4 if k.eq_ignore_ascii_case(b"href") => href = Some(v),
                 4 if k.eq_ignore_ascii_case(b"role") => {
                     let r = v.trim_ascii();
+                    role_main = r.eq_ignore_ascii_case(b"main");
                     role_unlikely = [
                         &b"menu"[..],
                         b"menubar",
@@ -785,6 +789,9 @@ impl<'a> Builder<'a> {
         }
         if article_body {
             flags |= flag::ARTICLE_BODY;
+        }
+        if role_main || tag == Tag::Main {
+            flags |= flag::MAIN_LANDMARK;
         }
         if self.figure_depth > 0 {
             flags |= flag::IN_FIGURE;
