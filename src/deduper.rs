@@ -114,6 +114,17 @@ pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
     format!("redirect_stub: {how} to {}", redirect.to)
 }
 
+/// The version of what analysis computes from the same bytes and settings
+/// (extraction, text normalisation, signatures, content evidence). Bumped
+/// whenever a change makes this build compute other signatures or evidence
+/// for some page than the build before: it is recorded in the store
+/// identity, so an index built by another analysis version is refused (its
+/// stored pages would be compared with signatures made another way)
+/// instead of quietly missing copies. 2: pages without an article get
+/// their content blocks as main text; long preformatted blocks are cut for
+/// the template model.
+pub const ANALYSIS_VERSION: u32 = 2;
+
 /// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
@@ -1353,6 +1364,7 @@ fn identity_of(config: &Config, detectors: &[Box<dyn Detector>]) -> crate::Resul
         "hash_seed".to_owned(),
         format!("{:#018x}", crate::signature::HASH_SEED),
     );
+    settings.insert("analysis_version".to_owned(), ANALYSIS_VERSION.to_string());
     settings.extend(settings_of(
         "extract",
         &config.extract,

@@ -407,7 +407,9 @@ fn hex_value(b: u8) -> Option<u8> {
 
 /// Decodes `%XX` escapes of unreserved characters and uppercases the hex of
 /// the others (RFC 3986 6.2.2.1-2). A `%` not followed by two hex digits is
-/// left alone.
+/// written `%25`, as w3lib does: left alone, it could meet a decoded hex
+/// digit (`%%30a` -> `%0a`) and the next pass would read an escape, so the
+/// key would not be a fixed point.
 pub fn normalize_percent(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
@@ -429,6 +431,9 @@ pub fn normalize_percent(s: &str) -> String {
                 i += 3;
                 continue;
             }
+            out.push_str("%25");
+            i += 1;
+            continue;
         }
         // Copy the whole UTF-8 sequence starting here (non-ASCII bytes of a
         // parsed URL are already escaped, but this stays correct on any str).
@@ -510,8 +515,10 @@ mod tests {
             ("http://e.com/?q=%2d%5F", "http://e.com/?q=-_"),
             // Reserved kept, hex uppercased.
             ("http://e.com/a%2fb?x=%3d%26", "http://e.com/a%2Fb?x=%3D%26"),
-            // A stray `%` stays.
-            ("http://e.com/100%", "http://e.com/100%"),
+            // A stray `%` is escaped, so a decoded hex digit after it
+            // never forms an escape on the next pass.
+            ("http://e.com/100%", "http://e.com/100%25"),
+            ("http://Ex.com?%%30a", "http://ex.com/?%250a"),
         ];
         for (input, want) in cases {
             assert_eq!(canon(input), want, "input {input}");
