@@ -1170,11 +1170,13 @@ pub struct OwnContent {
     visible: u64,
     /// Every compared block.
     all: Compared,
-    /// The compared blocks other than those that name the page (its title
-    /// and the top-level headings holding its name), when it has both
-    /// kinds: what is measured against the same item under another folder
-    /// (see [`OwnContent::coverage`]).
-    unnamed: Option<Compared>,
+    /// Indexes (in the page's blocks) of the compared blocks other than
+    /// those that name the page (its title and the top-level headings
+    /// holding its name), when it has both kinds: what is measured against
+    /// the same item under another folder (see [`OwnContent::coverage`]).
+    unnamed: Option<Vec<usize>>,
+    /// Those blocks made ready to measure, at the first such candidate.
+    unnamed_compared: std::cell::OnceCell<Compared>,
     /// The page's name: the distinct words of its title that its section's
     /// titles do not commonly share (empty when its title is template or
     /// all common).
@@ -1245,13 +1247,14 @@ impl OwnContent {
     /// What of `page` is its own under `template`.
     pub fn new(page: &PageContent, template: SiteTemplate<'_>, url: &str) -> OwnContent {
         let sel = Selection::new(page, template);
-        let own: Vec<&ContentBlock> = page
+        let own: Vec<(usize, &ContentBlock)> = page
             .blocks
             .iter()
-            .filter(|b| sel.role(b) == Role::Compared)
+            .enumerate()
+            .filter(|(_, b)| sel.role(b) == Role::Compared)
             .collect();
         let title = page.title_words();
-        let name: Vec<u32> = if own.iter().any(|b| b.source == 0) {
+        let name: Vec<u32> = if own.iter().any(|(_, b)| b.source == 0) {
             title
                 .iter()
                 .copied()
@@ -1263,29 +1266,31 @@ impl OwnContent {
         // What names the page in a heading: its name, or its whole title
         // when every word of it is common in its section.
         let key = if name.is_empty() { &title } else { &name };
-        let naming: Vec<&ContentBlock> = own
-            .iter()
-            .copied()
-            .filter(|b| b.h1 && !key.is_empty())
-            .filter(|b| {
+        let naming = |b: &ContentBlock| {
+            b.h1 && !key.is_empty() && {
                 let words = page.words_of(b);
                 let held = key.iter().filter(|w| words.contains(w)).count();
                 held as f64 >= MIN_NAMED * key.len() as f64
-            })
+            }
+        };
+        let headings = own
+            .iter()
+            .filter(|(_, b)| naming(b))
+            .map(|(_, b)| b.hash)
             .collect();
-        let headings = naming.iter().map(|b| b.hash).collect();
         // Without its title and naming headings, for the same item under
         // another folder; only for a page with a name and something else.
         let unnamed = if name.is_empty() {
             None
         } else {
-            let rest: Vec<&ContentBlock> = own
+            let rest: Vec<usize> = own
                 .iter()
-                .copied()
-                .filter(|b| b.source != 0 && !naming.iter().any(|n| std::ptr::eq(*n, *b)))
+                .filter(|(_, b)| b.source != 0 && !naming(b))
+                .map(|(i, _)| *i)
                 .collect();
-            (!rest.is_empty() && rest.len() < own.len()).then(|| Compared::new(page, &rest))
+            (!rest.is_empty() && rest.len() < own.len()).then_some(rest)
         };
+        let own: Vec<&ContentBlock> = own.into_iter().map(|(_, b)| b).collect();
         OwnContent {
             page_name: page_name(url),
             title,
@@ -1296,6 +1301,7 @@ impl OwnContent {
             visible: page.visible,
             all: Compared::new(page, &own),
             unnamed,
+            unnamed_compared: std::cell::OnceCell::new(),
         }
     }
 
@@ -1314,7 +1320,8 @@ impl OwnContent {
     /// [`Kept::name_articles`]. An article matched well by a detector is
     /// not held to its title: print views, syndicated and edited copies
     /// are often retitled.
-    pub fn coverage(&self, kept: Kept<'_>, strict: bool) -> Coverage {
+    /// `page` is the page this content was computed from.
+    pub fn coverage(&self, page: &PageContent, kept: Kept<'_>, strict: bool) -> Coverage {
         let Kept {
             evidence: kept,
             page_name,
@@ -1369,9 +1376,18 @@ impl OwnContent {
         // name in the kept page's title): its title and naming headings
         // say where it is (a module path, a version, a breadcrumb) and were
         // judged by name; what it says besides must be in the kept page.
-        let mirror = self.unnamed.as_ref().filter(|u| {
-            u.shingles.len() >= MIN_SHINGLES && page_name == self.page_name && named() == 1.0
-        });
+        let mirror = self
+            .unnamed
+            .as_ref()
+            .filter(|_| page_name == self.page_name && named() == 1.0)
+            .map(|rest| {
+                self.unnamed_compared.get_or_init(|| {
+                    let rest: Vec<&ContentBlock> =
+                        rest.iter().filter_map(|&i| page.blocks.get(i)).collect();
+                    Compared::new(page, &rest)
+                })
+            })
+            .filter(|u| u.shingles.len() >= MIN_SHINGLES);
         let (cmp, mirror) = match mirror {
             Some(u) => (u, true),
             None => (all, false),
@@ -1430,7 +1446,7 @@ pub fn coverage(
         page_name: 0,
         name_articles: same_site && strict,
     };
-    OwnContent::new(page, template, "").coverage(kept, strict)
+    OwnContent::new(page, template, "").coverage(page, kept, strict)
 }
 
 /// The share of the words of the compared blocks (`spans`: first word's
@@ -1899,6 +1915,7 @@ mod tests {
         let slots = kept.to_signatures();
         let own = OwnContent::new(&page, SiteTemplate::default(), url);
         own.coverage(
+            &page,
             Kept {
                 evidence: Evidence::from_signatures(&slots).unwrap(),
                 page_name: page_name(kept_url),
