@@ -12,7 +12,10 @@
 //! - [`PageContent`] (analysis, any thread): the title and every visible
 //!   block of the page as a stable block hash (of its words and whether it
 //!   is a heading or the title), whether extraction called it main content
-//!   or navigation, and its words as stable hashes.
+//!   or navigation, and its words as stable hashes. A long preformatted
+//!   block (a source file, a listing) is cut into content-defined pieces,
+//!   each a block of its own ([`cut_pieces`]): a license or import header
+//!   every file repeats sits in the same block as the file's own code.
 //! - [`Evidence`] (stored with each kept page): the page's block hashes (for
 //!   the template model and the [`BlockIndex`]), a sample of its word
 //!   3-shingles (Broder's Mod_m: the shingles whose hash is `0 mod m`, `m`
@@ -46,7 +49,10 @@
 //!   print view). Two siblings of one template share most of their text
 //!   before the template is known; what they are called differs. Titles
 //!   are stored with the evidence and their words counted per site and
-//!   section with the template.
+//!   section with the template. The same item under another folder (the
+//!   same page name, its whole name in the kept page's title) is measured
+//!   without its title and naming headings: they say where it is (a module
+//!   path, a version), and the naming rule has judged them.
 //! - [`BlockIndex`]: kept pages by their blocks, the core's candidates for a
 //!   page no detector of the chain matched to a page holding its content.
 //!
@@ -194,19 +200,29 @@ impl PageContent {
         let mut shingles = Vec::new();
         let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
         let title = (!title.trim().is_empty()).then_some((0, title, true, Kind::Title));
-        let title = title.map(|(source, text, main, kind)| (source, text, main, kind, false));
+        let title =
+            title.map(|(source, text, main, kind)| (source, text, main, kind, false, false));
         let blocks = blocks.iter().enumerate().map(|(i, b)| {
-            let h1 = b.tag == "h1";
-            (i as u32 + 1, b.text.as_str(), b.is_main, Kind::of(b), h1)
+            let (h1, pre) = (b.tag == "h1", b.tag == "pre");
+            (
+                i as u32 + 1,
+                b.text.as_str(),
+                b.is_main,
+                Kind::of(b),
+                h1,
+                pre,
+            )
         });
-        for (source, text, main, kind, h1) in title.into_iter().chain(blocks) {
+        let mut numbers = Vec::new();
+        let mut pieces = Vec::new();
+        for (source, text, main, kind, h1, pre) in title.into_iter().chain(blocks) {
             lowercase_into(text, &mut lower);
             let start = out.words.len();
-            let mut numbers = 0usize;
+            numbers.clear();
             crate::text::for_each_word(&lower, |w| {
                 if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
                     out.words.push(hash64(w.as_bytes()) as u32);
-                    numbers += usize::from(w.bytes().all(|b| b.is_ascii_digit()));
+                    numbers.push(w.bytes().all(|b| b.is_ascii_digit()));
                 }
             });
             let Some(words) = out.words.get(start..) else {
@@ -215,39 +231,56 @@ impl PageContent {
             if words.is_empty() {
                 continue;
             }
-            shingles.clear();
-            block_shingles(words, &mut shingles);
-            out.by_shingle.extend(
-                (start as u64..)
-                    .zip(&shingles)
-                    .map(|(at, &s)| u64::from(s) << 32 | at),
-            );
-            // Runs of bare numbers (line numbers, pagination) are
-            // navigation like link lists.
-            let kind = if kind == Kind::Text && words.len() >= 3 && numbers * 5 >= words.len() * 4 {
-                Kind::Links
+            pieces.clear();
+            if pre && words.len() >= PIECE_BLOCK_WORDS {
+                cut_pieces(words, &mut pieces);
             } else {
-                kind
-            };
-            // Link text and plain text hash alike (a signature line's
-            // link density varies with its rendering); headings and the
-            // title do not.
-            let tag = match kind {
-                Kind::Heading | Kind::Title => kind as u32,
-                Kind::Text | Kind::Links => Kind::Text as u32,
-            };
-            let hash = fold_with(tag, words);
-            let links = kind == Kind::Links;
-            visible.update(&hash.to_le_bytes());
-            out.blocks.push(ContentBlock {
-                hash,
-                main,
-                source,
-                links,
-                h1,
-                start: start as u32,
-                end: out.words.len() as u32,
-            });
+                pieces.push(words.len());
+            }
+            let mut from = 0;
+            for &to in &pieces {
+                let (Some(words), Some(numbers)) = (words.get(from..to), numbers.get(from..to))
+                else {
+                    break;
+                };
+                let at = start + from;
+                from = to;
+                shingles.clear();
+                block_shingles(words, &mut shingles);
+                out.by_shingle.extend(
+                    (at as u64..)
+                        .zip(&shingles)
+                        .map(|(at, &s)| u64::from(s) << 32 | at),
+                );
+                // Runs of bare numbers (line numbers, pagination) are
+                // navigation like link lists.
+                let numbers = numbers.iter().filter(|&&n| n).count();
+                let kind =
+                    if kind == Kind::Text && words.len() >= 3 && numbers * 5 >= words.len() * 4 {
+                        Kind::Links
+                    } else {
+                        kind
+                    };
+                // Link text and plain text hash alike (a signature line's
+                // link density varies with its rendering); headings and the
+                // title do not.
+                let tag = match kind {
+                    Kind::Heading | Kind::Title => kind as u32,
+                    Kind::Text | Kind::Links => Kind::Text as u32,
+                };
+                let hash = fold_with(tag, words);
+                let links = kind == Kind::Links;
+                visible.update(&hash.to_le_bytes());
+                out.blocks.push(ContentBlock {
+                    hash,
+                    main,
+                    source,
+                    links,
+                    h1,
+                    start: at as u32,
+                    end: (at + words.len()) as u32,
+                });
+            }
         }
         out.visible = visible.digest();
         out.by_shingle.sort_unstable();
@@ -283,6 +316,40 @@ fn shingle_count(words: u32) -> usize {
         0 => 0,
         1 | 2 => 1,
         n => n as usize - 2,
+    }
+}
+
+/// A preformatted block of at least this many words is cut into pieces
+/// ([`cut_pieces`]), each a block of its own for the template model.
+const PIECE_BLOCK_WORDS: usize = 64;
+/// Pieces hold at least this many words...
+const PIECE_MIN_WORDS: usize = 8;
+/// ...and at most this many.
+const PIECE_MAX_WORDS: usize = 48;
+/// A piece ends after a word whose hash is `0 mod PIECE_MODULUS` (once it
+/// has [`PIECE_MIN_WORDS`]): about 24 words a piece.
+const PIECE_MODULUS: u32 = 16;
+
+/// Cuts a preformatted block's `words` into content-defined pieces and
+/// pushes the end of each (exclusive, within `words`) to `ends`. A source
+/// file or a listing often starts with a header every file of its site
+/// repeats (a license, an import block) in the same block as its own
+/// code: the block as a whole is on one page only, but the pieces of its
+/// header are on many and are learned as template. Cut points depend only
+/// on the words since the previous cut, so a run of words that two blocks
+/// share (at their start, or after the first cut inside it) is cut alike
+/// in both.
+fn cut_pieces(words: &[u32], ends: &mut Vec<usize>) {
+    let mut len = 0;
+    for (i, &w) in words.iter().enumerate() {
+        len += 1;
+        if len >= PIECE_MAX_WORDS || (len >= PIECE_MIN_WORDS && w % PIECE_MODULUS == 0) {
+            ends.push(i + 1);
+            len = 0;
+        }
+    }
+    if len > 0 {
+        ends.push(words.len());
     }
 }
 
@@ -881,6 +948,10 @@ pub enum Coverage {
         words: u32,
         /// The page's site or section was young (see [`YOUNG_MIN_COVERAGE`]).
         young: bool,
+        /// The page is the kept page's item under another folder: its
+        /// title and naming headings were judged by name, not measured
+        /// (see [`OwnContent::coverage`]).
+        mirror: bool,
     },
     /// The page is named otherwise than the kept page (see [`MIN_NAMED`]
     /// and [`OwnContent::coverage`]): its own content is not measured, it
@@ -957,14 +1028,20 @@ impl Coverage {
                 basis,
                 words,
                 young,
+                mirror,
             } => format!(
-                "{:.0}% of this page's own content ({words} words of its {}, {}) is in the kept page",
+                "{:.0}% of this page's own content ({words} words of its {}, {}{}) is in the kept page",
                 covered * 100.0,
                 basis.as_str(),
                 if young {
                     "site template not yet known"
                 } else {
                     "site template removed"
+                },
+                if mirror {
+                    "; the same item under another folder: its title and heading judged by name"
+                } else {
+                    ""
                 }
             ),
             Coverage::OtherName { named, words } => format!(
@@ -1061,11 +1138,20 @@ pub enum Role {
 /// show as "what was compared".
 pub fn roles(page: &PageContent, template: SiteTemplate<'_>) -> (Basis, Vec<(u32, Role)>) {
     let sel = Selection::new(page, template);
-    let roles = page
-        .blocks
-        .iter()
-        .map(|b| (b.source, sel.role(b)))
-        .collect();
+    let mut roles: Vec<(u32, Role)> = Vec::with_capacity(page.blocks.len());
+    for b in &page.blocks {
+        let role = sel.role(b);
+        match roles.last_mut() {
+            // The pieces of one preformatted block: compared if any piece
+            // is, else chrome if any piece is.
+            Some((source, r)) if *source == b.source => {
+                if role == Role::Compared || (role == Role::Chrome && *r == Role::Template) {
+                    *r = role;
+                }
+            }
+            _ => roles.push((b.source, role)),
+        }
+    }
     (sel.basis, roles)
 }
 
@@ -1088,17 +1174,16 @@ pub struct Kept<'a> {
 pub struct OwnContent {
     basis: Basis,
     young: bool,
-    words: u32,
     visible: u64,
-    /// The compared blocks, in page order: (first word's position, words).
-    spans: Vec<(u32, u32)>,
-    /// Per word position of the page, the index in `shingles` of the
-    /// shingle starting there (meaningful at compared shingle positions).
-    rank_at: Vec<u32>,
-    /// Sorted, distinct shingles of the compared blocks.
-    shingles: Vec<u32>,
-    /// Compared blocks: (hash, words), for the block-level fallback.
-    blocks: Vec<(u32, u32)>,
+    /// Every compared block.
+    all: Compared,
+    /// Indexes (in the page's blocks) of the compared blocks other than
+    /// those that name the page (its title and the top-level headings
+    /// holding its name), when it has both kinds: what is measured against
+    /// the same item under another folder (see [`OwnContent::coverage`]).
+    unnamed: Option<Vec<usize>>,
+    /// Those blocks made ready to measure, at the first such candidate.
+    unnamed_compared: std::cell::OnceCell<Compared>,
     /// The page's name: the distinct words of its title that its section's
     /// titles do not commonly share (empty when its title is template or
     /// all common).
@@ -1112,22 +1197,31 @@ pub struct OwnContent {
     page_name: u64,
 }
 
-impl OwnContent {
-    /// What of `page` is its own under `template`.
-    pub fn new(page: &PageContent, template: SiteTemplate<'_>, url: &str) -> OwnContent {
-        let sel = Selection::new(page, template);
-        let own: Vec<&ContentBlock> = page
-            .blocks
-            .iter()
-            .filter(|b| sel.role(b) == Role::Compared)
-            .collect();
+/// A set of compared blocks of a page, ready to be measured.
+#[derive(Clone, Debug)]
+struct Compared {
+    /// Words of the blocks.
+    words: u32,
+    /// The blocks, in page order: (first word's position, words).
+    spans: Vec<(u32, u32)>,
+    /// Per word position of the page, the index in `shingles` of the
+    /// shingle starting there (meaningful at compared shingle positions).
+    rank_at: Vec<u32>,
+    /// Sorted, distinct shingles of the blocks.
+    shingles: Vec<u32>,
+    /// The blocks: (hash, words), for the block-level fallback.
+    blocks: Vec<(u32, u32)>,
+}
+
+impl Compared {
+    fn new(page: &PageContent, own: &[&ContentBlock]) -> Compared {
         let blocks: Vec<(u32, u32)> = own.iter().map(|b| (b.hash, b.words())).collect();
         let spans = own.iter().map(|b| (b.start, b.words())).collect();
         // The page's shingles are sorted once at analysis: keeping those
         // of compared blocks gives the distinct shingles and each
         // position's index among them in one pass.
         let mut compared = vec![false; page.words.len()];
-        for b in &own {
+        for b in own {
             let start = b.start as usize;
             let end = (start + shingle_count(b.words())).min(compared.len());
             compared.get_mut(start..end).unwrap_or_default().fill(true);
@@ -1146,8 +1240,28 @@ impl OwnContent {
                 *r = shingles.len() as u32 - 1;
             }
         }
+        Compared {
+            words: blocks.iter().map(|b| b.1).sum(),
+            spans,
+            rank_at,
+            shingles,
+            blocks,
+        }
+    }
+}
+
+impl OwnContent {
+    /// What of `page` is its own under `template`.
+    pub fn new(page: &PageContent, template: SiteTemplate<'_>, url: &str) -> OwnContent {
+        let sel = Selection::new(page, template);
+        let own: Vec<(usize, &ContentBlock)> = page
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| sel.role(b) == Role::Compared)
+            .collect();
         let title = page.title_words();
-        let name: Vec<u32> = if own.iter().any(|b| b.source == 0) {
+        let name: Vec<u32> = if own.iter().any(|(_, b)| b.source == 0) {
             title
                 .iter()
                 .copied()
@@ -1159,16 +1273,31 @@ impl OwnContent {
         // What names the page in a heading: its name, or its whole title
         // when every word of it is common in its section.
         let key = if name.is_empty() { &title } else { &name };
-        let headings = own
-            .iter()
-            .filter(|b| b.h1 && !key.is_empty())
-            .filter(|b| {
+        let naming = |b: &ContentBlock| {
+            b.h1 && !key.is_empty() && {
                 let words = page.words_of(b);
                 let held = key.iter().filter(|w| words.contains(w)).count();
                 held as f64 >= MIN_NAMED * key.len() as f64
-            })
-            .map(|b| b.hash)
+            }
+        };
+        let headings = own
+            .iter()
+            .filter(|(_, b)| naming(b))
+            .map(|(_, b)| b.hash)
             .collect();
+        // Without its title and naming headings, for the same item under
+        // another folder; only for a page with a name and something else.
+        let unnamed = if name.is_empty() {
+            None
+        } else {
+            let rest: Vec<usize> = own
+                .iter()
+                .filter(|(_, b)| b.source != 0 && !naming(b))
+                .map(|(i, _)| *i)
+                .collect();
+            (!rest.is_empty() && rest.len() < own.len()).then_some(rest)
+        };
+        let own: Vec<&ContentBlock> = own.into_iter().map(|(_, b)| b).collect();
         OwnContent {
             page_name: page_name(url),
             title,
@@ -1176,12 +1305,10 @@ impl OwnContent {
             headings,
             basis: sel.basis,
             young: sel.young,
-            words: blocks.iter().map(|b| b.1).sum(),
             visible: page.visible,
-            shingles,
-            spans,
-            rank_at,
-            blocks,
+            all: Compared::new(page, &own),
+            unnamed,
+            unnamed_compared: std::cell::OnceCell::new(),
         }
     }
 
@@ -1200,31 +1327,32 @@ impl OwnContent {
     /// [`Kept::name_articles`]. An article matched well by a detector is
     /// not held to its title: print views, syndicated and edited copies
     /// are often retitled.
-    pub fn coverage(&self, kept: Kept<'_>, strict: bool) -> Coverage {
+    /// `page` is the page this content was computed from.
+    pub fn coverage(&self, page: &PageContent, kept: Kept<'_>, strict: bool) -> Coverage {
         let Kept {
             evidence: kept,
             page_name,
             name_articles,
         } = kept;
-        let (basis, words, young) = (self.basis, self.words, self.young);
-        if self.shingles.len() < MIN_SHINGLES {
+        let (basis, young) = (self.basis, self.young);
+        let all = &self.all;
+        if all.shingles.len() < MIN_SHINGLES {
             let mirrored = !self.title.is_empty()
-                && !self.blocks.is_empty()
+                && !all.blocks.is_empty()
                 && page_name == self.page_name
                 && kept.title == self.title.as_slice()
-                && self
+                && all
                     .blocks
                     .iter()
                     .all(|(hash, _)| kept.blocks.binary_search(hash).is_ok());
             return Coverage::TooSmall {
                 identical: self.visible == kept.visible,
                 mirrored,
-                words,
+                words: all.words,
             };
         }
-        if !self.title.is_empty() && (basis == Basis::Page || name_articles) {
-            let same = page_name == self.page_name || kept.title == self.title.as_slice();
-            let named = if self.name.is_empty() {
+        let named = || {
+            if self.name.is_empty() {
                 0.0
             } else {
                 self.name
@@ -1232,7 +1360,10 @@ impl OwnContent {
                     .filter(|w| kept.title.binary_search(w).is_ok())
                     .count() as f64
                     / self.name.len() as f64
-            };
+            }
+        };
+        if !self.title.is_empty() && (basis == Basis::Page || name_articles) {
+            let same = page_name == self.page_name || kept.title == self.title.as_slice();
             // A page inside a larger one (a chapter in its manual's print
             // view) is named by its heading there, word for word (a
             // heading that holds its name).
@@ -1243,24 +1374,46 @@ impl OwnContent {
             };
             if !same && !headed() {
                 return Coverage::OtherName {
-                    named,
+                    named: named(),
                     words: self.name.len() as u32,
                 };
             }
         }
+        // The same item under another folder (the same page name, its whole
+        // name in the kept page's title): its title and naming headings
+        // say where it is (a module path, a version, a breadcrumb) and were
+        // judged by name; what it says besides must be in the kept page.
+        let mirror = self
+            .unnamed
+            .as_ref()
+            .filter(|_| page_name == self.page_name && named() == 1.0)
+            .map(|rest| {
+                self.unnamed_compared.get_or_init(|| {
+                    let rest: Vec<&ContentBlock> =
+                        rest.iter().filter_map(|&i| page.blocks.get(i)).collect();
+                    Compared::new(page, &rest)
+                })
+            })
+            .filter(|u| u.shingles.len() >= MIN_SHINGLES);
+        let (cmp, mirror) = match mirror {
+            Some(u) => (u, true),
+            None => (all, false),
+        };
+        let words = cmp.words;
         let m = kept.modulus.max(1);
-        let hit = found_in(&self.shingles, kept.sample);
+        let hit = found_in(&cmp.shingles, kept.sample);
         if basis == Basis::Article && m == 1 && !strict {
             return Coverage::Measured {
-                covered: words_covered(&self.spans, &self.rank_at, &hit),
+                covered: words_covered(&cmp.spans, &cmp.rank_at, &hit),
                 basis,
                 words,
                 young,
+                mirror,
             };
         }
         // The kept sample holds only shingles `0 mod m`: every hit is one.
         // (`m` is a power of two: a mask, not a division per shingle.)
-        let sampled = self.shingles.iter().filter(|&s| s & (m - 1) == 0).count();
+        let sampled = cmp.shingles.iter().filter(|&s| s & (m - 1) == 0).count();
         let hits = hit.iter().filter(|&&h| h).count();
         let covered = if sampled >= MIN_SAMPLED {
             hits as f64 / sampled as f64
@@ -1268,7 +1421,7 @@ impl OwnContent {
             // Too few sampled shingles to estimate: whole blocks present in
             // the kept page, by words (stricter: an edited block counts as
             // absent).
-            let present: u32 = self
+            let present: u32 = cmp
                 .blocks
                 .iter()
                 .filter(|(hash, _)| kept.blocks.binary_search(hash).is_ok())
@@ -1281,6 +1434,7 @@ impl OwnContent {
             basis,
             words,
             young,
+            mirror,
         }
     }
 }
@@ -1299,7 +1453,7 @@ pub fn coverage(
         page_name: 0,
         name_articles: same_site && strict,
     };
-    OwnContent::new(page, template, "").coverage(kept, strict)
+    OwnContent::new(page, template, "").coverage(page, kept, strict)
 }
 
 /// The share of the words of the compared blocks (`spans`: first word's
@@ -1407,6 +1561,51 @@ mod tests {
         lowercase_into("ÀB Σ東京 ΣΑ", &mut out);
         let by_char: String = "ÀB Σ東京 ΣΑ".chars().flat_map(char::to_lowercase).collect();
         assert_eq!(out, by_char);
+    }
+
+    #[test]
+    fn long_preformatted_blocks_are_cut_alike_where_they_agree() {
+        let header: Vec<String> = (0..120).map(|i| format!("h{i}")).collect();
+        let pre = |tail: &str| Block {
+            text: format!("{} {tail}", header.join(" ")),
+            tag: "pre".into(),
+            link_density: 0.0,
+            is_main: true,
+        };
+        let code_a: Vec<String> = (0..40).map(|i| format!("a{i}")).collect();
+        let code_b: Vec<String> = (0..40).map(|i| format!("b{i}")).collect();
+        let a = PageContent::from_page("", &[pre(&code_a.join(" "))]);
+        let b = PageContent::from_page("", &[pre(&code_b.join(" "))]);
+        assert!(
+            a.blocks.len() >= 160 / PIECE_MAX_WORDS,
+            "{}",
+            a.blocks.len()
+        );
+        assert!(a.blocks.iter().all(|p| p.source == 1));
+        assert!(a
+            .blocks
+            .iter()
+            .all(|p| (p.words() as usize) <= PIECE_MAX_WORDS));
+        // The pieces wholly inside the shared header are the same blocks.
+        let shared = a
+            .blocks
+            .iter()
+            .zip(&b.blocks)
+            .take_while(|(x, y)| x.hash == y.hash)
+            .count();
+        let in_header = a.blocks.iter().take_while(|p| p.end <= 120).count();
+        assert!(
+            shared >= in_header && in_header >= 2,
+            "{shared} {in_header}"
+        );
+        assert_ne!(a.visible, b.visible);
+        // Not a preformatted block, or a short one: one block.
+        let mut p = pre(&code_a.join(" "));
+        p.tag = "p".into();
+        assert_eq!(PageContent::from_page("", &[p]).blocks.len(), 1);
+        let mut p = pre("");
+        p.text = code_a.join(" ");
+        assert_eq!(PageContent::from_page("", &[p]).blocks.len(), 1);
     }
 
     #[test]
@@ -1723,6 +1922,7 @@ mod tests {
         let slots = kept.to_signatures();
         let own = OwnContent::new(&page, SiteTemplate::default(), url);
         own.coverage(
+            &page,
             Kept {
                 evidence: Evidence::from_signatures(&slots).unwrap(),
                 page_name: page_name(kept_url),

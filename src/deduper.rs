@@ -1076,7 +1076,7 @@ impl Deduper {
                 else {
                     continue;
                 };
-                let coverage = own().coverage(kept, false);
+                let coverage = own().coverage(content, kept, false);
                 if coverage.allows_drop(min_coverage) {
                     return Ok((Some((i, id, sim, j, coverage)), None));
                 }
@@ -1100,7 +1100,7 @@ impl Deduper {
             let Some(kept) = kept_side(&rec, n, rec.site == site) else {
                 continue;
             };
-            let coverage = own().coverage(kept, true);
+            let coverage = own().coverage(content, kept, true);
             if coverage.allows_drop(min_coverage)
                 && best.is_none_or(|(_, b, _)| coverage.share() > b.share())
             {

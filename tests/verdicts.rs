@@ -243,3 +243,66 @@ fn a_small_page_mirrored_under_another_folder_is_a_copy() {
         assert_eq!(v.kind, VerdictKind::Unique, "{other}: {v:?}");
     }
 }
+
+/// The same intrinsic documented under two architecture modules: its title
+/// and heading name the module, what it says besides (signature,
+/// description) is the same. Once the section's titles show the module
+/// path as common, the page's name is the item's (`add_lanes`), the same
+/// as the kept page's and under the same page name: a copy, measured on
+/// what it says besides its title and heading. A sibling with another name
+/// (`add_lanes_masked`), whose description is almost the same, is not.
+#[test]
+fn the_same_item_under_two_folders_is_a_copy_but_a_sibling_is_not() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    let first = checks(
+        &mut d,
+        &[
+            "arch/x86/fn.add_lanes.html",
+            "arch/x86/fn.sub_lanes.html",
+            "arch/x86_64/fn.read_counter64.html",
+            "arch/x86_64/fn.swap_bytes64.html",
+            "arch/x86_64/fn.load_wide64.html",
+        ],
+    );
+    assert!(
+        first.iter().all(|(_, v)| v.kind == VerdictKind::Unique),
+        "{:?}",
+        kinds(&first)
+    );
+    let sibling = check(&mut d, "arch/x86/fn.add_lanes_masked.html");
+    assert_eq!(sibling.kind, VerdictKind::Unique, "{sibling:?}");
+    let twin = check(&mut d, "arch/x86_64/fn.add_lanes.html");
+    assert!(twin.kind.is_drop(), "{twin:?}");
+    let m = twin.matched.expect("a drop names its match");
+    assert_eq!(m.url, format!("{SITE}/arch/x86/fn.add_lanes.html"));
+    assert!(m.reason.contains("another folder"), "{}", m.reason);
+}
+
+/// Source files that start with the same license header, in the same
+/// preformatted block as their code: the header is most of each block, and
+/// the block as a whole is on one page only. Long preformatted blocks are
+/// cut into pieces, so the header's pieces are learned as template from the
+/// first files and a later file is judged on its code, which no other file
+/// has. A copy of a file is still a copy.
+#[test]
+fn a_license_header_shared_by_source_files_is_template() {
+    let mut d = Deduper::new(Config::default()).unwrap();
+    checks(
+        &mut d,
+        &["src/alpha.rs.html", "src/beta.rs.html", "src/gear.rs.html"],
+    );
+    let v = check(&mut d, "src/spring.rs.html");
+    assert_eq!(v.kind, VerdictKind::Unique, "{v:?}");
+    let copy = d
+        .check(
+            &format!("{SITE}/mirror/spring.rs.html"),
+            &body("src/spring.rs.html"),
+            Some("text/html"),
+        )
+        .unwrap();
+    assert!(copy.kind.is_drop(), "{copy:?}");
+    assert_eq!(
+        copy.matched.map(|m| m.url),
+        Some(format!("{SITE}/src/spring.rs.html"))
+    );
+}
