@@ -60,7 +60,7 @@ pub struct ExtractConfig {
     /// Recognise redirect stubs (a `<meta http-equiv=refresh>` to another
     /// URL within `refresh_max_delay_secs`, or a tiny page of one link and
     /// a few words saying it moved): they are redirects, not pages (see
-    /// [`crate::extract::redirect_of`]).
+    /// `extract::redirect_of`).
     pub redirect_stubs: bool,
     /// Longest delay, in seconds, of a meta refresh that counts as a
     /// redirect; a longer one is a page that reloads or moves on after

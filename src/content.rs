@@ -14,7 +14,7 @@
 //!   is a heading or the title), whether extraction called it main content
 //!   or navigation, and its words as stable hashes. A long preformatted
 //!   block (a source file, a listing) is cut into content-defined pieces,
-//!   each a block of its own ([`cut_pieces`]): a license or import header
+//!   each a block of its own (`cut_pieces`): a license or import header
 //!   every file repeats sits in the same block as the file's own code.
 //! - [`Evidence`] (stored with each kept page): the page's block hashes (for
 //!   the template model and the [`BlockIndex`]), a sample of its word

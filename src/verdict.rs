@@ -154,7 +154,7 @@ impl Match {
     }
 }
 
-/// How a page says it has moved (see [`crate::extract::redirect_of`]).
+/// How a page says it has moved (see `extract::redirect_of`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RedirectKind {

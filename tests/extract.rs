@@ -132,3 +132,41 @@ fn full_mode_is_accepted_and_bad_mode_is_a_usage_error() {
     dir.run(&["extract", "--mode", "most", "pages/article.html"])
         .expect_code(2);
 }
+
+/// The JSON view names a redirect stub's target (a meta refresh to an
+/// absolute URL: relative targets of a local file resolve to `file:` URLs,
+/// which are not redirects a crawler could follow), and only a stub's.
+#[test]
+fn json_names_a_redirect_stubs_target() {
+    let dir = Dir::new();
+    let stub = dir.write(
+        "old.html",
+        "<html><head><meta http-equiv=\"refresh\" content=\"0; URL='https://e.com/new/page.html'\">\
+         <title>Moved</title></head><body><p>Moved to \
+         <a href=\"https://e.com/new/page.html\">the new page</a>.</p></body></html>",
+    );
+    let page = dir.write(
+        "page.html",
+        "<html><head><title>A page</title></head><body><p>Nothing moved here.</p></body></html>",
+    );
+    let run = dir
+        .run(&[
+            "extract",
+            "--json",
+            stub.to_str().expect("utf-8 path"),
+            page.to_str().expect("utf-8 path"),
+        ])
+        .expect_code(0);
+    let objs: Vec<serde_json::Value> = run
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(
+        objs[0]["redirect_to"], "https://e.com/new/page.html",
+        "{}",
+        objs[0]
+    );
+    assert_eq!(objs[0]["redirect_kind"], "meta_refresh");
+    assert!(objs[1]["redirect_to"].is_null(), "{}", objs[1]);
+}

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use neardup::report::{url_hints, Basis, FiredCount, Report};
 
-use crate::util::{block_role, Dir, SITE_TEMPLATE};
+use crate::util::{block_role, read_verdicts, Dir, SITE_TEMPLATE};
 
 fn keys(urls: &[&str]) -> Vec<String> {
     url_hints(urls).into_iter().map(|h| h.key).collect()
@@ -489,11 +489,7 @@ fn demo_crawl_report_renders_in_chromium() {
     // Overview: the `duplicate` and `near_duplicate` verdicts (any
     // detector), each split by what fired, as counted here from
     // verdicts.jsonl.
-    let verdicts: Vec<serde_json::Value> = dir
-        .read("out/verdicts.jsonl")
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let verdicts = read_verdicts(&dir.read("out/verdicts.jsonl"));
     let fired = fired_counts(&verdicts, None);
     let duplicates = verdicts
         .iter()
@@ -604,11 +600,7 @@ fn content_evidence_drops_render_apart_in_chromium() {
         "exact",
     ])
     .expect_code(0);
-    let verdicts: Vec<serde_json::Value> = dir
-        .read("out/verdicts.jsonl")
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let verdicts = read_verdicts(&dir.read("out/verdicts.jsonl"));
     let fired = fired_counts(&verdicts, None);
     assert!(
         fired.contains_key(&("near_duplicate", "content".to_owned())),

@@ -79,6 +79,10 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
                 "basis": basis.as_str(),
                 "language": analyzed.doc.lang,
                 "canonical": e.canonical,
+                // A redirect stub's target (absent otherwise), as in
+                // verdicts.jsonl's `redirect_to` / `redirect_kind`.
+                "redirect_to": e.redirect.as_ref().map(|r| &r.to),
+                "redirect_kind": e.redirect.as_ref().map(|r| r.kind.as_str()),
                 "robots": e.robots,
                 "links": e.links.len(),
                 "text": analyzed.doc.text,

@@ -9,7 +9,7 @@
 //!   page (fewer than [`ARTICLE_MIN_WORDS`] words, title included) or a
 //!   sliver of its text (less than [`ARTICLE_MIN_SHARE`] of it); on such a
 //!   page it is typically the site footer or a notice. Their main text is
-//!   instead every content block ([`page_content`]): headings, lists,
+//!   instead every content block (`page_content`): headings, lists,
 //!   tables, definition lists, code signatures (`pre`), paragraphs, minus
 //!   the page's chrome, found by structure and link density only
 //!   (navigation, banners, footers, asides, forms, boilerplate class names
@@ -67,7 +67,7 @@ pub const ARTICLE_MIN_SHARE: f64 = 0.1;
 
 /// Whether a page whose main text has `main_words` of its `text_words`
 /// words (title included, navigation blocks excluded from both: see
-/// [`count_words`]) has an article. The one definition of "article" for
+/// `count_words`) has an article. The one definition of "article" for
 /// the classifier (on the page alone) and the decision layer (on the page
 /// minus its site's template, [`crate::content`]).
 pub fn has_article(main_words: u32, text_words: u32) -> bool {
@@ -83,7 +83,7 @@ pub enum MainText {
     #[default]
     Article,
     /// The page has no article: its main text is its content blocks minus
-    /// chrome ([`page_content`]).
+    /// chrome (`page_content`).
     Page,
 }
 

@@ -53,7 +53,7 @@ pub struct Extracted {
     /// Text blocks in document order.
     pub blocks: Vec<Block>,
     /// Set when the page is a redirect stub (`extract.redirect_stubs`, see
-    /// [`redirect_of`]).
+    /// `redirect_of`).
     pub redirect: Option<Redirect>,
     /// Whether the main blocks are the page's article or, on a page
     /// without one, its content blocks ([`classify`]).
