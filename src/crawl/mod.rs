@@ -1103,14 +1103,9 @@ impl Decider {
             frontier.skip("redirect_stub_limit");
             return;
         }
-        let keyed = Url::parse(&redirect.to)
-            .map_err(|_| ())
-            .and_then(|u| frontier.canon.request(u).map_err(|_| ()))
-            .and_then(|request| {
-                let key = frontier.canon.normalize(request.clone()).map_err(|_| ())?;
-                Ok((request, key))
-            });
-        let Ok((request, target)) = keyed else {
+        // The target is absolute (resolved at extraction); resolving it
+        // like a link gives the request URL and its key in one pass.
+        let Ok((request, target)) = frontier.canon.resolve(&job.url, &redirect.to) else {
             frontier.skip("bad_url");
             return;
         };
