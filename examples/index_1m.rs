@@ -133,7 +133,7 @@ fn probe(d: &mut Deduper, label: &str, seeds: impl Iterator<Item = u64>) -> anyh
             "probe",
             &format!(
                 "https://probe.example/{:x}/{i}",
-                neardup::signature::hash64(label.as_bytes())
+                neardup_api::hash64(label.as_bytes())
             ),
             &text(n),
         );

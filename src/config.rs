@@ -10,7 +10,17 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use neardup_api::SettingError;
+
 use crate::error::{Error, Result};
+
+pub use crate::canonical::{CanonicalConfig, TrailingSlash};
+pub use crate::deduper::DecideConfig;
+pub use crate::extract::{ExtractConfig, ExtractMode};
+pub use crate::index::IndexConfig;
+pub use crate::signature::chunk::{ChunkConfig, Chunker};
+pub use crate::signature::simhash::{SimhashConfig, SimhashWeights};
+pub use crate::text::TextConfig;
 
 /// The whole configuration. `Config::default()` is the tuned default.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,7 +38,9 @@ pub struct Config {
     pub decide: DecideConfig,
     /// The index over time: recrawls, expiry, the record cache of `--index`.
     pub index: IndexConfig,
-    /// The crawler: URL canonicalization, scope, robots.txt, fetching.
+    /// URL identity: the canonicalization rules that make a URL's key.
+    pub canonical: CanonicalConfig,
+    /// The crawler: scope, robots.txt, fetching.
     pub crawl: CrawlConfig,
     /// Settings of plugin detectors, one table per detector name, e.g.
     /// `[plugins.minhash]`; each plugin validates its own keys when the
@@ -36,244 +48,8 @@ pub struct Config {
     pub plugins: std::collections::BTreeMap<String, toml::Table>,
 }
 
-/// Which text of a page the signatures see.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExtractMode {
-    /// Main content only (boilerplate removed): the default, and what makes
-    /// the same article on two sites match.
-    Main,
-    /// All visible text.
-    Full,
-}
-
-/// Decoding and extraction settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ExtractConfig {
-    /// `main` or `full`.
-    pub mode: ExtractMode,
-    /// Bytes of a body that are looked at; the rest is ignored with a warning.
-    pub max_body_bytes: usize,
-    /// Outgoing links kept per page.
-    pub max_links: usize,
-    /// Recognise redirect stubs (a `<meta http-equiv=refresh>` to another
-    /// URL within `refresh_max_delay_secs`, or a tiny page of one link and
-    /// a few words saying it moved): they are redirects, not pages (see
-    /// `extract::redirect_of`).
-    pub redirect_stubs: bool,
-    /// Longest delay, in seconds, of a meta refresh that counts as a
-    /// redirect; a longer one is a page that reloads or moves on after
-    /// being read (a slideshow, a dashboard).
-    pub refresh_max_delay_secs: u64,
-}
-
-impl Default for ExtractConfig {
-    fn default() -> Self {
-        ExtractConfig {
-            mode: ExtractMode::Main,
-            max_body_bytes: 8 * 1024 * 1024,
-            max_links: 2000,
-            redirect_stubs: true,
-            refresh_max_delay_secs: 5,
-        }
-    }
-}
-
-/// Text normalization settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TextConfig {
-    /// Drop stop words (nltk lists, chosen by detected language).
-    pub stop_words: bool,
-    /// Stem words with the Snowball stemmer of the detected language. Off by
-    /// default: stems tie features to language detection, which flips on
-    /// pages with chrome in another language (see configs/default.toml).
-    pub stem: bool,
-    /// Bytes from the start of the text that language detection looks at.
-    /// Detection is the costliest step per page; a bounded sample keeps it
-    /// constant, and a page's first kilobytes are enough to tell its language.
-    pub detect_bytes: usize,
-    /// Settle the language by a stop-word vote when it is clear-cut, and
-    /// only otherwise run whatlang (a third of a check's CPU). Off: always
-    /// whatlang, as before the vote existed.
-    pub stop_word_vote: bool,
-}
-
-impl Default for TextConfig {
-    fn default() -> Self {
-        TextConfig {
-            stop_words: true,
-            stem: false,
-            detect_bytes: 1024,
-            stop_word_vote: true,
-        }
-    }
-}
-
-/// How SimHash features are weighted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SimhashWeights {
-    /// Each distinct shingle counts once.
-    Binary,
-    /// A shingle seen `n` times counts `1 + ln n`.
-    Log,
-}
-
-/// SimHash detector settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SimhashConfig {
-    /// Run the SimHash detector.
-    pub enabled: bool,
-    /// Words per shingle.
-    pub shingle: usize,
-    /// Feature weights.
-    pub weights: SimhashWeights,
-    /// Largest Hamming distance (of 64 bits) that counts as a match; the
-    /// index splits fingerprints into `max_distance + 1` blocks.
-    pub max_distance: u32,
-}
-
-impl Default for SimhashConfig {
-    fn default() -> Self {
-        SimhashConfig {
-            enabled: true,
-            shingle: 3,
-            weights: SimhashWeights::Binary,
-            max_distance: 3,
-        }
-    }
-}
-
-/// Which content-defined chunker cuts the normalized text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Chunker {
-    /// A gear hash rolled over the whole text: a cut depends only on the last
-    /// `window` bytes, so chunk boundaries resynchronize right after an edit.
-    /// Suits the small chunks (average 32 bytes) that work best for pages.
-    Gear,
-    /// The `fastcdc` crate (FastCDC 2020): block-level chunking with its own
-    /// size limits (average at least 256 bytes). Kept as an alternative for
-    /// comparison and for very long texts.
-    Fastcdc,
-}
-
-/// Content-defined chunk detector settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ChunkConfig {
-    /// Run the chunk detector.
-    pub enabled: bool,
-    /// The chunking algorithm.
-    pub chunker: Chunker,
-    /// Target average chunk size in bytes of normalized text.
-    pub avg_size: usize,
-    /// Smallest chunk in bytes.
-    pub min_size: usize,
-    /// Largest chunk in bytes.
-    pub max_size: usize,
-    /// Bytes in the rolling-hash window (a cut depends on these bytes only).
-    pub window: usize,
-    /// Resemblance at or above which a page is a duplicate (`t1`).
-    pub duplicate: f64,
-    /// Resemblance at or above which a page is a near duplicate (`t2`).
-    pub near_duplicate: f64,
-    /// Containment of the smaller page at or above which it is a near
-    /// duplicate (excerpts, page 1 vs "view all"); 1.0 requires full
-    /// containment, above 1.0 turns the rule off.
-    pub containment: f64,
-    /// Chunks the smaller page needs before containment is trusted.
-    pub containment_min_chunks: usize,
-    /// A chunk hash found in more indexed pages than this is site chrome:
-    /// it no longer yields candidates (it still counts when verifying).
-    pub max_postings: usize,
-}
-
-impl Default for ChunkConfig {
-    fn default() -> Self {
-        ChunkConfig {
-            enabled: true,
-            chunker: Chunker::Gear,
-            avg_size: 32,
-            min_size: 8,
-            max_size: 128,
-            window: 16,
-            duplicate: 0.8,
-            near_duplicate: 0.3,
-            containment: 0.8,
-            containment_min_chunks: 10,
-            max_postings: 1000,
-        }
-    }
-}
-
-/// The verdict: which detectors run in which order, and the page policy.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct DecideConfig {
-    /// Detector chain, in order; the first that matches decides.
-    pub detectors: Vec<String>,
-    /// Pages with fewer terms than this are compared by exact hash only,
-    /// so short pages do not cluster by chance.
-    pub min_terms: usize,
-    /// Index near duplicates too, so later variants of them are found
-    /// (exact duplicates are never indexed: they add nothing). Off by
-    /// default: an indexed near duplicate becomes the kept side of later
-    /// drops, and drops chained through it join distinct pages.
-    pub index_near_duplicates: bool,
-    /// A page is dropped only when at least this share of its own content
-    /// (its text minus its site's template; see `crate::content`) is in
-    /// the page it matched: the drop then loses nothing.
-    pub min_coverage: f64,
-}
-
-impl Default for DecideConfig {
-    fn default() -> Self {
-        DecideConfig {
-            detectors: vec!["exact".into(), "simhash".into(), "chunks".into()],
-            min_terms: 20,
-            index_near_duplicates: false,
-            min_coverage: 0.8,
-        }
-    }
-}
-
-/// How the index treats pages over time, and how much of it stays in RAM.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct IndexConfig {
-    /// A page checked again at the URL of an indexed page replaces that
-    /// page's fingerprints (a recrawl), so a changed page is never matched
-    /// against its own older version. "The URL" is compared up to spelling
-    /// only (scheme and host case, default port, fragment, percent
-    /// escapes), not with the crawl's heuristics: `?utm_source=x` is
-    /// another URL, whose copy is reported. Off: every check is a new page.
-    pub replace_same_url: bool,
-    /// Seconds after its last fetch at which an indexed page expires: it no
-    /// longer matches and is removed from the index. 0: never. Needs a
-    /// store that records fetch times (memory or `--index PATH`, not Redis).
-    pub ttl_secs: u64,
-    /// Bytes of document records the `--index PATH` store keeps in RAM (a
-    /// least-recently-used cache); the rest is read from the file when a
-    /// candidate is verified. Candidate indexes always stay in RAM.
-    pub cache_bytes: usize,
-}
-
-impl Default for IndexConfig {
-    fn default() -> Self {
-        IndexConfig {
-            replace_same_url: true,
-            ttl_secs: 0,
-            cache_bytes: 256 << 20,
-        }
-    }
-}
-
 /// Crawler settings: identity and the private-address guard, plus one
-/// table per stage (`[crawl.canonical]`, `[crawl.scope]`, `[crawl.robots]`,
+/// table per stage (`[canonical]`, `[crawl.scope]`, `[crawl.robots]`,
 /// `[crawl.fetch]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -315,90 +91,6 @@ impl Default for CrawlConfig {
             directives: DirectivesConfig::default(),
             sitemaps: SitemapConfig::default(),
             fetch: FetchConfig::default(),
-        }
-    }
-}
-
-/// What to do with a trailing slash at the end of a URL path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrailingSlash {
-    /// Leave paths as they are: `/a` and `/a/` stay distinct (they can be
-    /// different resources; servers usually redirect one to the other).
-    Keep,
-    /// Remove the trailing slashes (all of them, so a key is a fixed
-    /// point: `/a//` -> `/a`) from any path but `/`.
-    Strip,
-}
-
-/// URL canonicalization rules (see `frontier::canonical`): they make the
-/// key of a URL (seen set, dedup), never the URL requested. Lowercasing the
-/// scheme and host, IDN to punycode, dropping default ports and resolving
-/// dot segments are done by every URL parse (WHATWG URL standard) and are
-/// always on: they never merge distinct resources; so are removing
-/// userinfo and the one-spelling rules for `| ^ [ ] { }` and `%20`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CanonicalConfig {
-    /// Drop `#fragment`s (never sent to the server).
-    pub drop_fragment: bool,
-    /// Decode percent-encoded unreserved characters (`%7E` -> `~`) and
-    /// uppercase the hex digits of the remaining escapes (RFC 3986 6.2.2).
-    pub normalize_percent: bool,
-    /// Sort query parameters by name (stable: repeated names keep order).
-    pub sort_query: bool,
-    /// Remove query parameters with these names (ASCII case-insensitive; a
-    /// trailing `*` matches a prefix).
-    pub drop_params: Vec<String>,
-    /// Also remove `;name=value` path parameters whose name is in
-    /// `drop_params` (`/a;jsessionid=X` -> `/a`).
-    pub drop_path_params: bool,
-    /// Remove an empty query (`/a?` -> `/a`) and empty `&&` pairs.
-    pub drop_empty_query: bool,
-    /// Remove the trailing dot of a fully qualified host (`example.com.`).
-    pub strip_host_dot: bool,
-    /// Trailing-slash policy.
-    pub trailing_slash: TrailingSlash,
-    /// Longest canonical URL in bytes; longer URLs are rejected.
-    pub max_url_len: usize,
-}
-
-impl Default for CanonicalConfig {
-    fn default() -> Self {
-        let params = [
-            "utm_*",
-            "gclid",
-            "dclid",
-            "gbraid",
-            "wbraid",
-            "fbclid",
-            "msclkid",
-            "yclid",
-            "mc_cid",
-            "mc_eid",
-            "_ga",
-            "_hsenc",
-            "_hsmi",
-            "igshid",
-            "sessionid",
-            "session_id",
-            "jsessionid",
-            "phpsessid",
-            "aspsessionid*",
-            "cfid",
-            "cftoken",
-            "sid",
-        ];
-        CanonicalConfig {
-            drop_fragment: true,
-            normalize_percent: true,
-            sort_query: true,
-            drop_params: params.iter().map(|p| (*p).to_owned()).collect(),
-            drop_path_params: true,
-            drop_empty_query: true,
-            strip_host_dot: true,
-            trailing_slash: TrailingSlash::Keep,
-            max_url_len: 2048,
         }
     }
 }
@@ -651,17 +343,6 @@ impl CrawlConfig {
                 allowed: "must be non-empty, letters, digits, `-` and `_` (RFC 9309)".into(),
             });
         }
-        let c = &self.canonical;
-        range("crawl.canonical.max_url_len", c.max_url_len, 64, 65_536)?;
-        for p in &c.drop_params {
-            if p.is_empty() || p == "*" {
-                return Err(Error::Config {
-                    key: "crawl.canonical.drop_params".into(),
-                    value: format!("{p:?}"),
-                    allowed: "entries must be names or prefixes ending in `*`, not empty".into(),
-                });
-            }
-        }
         let s = &self.scope;
         for (key, patterns) in [
             ("crawl.scope.include", &s.include),
@@ -684,29 +365,29 @@ impl CrawlConfig {
                 allowed: "must not be empty with crawl.scope.sites = \"allow_list\"".into(),
             });
         }
-        range("crawl.scope.max_depth", s.max_depth as usize, 0, 10_000)?;
-        range(
+        SettingError::range("crawl.scope.max_depth", s.max_depth as usize, 0, 10_000)?;
+        SettingError::range(
             "crawl.scope.duplicate_hops",
             s.duplicate_hops as usize,
             0,
             100,
         )?;
-        range64(
+        SettingError::range64(
             "crawl.scope.max_pages_per_site",
             s.max_pages_per_site,
             1,
             1 << 40,
         )?;
-        range64("crawl.scope.max_pages", s.max_pages, 1, 1 << 40)?;
+        SettingError::range64("crawl.scope.max_pages", s.max_pages, 1, 1 << 40)?;
         let r = &self.robots;
-        range64(
+        SettingError::range64(
             "crawl.robots.error_retry_secs",
             r.error_retry_secs,
             1,
             30 * 86_400,
         )?;
-        range("crawl.robots.max_bytes", r.max_bytes, 1024, 64 << 20)?;
-        range64(
+        SettingError::range("crawl.robots.max_bytes", r.max_bytes, 1024, 64 << 20)?;
+        SettingError::range64(
             "crawl.robots.max_crawl_delay_secs",
             r.max_crawl_delay_secs,
             0,
@@ -722,35 +403,35 @@ impl CrawlConfig {
             }
         }
         let m = &self.sitemaps;
-        range("crawl.sitemaps.max_urls", m.max_urls, 1, 1_000_000)?;
-        range("crawl.sitemaps.max_bytes", m.max_bytes, 1024, 1 << 30)?;
-        range("crawl.sitemaps.max_depth", m.max_depth as usize, 0, 10)?;
-        range("crawl.sitemaps.max_files", m.max_files, 1, 100_000)?;
+        SettingError::range("crawl.sitemaps.max_urls", m.max_urls, 1, 1_000_000)?;
+        SettingError::range("crawl.sitemaps.max_bytes", m.max_bytes, 1024, 1 << 30)?;
+        SettingError::range("crawl.sitemaps.max_depth", m.max_depth as usize, 0, 10)?;
+        SettingError::range("crawl.sitemaps.max_files", m.max_files, 1, 100_000)?;
         let f = &self.fetch;
-        range64(
+        SettingError::range64(
             "crawl.fetch.connect_timeout_ms",
             f.connect_timeout_ms,
             1,
             600_000,
         )?;
-        range64("crawl.fetch.read_timeout_ms", f.read_timeout_ms, 1, 600_000)?;
-        range64(
+        SettingError::range64("crawl.fetch.read_timeout_ms", f.read_timeout_ms, 1, 600_000)?;
+        SettingError::range64(
             "crawl.fetch.total_timeout_ms",
             f.total_timeout_ms,
             1,
             3_600_000,
         )?;
-        range("crawl.fetch.max_body_bytes", f.max_body_bytes, 1, 1 << 30)?;
-        range(
+        SettingError::range("crawl.fetch.max_body_bytes", f.max_body_bytes, 1, 1 << 30)?;
+        SettingError::range(
             "crawl.fetch.max_header_bytes",
             f.max_header_bytes,
             1024,
             16 << 20,
         )?;
-        range("crawl.fetch.max_redirects", f.max_redirects, 0, 100)?;
-        range("crawl.fetch.retries", f.retries as usize, 0, 20)?;
-        range64("crawl.fetch.retry_base_ms", f.retry_base_ms, 1, 3_600_000)?;
-        range64("crawl.fetch.retry_max_ms", f.retry_max_ms, 1, 86_400_000)?;
+        SettingError::range("crawl.fetch.max_redirects", f.max_redirects, 0, 100)?;
+        SettingError::range("crawl.fetch.retries", f.retries as usize, 0, 20)?;
+        SettingError::range64("crawl.fetch.retry_base_ms", f.retry_base_ms, 1, 3_600_000)?;
+        SettingError::range64("crawl.fetch.retry_max_ms", f.retry_max_ms, 1, 86_400_000)?;
         if f.retry_max_ms < f.retry_base_ms {
             return Err(Error::Config {
                 key: "crawl.fetch.retry_max_ms".into(),
@@ -758,9 +439,9 @@ impl CrawlConfig {
                 allowed: format!("must be >= crawl.fetch.retry_base_ms ({})", f.retry_base_ms),
             });
         }
-        range64("crawl.fetch.host_delay_ms", f.host_delay_ms, 0, 3_600_000)?;
-        range("crawl.fetch.host_concurrency", f.host_concurrency, 1, 1024)?;
-        range("crawl.fetch.concurrency", f.concurrency, 1, 65_536)?;
+        SettingError::range64("crawl.fetch.host_delay_ms", f.host_delay_ms, 0, 3_600_000)?;
+        SettingError::range("crawl.fetch.host_concurrency", f.host_concurrency, 1, 1024)?;
+        SettingError::range("crawl.fetch.concurrency", f.concurrency, 1, 65_536)?;
         if !f.proxy.is_empty() {
             let ok = url::Url::parse(&f.proxy)
                 .ok()
@@ -775,18 +456,6 @@ impl CrawlConfig {
             }
         }
         Ok(())
-    }
-}
-
-fn range64(key: &str, value: u64, lo: u64, hi: u64) -> Result<()> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(Error::Config {
-            key: key.into(),
-            value: value.to_string(),
-            allowed: format!("must be in {lo}..={hi}"),
-        })
     }
 }
 
@@ -826,152 +495,15 @@ impl Config {
     /// # Errors
     /// [`Error::Config`] naming the first bad key.
     pub fn validate(&self) -> Result<()> {
-        let e = &self.extract;
-        range("extract.max_body_bytes", e.max_body_bytes, 1024, 1 << 30)?;
-        range("extract.max_links", e.max_links, 0, 1_000_000)?;
-        range64(
-            "extract.refresh_max_delay_secs",
-            e.refresh_max_delay_secs,
-            0,
-            3600,
-        )?;
-
-        range("text.detect_bytes", self.text.detect_bytes, 64, 1 << 20)?;
-        range64(
-            "index.cache_bytes",
-            self.index.cache_bytes as u64,
-            0,
-            1 << 40,
-        )?;
-        range64("index.ttl_secs", self.index.ttl_secs, 0, 3_153_600_000)?;
-
-        let s = &self.simhash;
-        range("simhash.shingle", s.shingle, 1, 8)?;
-        range("simhash.max_distance", s.max_distance as usize, 0, 7)?;
-
-        let c = &self.chunks;
-        range("chunks.window", c.window, 4, 64)?;
-        range("chunks.min_size", c.min_size, 1, 65_536)?;
-        range("chunks.avg_size", c.avg_size, 4, 65_536)?;
-        range("chunks.max_size", c.max_size, 8, 1 << 20)?;
-        if !(c.min_size <= c.avg_size && c.avg_size <= c.max_size) {
-            return Err(Error::Config {
-                key: "chunks.avg_size".into(),
-                value: c.avg_size.to_string(),
-                allowed: format!(
-                    "must satisfy chunks.min_size ({}) <= chunks.avg_size <= chunks.max_size ({})",
-                    c.min_size, c.max_size
-                ),
-            });
-        }
-        match c.chunker {
-            Chunker::Gear => {
-                // The cut test looks at log2(avg_size) bits of the hash, and
-                // only the low `window` bits depend on the window alone.
-                let bits = crate::signature::gear::mask_bits(c.avg_size);
-                if bits as usize > c.window {
-                    return Err(Error::Config {
-                        key: "chunks.window".into(),
-                        value: c.window.to_string(),
-                        allowed: format!(
-                            "must be >= log2(chunks.avg_size) = {bits} with the gear chunker"
-                        ),
-                    });
-                }
-            }
-            Chunker::Fastcdc => validate_fastcdc(c)?,
-        }
-        unit("chunks.duplicate", c.duplicate)?;
-        unit("chunks.near_duplicate", c.near_duplicate)?;
-        if c.near_duplicate > c.duplicate {
-            return Err(Error::Config {
-                key: "chunks.near_duplicate".into(),
-                value: c.near_duplicate.to_string(),
-                allowed: format!("must be <= chunks.duplicate ({})", c.duplicate),
-            });
-        }
-        if !(0.0..=2.0).contains(&c.containment) || c.containment.is_nan() {
-            return Err(Error::Config {
-                key: "chunks.containment".into(),
-                value: c.containment.to_string(),
-                allowed: "must be in 0.0..=2.0 (above 1.0 turns the rule off)".into(),
-            });
-        }
-        range(
-            "chunks.containment_min_chunks",
-            c.containment_min_chunks,
-            1,
-            100_000,
-        )?;
-        range("chunks.max_postings", c.max_postings, 1, 100_000_000)?;
-
-        let d = &self.decide;
-        range("decide.min_terms", d.min_terms, 0, 100_000)?;
-        unit("decide.min_coverage", d.min_coverage)?;
-        if d.detectors.is_empty() {
-            return Err(Error::Config {
-                key: "decide.detectors".into(),
-                value: "[]".into(),
-                allowed: "must name at least one detector".into(),
-            });
-        }
+        self.extract.validate()?;
+        self.text.validate()?;
+        self.simhash.validate()?;
+        self.chunks.validate()?;
+        self.decide.validate()?;
+        self.index.validate()?;
+        self.canonical.validate()?;
         self.crawl.validate()?;
         Ok(())
-    }
-}
-
-/// fastcdc only debug-asserts its bounds (and indexes its mask table with
-/// log2(avg_size)), so check them here: a bad config is an error, not a panic.
-fn validate_fastcdc(c: &ChunkConfig) -> Result<()> {
-    use fastcdc::v2020::{
-        AVERAGE_MAX, AVERAGE_MIN, MAXIMUM_MAX, MAXIMUM_MIN, MINIMUM_MAX, MINIMUM_MIN,
-    };
-    let hint =
-        "with chunks.chunker = \"fastcdc\" (e.g. min_size = 64, avg_size = 256, max_size = 1024)";
-    for (key, value, lo, hi) in [
-        ("chunks.min_size", c.min_size, MINIMUM_MIN, MINIMUM_MAX),
-        ("chunks.avg_size", c.avg_size, AVERAGE_MIN, AVERAGE_MAX),
-        ("chunks.max_size", c.max_size, MAXIMUM_MIN, MAXIMUM_MAX),
-    ] {
-        if !(lo..=hi).contains(&value) {
-            return Err(Error::Config {
-                key: key.into(),
-                value: value.to_string(),
-                allowed: format!("must be in {lo}..={hi} {hint}"),
-            });
-        }
-        if value % 2 != 0 {
-            return Err(Error::Config {
-                key: key.into(),
-                value: value.to_string(),
-                allowed: format!("must be even {hint}"),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn range(key: &str, value: usize, lo: usize, hi: usize) -> Result<()> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(Error::Config {
-            key: key.into(),
-            value: value.to_string(),
-            allowed: format!("must be in {lo}..={hi}"),
-        })
-    }
-}
-
-fn unit(key: &str, value: f64) -> Result<()> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(Error::Config {
-            key: key.into(),
-            value: value.to_string(),
-            allowed: "must be in 0.0..=1.0".into(),
-        })
     }
 }
 
@@ -1109,8 +641,8 @@ mod tests {
             err.to_string().contains("crawl.fetch.retry_max_ms"),
             "{err}"
         );
-        let ok = Config::from_toml("[crawl.canonical]\ntrailing_slash = \"strip\"\n").unwrap();
-        assert_eq!(ok.crawl.canonical.trailing_slash, TrailingSlash::Strip);
+        let ok = Config::from_toml("[canonical]\ntrailing_slash = \"strip\"\n").unwrap();
+        assert_eq!(ok.canonical.trailing_slash, TrailingSlash::Strip);
     }
 
     #[test]

@@ -67,7 +67,7 @@
 //! drop loses a page.
 //!
 //! Invariants: every hash here is seeded with
-//! [`crate::signature::HASH_SEED`] and stable across runs and platforms
+//! [`neardup_api::HASH_SEED`] and stable across runs and platforms
 //! (words, titles and page names: xxh3; blocks and shingles: a fixed
 //! multiply-xorshift fold of word hashes); sampled shingle sets are nested (a
 //! sample at `2m` is the sample at `m` filtered), so two pages sampled at
@@ -78,7 +78,7 @@ use std::collections::HashMap;
 use neardup_api::Signature;
 
 use crate::extract::Block;
-use crate::signature::hash64;
+use neardup_api::hash64;
 
 /// Names of the evidence slots stored after the detectors' signatures in a
 /// record (see [`Evidence::to_signatures`]); part of the store identity.
@@ -198,7 +198,7 @@ impl PageContent {
         let mut out = PageContent::default();
         let mut lower = String::new();
         let mut shingles = Vec::new();
-        let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
+        let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
         let title = (!title.trim().is_empty()).then_some((0, title, true, Kind::Title));
         let title =
             title.map(|(source, text, main, kind)| (source, text, main, kind, false, false));
@@ -449,7 +449,7 @@ fn fold(hashes: &[u32]) -> u32 {
 #[inline]
 fn fold_with(tag: u32, hashes: &[u32]) -> u32 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = crate::signature::HASH_SEED ^ u64::from(tag).wrapping_mul(K);
+    let mut h = neardup_api::HASH_SEED ^ u64::from(tag).wrapping_mul(K);
     for &x in hashes {
         h = (h ^ u64::from(x)).wrapping_mul(K);
         h ^= h >> 29;
@@ -656,7 +656,7 @@ impl Templates {
     /// from its few pages long before it could reach 5% of a large site.
     fn keys(site: &str, url: &str) -> [Option<u64>; 2] {
         let section = section_of(url).map(|sec| {
-            let mut h = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
+            let mut h = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
             h.update(site.as_bytes());
             h.update(b"/");
             h.update(sec.as_bytes());
@@ -750,7 +750,7 @@ pub fn page_name(url: &str) -> u64 {
     if name.starts_with("index.") {
         name = segments.next().unwrap_or(name);
     }
-    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(crate::signature::HASH_SEED);
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
     h.update(name.as_bytes());
     h.update(b"?");
     h.update(query.as_bytes());

@@ -28,6 +28,8 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
@@ -41,7 +43,7 @@ use crate::content::{
 };
 use crate::decode::decode;
 use crate::extract::{extract, Extracted};
-use crate::frontier::canonical::Canonicalizer;
+use crate::canonical::Canonicalizer;
 use crate::index::{
     unix_now, Change, DocRecord, DocStore, MemoryStore, RedbStore, RedisLocation, RedisStore,
     StoreIdentity,
@@ -140,7 +142,7 @@ struct UrlMap {
 }
 
 impl UrlMap {
-    /// The `crawl.canonical` rules that only rewrite one resource's
+    /// The `canonical` rules that only rewrite one resource's
     /// spellings (RFC 3986 equivalence: fragment, percent-encoding, empty
     /// query, host dot), without the heuristics that merge URLs which may
     /// name different pages (dropped or sorted parameters, trailing
@@ -166,7 +168,7 @@ impl UrlMap {
     }
 
     fn key(&self, url: &str) -> u64 {
-        crate::signature::hash64(self.canonical(url).as_bytes())
+        neardup_api::hash64(self.canonical(url).as_bytes())
     }
 
     fn added(&mut self, id: DocId, rec: &DocRecord) {
@@ -380,7 +382,7 @@ impl Deduper {
     ) -> Deduper {
         let indexes = detectors.iter().map(|d| d.new_index()).collect();
         let urls = UrlMap {
-            canon: Canonicalizer::new(&UrlMap::identity_rules(&config.crawl.canonical)),
+            canon: Canonicalizer::new(&UrlMap::identity_rules(&config.canonical)),
             ids: HashMap::new(),
         };
         let expiry = (config.index.ttl_secs > 0).then(BinaryHeap::new);
@@ -1362,7 +1364,7 @@ fn identity_of(config: &Config, detectors: &[Box<dyn Detector>]) -> crate::Resul
     let mut settings = std::collections::BTreeMap::new();
     settings.insert(
         "hash_seed".to_owned(),
-        format!("{:#018x}", crate::signature::HASH_SEED),
+        format!("{:#018x}", neardup_api::HASH_SEED),
     );
     settings.insert("analysis_version".to_owned(), ANALYSIS_VERSION.to_string());
     settings.extend(settings_of(
@@ -1416,7 +1418,7 @@ fn legacy_fingerprint(config: &Config) -> crate::Result<u64> {
         path: "<config>".into(),
         message: format!("cannot fingerprint the config: {e}"),
     })?;
-    Ok(crate::signature::hash64(&bytes))
+    Ok(neardup_api::hash64(&bytes))
 }
 
 /// A [`Deduper`] shared by async tasks: analysis runs on the blocking pool
@@ -1492,6 +1494,57 @@ pub fn site_of(url: &str) -> String {
         .ok()
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
         .unwrap_or_else(|| "-".into())
+}
+
+/// The verdict: which detectors run in which order, and the page policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecideConfig {
+    /// Detector chain, in order; the first that matches decides.
+    pub detectors: Vec<String>,
+    /// Pages with fewer terms than this are compared by exact hash only,
+    /// so short pages do not cluster by chance.
+    pub min_terms: usize,
+    /// Index near duplicates too, so later variants of them are found
+    /// (exact duplicates are never indexed: they add nothing). Off by
+    /// default: an indexed near duplicate becomes the kept side of later
+    /// drops, and drops chained through it join distinct pages.
+    pub index_near_duplicates: bool,
+    /// A page is dropped only when at least this share of its own content
+    /// (its text minus its site's template; see `crate::content`) is in
+    /// the page it matched: the drop then loses nothing.
+    pub min_coverage: f64,
+}
+
+impl Default for DecideConfig {
+    fn default() -> Self {
+        DecideConfig {
+            detectors: vec!["exact".into(), "simhash".into(), "chunks".into()],
+            min_terms: 20,
+            index_near_duplicates: false,
+            min_coverage: 0.8,
+        }
+    }
+}
+
+
+impl DecideConfig {
+    /// Checks every range of `[decide]`.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> std::result::Result<(), SettingError> {
+        SettingError::range("decide.min_terms", self.min_terms, 0, 100_000)?;
+        SettingError::unit("decide.min_coverage", self.min_coverage, 1.0)?;
+        if self.detectors.is_empty() {
+            return Err(SettingError::new(
+                "decide.detectors",
+                "[]",
+                "must name at least one detector",
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

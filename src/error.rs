@@ -102,6 +102,16 @@ impl Error {
     }
 }
 
+impl From<neardup_api::SettingError> for Error {
+    fn from(e: neardup_api::SettingError) -> Error {
+        Error::Config {
+            key: e.key,
+            value: e.value,
+            allowed: e.allowed,
+        }
+    }
+}
+
 /// The library's result type.
 pub type Result<T> = std::result::Result<T, Error>;
 

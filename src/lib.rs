@@ -31,6 +31,7 @@
 #![forbid(unsafe_code)]
 
 pub mod batch;
+pub mod canonical;
 pub mod cluster;
 pub mod config;
 pub mod content;

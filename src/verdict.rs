@@ -3,6 +3,8 @@
 use neardup_api::DocId;
 use serde::{Deserialize, Serialize};
 
+pub use crate::extract::{Redirect, RedirectKind};
+
 /// What a page is, relative to the pages seen before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -152,38 +154,6 @@ impl Match {
             covered: None,
         }
     }
-}
-
-/// How a page says it has moved (see `extract::redirect_of`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RedirectKind {
-    /// `<meta http-equiv="refresh" content="N; url=URL">` with a short
-    /// delay.
-    MetaRefresh,
-    /// A tiny page of one link and a few words saying it moved.
-    LinkStub,
-}
-
-impl RedirectKind {
-    /// The snake_case name used in output files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RedirectKind::MetaRefresh => "meta_refresh",
-            RedirectKind::LinkStub => "link_stub",
-        }
-    }
-}
-
-/// A redirect stub's target: the page is a pointer, like an HTTP 3xx, not
-/// a page of its own.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Redirect {
-    /// The target, resolved against the page URL (and its `<base>`),
-    /// without fragment.
-    pub to: String,
-    /// How the page says so.
-    pub kind: RedirectKind,
 }
 
 /// The verdict on one page.

@@ -84,7 +84,7 @@ fn load(corpus: &Path, min_bytes: usize) -> Result<Vec<Doc>> {
             eprintln!("skipping {}: Lorem ipsum filler", dir.display());
             continue;
         }
-        if !seen.insert(neardup::signature::hash64(doc.words.join(" ").as_bytes())) {
+        if !seen.insert(neardup_api::hash64(doc.words.join(" ").as_bytes())) {
             eprintln!("skipping {}: same text as an earlier page", dir.display());
             continue;
         }
@@ -117,7 +117,7 @@ fn main() -> Result<()> {
     let per_doc: Vec<Vec<Vec<f64>>> = docs
         .par_iter()
         .map(|d| {
-            let seed = args.seed ^ neardup::signature::hash64(d.name.as_bytes());
+            let seed = args.seed ^ neardup_api::hash64(d.name.as_bytes());
             modification::similarity_curves(
                 &methods,
                 &normalizer,

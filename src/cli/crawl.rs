@@ -48,7 +48,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &a.seeds {
         let bytes =
             std::fs::read(path).with_context(|| format!("read seeds file {}", path.display()))?;
-        let (good, bad) = parse_seeds_bytes(&bytes, config.crawl.canonical.max_url_len);
+        let (good, bad) = parse_seeds_bytes(&bytes, config.canonical.max_url_len);
         for b in &bad {
             eprintln!("neardup: {}: skipped seed {b}", path.display());
         }

@@ -28,7 +28,7 @@ impl HopScope {
     /// The scope of a crawl from `seeds` (raw seeds: canonicalized here as
     /// the frontier does).
     pub(super) fn new(config: &Config, seeds: &[Url]) -> Result<HopScope> {
-        let canon = Canonicalizer::new(&config.crawl.canonical);
+        let canon = Canonicalizer::new(&config.canonical);
         let seeds: Vec<Url> = seeds
             .iter()
             .filter_map(|s| canon.normalize(s.clone()).ok())

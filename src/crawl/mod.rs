@@ -464,7 +464,7 @@ pub(crate) async fn drive(
     shutdown: impl Future<Output = ()>,
 ) -> Result<CrawlSummary> {
     let start = Instant::now();
-    let canon = Canonicalizer::new(&config.crawl.canonical);
+    let canon = Canonicalizer::new(&config.canonical);
     let mut frontier = Frontier::new(config, options, &canon, &seeds)?;
     let workers = match options.workers {
         0 => config.crawl.fetch.concurrency.max(1),

@@ -36,7 +36,7 @@ const SHOWN_CHARS: usize = 120;
 /// A line that is not UTF-8 is a bad line with its number (shown with
 /// U+FFFD for the bad bytes); the other lines are still used. A seed
 /// longer than `max_len` bytes is a bad line too, saying so: the crawl
-/// passes `crawl.canonical.max_url_len` (2,048 by default), the length
+/// passes `canonical.max_url_len` (2,048 by default), the length
 /// above which the frontier would refuse the URL anyway, so it is never
 /// dropped silently.
 pub fn parse_seeds_bytes(bytes: &[u8], max_len: usize) -> (Vec<Url>, Vec<BadSeed>) {
@@ -63,7 +63,7 @@ pub fn parse_seeds_bytes(bytes: &[u8], max_len: usize) -> (Vec<Url>, Vec<BadSeed
                 text: shown(line),
                 message: format!(
                     "URL of {} bytes is longer than the {max_len}-byte limit \
-                     (crawl.canonical.max_url_len)",
+                     (canonical.max_url_len)",
                     line.len()
                 ),
             });

@@ -292,7 +292,7 @@ fn config_hash(config: &Config) -> Result<String> {
         value: e.to_string(),
         allowed: "a serializable config".into(),
     })?;
-    Ok(format!("{:016x}", crate::signature::hash64(&json)))
+    Ok(format!("{:016x}", neardup_api::hash64(&json)))
 }
 
 impl CrawlDir {

@@ -995,7 +995,7 @@ fn at(v: &[f32], i: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ExtractConfig, ExtractMode};
+    use crate::extract::{ExtractConfig, ExtractMode};
     use crate::extract::{extract, Extracted};
 
     fn ex(html: &str) -> Extracted {

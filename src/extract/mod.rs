@@ -6,10 +6,10 @@ pub mod tags;
 pub mod tokenizer;
 pub mod tree;
 
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
 use url::Url;
 
-use crate::config::{ExtractConfig, ExtractMode};
-use crate::verdict::{Redirect, RedirectKind};
 pub use classify::MainText;
 use tags::Tag;
 
@@ -401,6 +401,101 @@ impl LinkRels {
             }
         }
         LinkRels(bits)
+    }
+}
+
+/// How a page says it has moved (see `redirect_of`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedirectKind {
+    /// `<meta http-equiv="refresh" content="N; url=URL">` with a short
+    /// delay.
+    MetaRefresh,
+    /// A tiny page of one link and a few words saying it moved.
+    LinkStub,
+}
+
+impl RedirectKind {
+    /// The snake_case name used in output files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RedirectKind::MetaRefresh => "meta_refresh",
+            RedirectKind::LinkStub => "link_stub",
+        }
+    }
+}
+
+/// A redirect stub's target: the page is a pointer, like an HTTP 3xx, not
+/// a page of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redirect {
+    /// The target, resolved against the page URL (and its `<base>`),
+    /// without fragment.
+    pub to: String,
+    /// How the page says so.
+    pub kind: RedirectKind,
+}
+
+
+/// Which text of a page the signatures see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractMode {
+    /// Main content only (boilerplate removed): the default, and what makes
+    /// the same article on two sites match.
+    Main,
+    /// All visible text.
+    Full,
+}
+
+/// Decoding and extraction settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExtractConfig {
+    /// `main` or `full`.
+    pub mode: ExtractMode,
+    /// Bytes of a body that are looked at; the rest is ignored with a warning.
+    pub max_body_bytes: usize,
+    /// Outgoing links kept per page.
+    pub max_links: usize,
+    /// Recognise redirect stubs (a `<meta http-equiv=refresh>` to another
+    /// URL within `refresh_max_delay_secs`, or a tiny page of one link and
+    /// a few words saying it moved): they are redirects, not pages (see
+    /// `extract::redirect_of`).
+    pub redirect_stubs: bool,
+    /// Longest delay, in seconds, of a meta refresh that counts as a
+    /// redirect; a longer one is a page that reloads or moves on after
+    /// being read (a slideshow, a dashboard).
+    pub refresh_max_delay_secs: u64,
+}
+
+impl Default for ExtractConfig {
+    fn default() -> Self {
+        ExtractConfig {
+            mode: ExtractMode::Main,
+            max_body_bytes: 8 * 1024 * 1024,
+            max_links: 2000,
+            redirect_stubs: true,
+            refresh_max_delay_secs: 5,
+        }
+    }
+}
+
+
+impl ExtractConfig {
+    /// Checks every range of `[extract]`.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::range("extract.max_body_bytes", self.max_body_bytes, 1024, 1 << 30)?;
+        SettingError::range("extract.max_links", self.max_links, 0, 1_000_000)?;
+        SettingError::range64(
+            "extract.refresh_max_delay_secs",
+            self.refresh_max_delay_secs,
+            0,
+            3600,
+        )
     }
 }
 

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::config::{ExtractConfig, ExtractMode};
+use crate::extract::{ExtractConfig, ExtractMode};
 use crate::error::{Error, Result};
 
 use super::extract;

@@ -815,7 +815,7 @@ impl<'a> Builder<'a> {
             let class_hash = if class.is_empty() {
                 0
             } else {
-                crate::signature::hash64(class)
+                neardup_api::hash64(class)
             };
             self.nodes.push(Node {
                 tag,

@@ -6,14 +6,13 @@
 //! The crawl loop builds the frontier (seen set, depth, budgets) on top of
 //! these.
 
-pub mod canonical;
 pub mod queue;
 pub mod robots;
 pub mod robots_rules;
 pub mod scope;
 pub mod sitemap;
 
-pub use canonical::{CanonError, Canonicalizer};
+pub use crate::canonical::{CanonError, Canonicalizer};
 pub use queue::HostQueues;
 pub use robots::{RobotsCache, RobotsDecision};
 pub use robots_rules::RobotsRules;

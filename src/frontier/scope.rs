@@ -12,7 +12,7 @@ use std::fmt;
 use regex::RegexSet;
 use url::Url;
 
-use super::canonical::{CanonError, Canonicalizer};
+use crate::canonical::{CanonError, Canonicalizer};
 use crate::config::{ScopeConfig, SiteScope};
 
 /// Why a URL or link is not crawled.
@@ -26,7 +26,7 @@ pub enum SkipReason {
     NoHost,
     /// A host name DNS cannot resolve (label over 63 bytes, name over 253).
     BadHost,
-    /// Longer than `crawl.canonical.max_url_len`.
+    /// Longer than `canonical.max_url_len`.
     TooLong,
     /// The link points at the page itself (after canonicalization).
     SelfLink,

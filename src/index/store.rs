@@ -112,7 +112,7 @@ impl StoreIdentity {
             bytes.extend_from_slice(value.as_bytes());
             bytes.push(0);
         }
-        crate::signature::hash64(&bytes)
+        neardup_api::hash64(&bytes)
     }
 
     /// Why an index built with `self` cannot be opened with `now`, or

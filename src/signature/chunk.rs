@@ -10,7 +10,7 @@
 //!
 //! # Signature
 //! A stable 32-bit hash of each chunk's bytes (low half of the seeded xxh3
-//! [`super::hash64`]), sorted and deduplicated: [`Signature::Set`].
+//! [`neardup_api::hash64`]), sorted and deduplicated: [`Signature::Set`].
 //! Resemblance and containment of two sets decide (see
 //! [`ChunkDetector::classify`]).
 //!
@@ -24,8 +24,9 @@ use neardup_api::{
     set_similarity, CandidateIndex, Detector, Document, Judgement, SetRule, Signature, Similarity,
 };
 
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
 use super::gear::GearChunker;
-use crate::config::{ChunkConfig, Chunker};
 use crate::index::ChunkIndex;
 
 /// Chunk-set detector: resemblance and containment of content-defined chunks.
@@ -119,7 +120,7 @@ impl ChunkDetector {
         // Low 32 bits of the seeded xxh3: stable, and 32 bits keep postings
         // small; a collision only adds a shared chunk by chance.
         self.splitter
-            .for_each(text, |chunk| set.push(super::hash64(chunk) as u32));
+            .for_each(text, |chunk| set.push(neardup_api::hash64(chunk) as u32));
         set.sort_unstable();
         set.dedup();
         set
@@ -193,6 +194,160 @@ impl Detector for ChunkDetector {
             ),
         ]
     }
+}
+
+/// Which content-defined chunker cuts the normalized text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chunker {
+    /// A gear hash rolled over the whole text: a cut depends only on the last
+    /// `window` bytes, so chunk boundaries resynchronize right after an edit.
+    /// Suits the small chunks (average 32 bytes) that work best for pages.
+    Gear,
+    /// The `fastcdc` crate (FastCDC 2020): block-level chunking with its own
+    /// size limits (average at least 256 bytes). Kept as an alternative for
+    /// comparison and for very long texts.
+    Fastcdc,
+}
+
+/// Content-defined chunk detector settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChunkConfig {
+    /// Run the chunk detector.
+    pub enabled: bool,
+    /// The chunking algorithm.
+    pub chunker: Chunker,
+    /// Target average chunk size in bytes of normalized text.
+    pub avg_size: usize,
+    /// Smallest chunk in bytes.
+    pub min_size: usize,
+    /// Largest chunk in bytes.
+    pub max_size: usize,
+    /// Bytes in the rolling-hash window (a cut depends on these bytes only).
+    pub window: usize,
+    /// Resemblance at or above which a page is a duplicate (`t1`).
+    pub duplicate: f64,
+    /// Resemblance at or above which a page is a near duplicate (`t2`).
+    pub near_duplicate: f64,
+    /// Containment of the smaller page at or above which it is a near
+    /// duplicate (excerpts, page 1 vs "view all"); 1.0 requires full
+    /// containment, above 1.0 turns the rule off.
+    pub containment: f64,
+    /// Chunks the smaller page needs before containment is trusted.
+    pub containment_min_chunks: usize,
+    /// A chunk hash found in more indexed pages than this is site chrome:
+    /// it no longer yields candidates (it still counts when verifying).
+    pub max_postings: usize,
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig {
+            enabled: true,
+            chunker: Chunker::Gear,
+            avg_size: 32,
+            min_size: 8,
+            max_size: 128,
+            window: 16,
+            duplicate: 0.8,
+            near_duplicate: 0.3,
+            containment: 0.8,
+            containment_min_chunks: 10,
+            max_postings: 1000,
+        }
+    }
+}
+
+
+impl ChunkConfig {
+    /// Checks every range of `[chunks]`, and that the chunker can work
+    /// with the sizes.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        let c = self;
+        SettingError::range("chunks.window", c.window, 4, 64)?;
+        SettingError::range("chunks.min_size", c.min_size, 1, 65_536)?;
+        SettingError::range("chunks.avg_size", c.avg_size, 4, 65_536)?;
+        SettingError::range("chunks.max_size", c.max_size, 8, 1 << 20)?;
+        if !(c.min_size <= c.avg_size && c.avg_size <= c.max_size) {
+            return Err(SettingError::new(
+                "chunks.avg_size",
+                c.avg_size,
+                format!(
+                    "must satisfy chunks.min_size ({}) <= chunks.avg_size <= chunks.max_size ({})",
+                    c.min_size, c.max_size
+                ),
+            ));
+        }
+        match c.chunker {
+            Chunker::Gear => {
+                // The cut test looks at log2(avg_size) bits of the hash, and
+                // only the low `window` bits depend on the window alone.
+                let bits = super::gear::mask_bits(c.avg_size);
+                if bits as usize > c.window {
+                    return Err(SettingError::new(
+                        "chunks.window",
+                        c.window,
+                        format!("must be >= log2(chunks.avg_size) = {bits} with the gear chunker"),
+                    ));
+                }
+            }
+            Chunker::Fastcdc => validate_fastcdc(c)?,
+        }
+        SettingError::unit("chunks.duplicate", c.duplicate, 1.0)?;
+        SettingError::unit("chunks.near_duplicate", c.near_duplicate, 1.0)?;
+        if c.near_duplicate > c.duplicate {
+            return Err(SettingError::new(
+                "chunks.near_duplicate",
+                c.near_duplicate,
+                format!("must be <= chunks.duplicate ({})", c.duplicate),
+            ));
+        }
+        if !(0.0..=2.0).contains(&c.containment) || c.containment.is_nan() {
+            return Err(SettingError::new(
+                "chunks.containment",
+                c.containment,
+                "must be in 0.0..=2.0 (above 1.0 turns the rule off)",
+            ));
+        }
+        SettingError::range(
+            "chunks.containment_min_chunks",
+            c.containment_min_chunks,
+            1,
+            100_000,
+        )?;
+        SettingError::range("chunks.max_postings", c.max_postings, 1, 100_000_000)
+    }
+}
+
+/// fastcdc only debug-asserts its bounds (and indexes its mask table with
+/// log2(avg_size)), so check them here: a bad config is an error, not a panic.
+fn validate_fastcdc(c: &ChunkConfig) -> Result<(), SettingError> {
+    use fastcdc::v2020::{
+        AVERAGE_MAX, AVERAGE_MIN, MAXIMUM_MAX, MAXIMUM_MIN, MINIMUM_MAX, MINIMUM_MIN,
+    };
+    let hint =
+        "with chunks.chunker = \"fastcdc\" (e.g. min_size = 64, avg_size = 256, max_size = 1024)";
+    for (key, value, lo, hi) in [
+        ("chunks.min_size", c.min_size, MINIMUM_MIN, MINIMUM_MAX),
+        ("chunks.avg_size", c.avg_size, AVERAGE_MIN, AVERAGE_MAX),
+        ("chunks.max_size", c.max_size, MAXIMUM_MIN, MAXIMUM_MAX),
+    ] {
+        if !(lo..=hi).contains(&value) {
+            return Err(SettingError::new(
+                key,
+                value,
+                format!("must be in {lo}..={hi} {hint}"),
+            ));
+        }
+        if value % 2 != 0 {
+            return Err(SettingError::new(key, value, format!("must be even {hint}")));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ impl ExactDetector {
 
 /// The exact hash of a word sequence: words joined by one space.
 pub fn exact_hash(words: &[String]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(super::HASH_SEED);
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
     for (i, w) in words.iter().enumerate() {
         if i > 0 {
             h.update(b" ");

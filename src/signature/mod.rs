@@ -23,15 +23,6 @@ use neardup_api::Detector;
 
 use crate::config::Config;
 
-/// Seed of every stored 64-bit hash. Changing it invalidates stored indexes.
-pub const HASH_SEED: u64 = 0x6e65_6172_6475_7031; // "neardup1"
-
-/// Stable 64-bit hash (xxh3 with a fixed seed): the same on every run,
-/// platform and version of neardup.
-#[inline]
-pub fn hash64(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, HASH_SEED)
-}
 
 /// `(SECTION.KEY, value as JSON)` for each of `keys` of the config section
 /// `value`: what [`Detector::signature_settings`] returns for the built-in

@@ -4,7 +4,7 @@
 //! # Features
 //! The `n`-word shingles of the document's `terms` (stop words dropped,
 //! stemmed). Each term is hashed once with the seeded xxh3
-//! ([`super::hash64`]); a shingle's hash is the seeded xxh3 of its terms'
+//! ([`neardup_api::hash64`]); a shingle's hash is the seeded xxh3 of its terms'
 //! hashes (8 little-endian bytes each), so no joined string is allocated and
 //! the value is stable across runs and platforms. A page with fewer terms
 //! than `n` has one shingle of all its terms; a page without terms has
@@ -24,9 +24,10 @@
 //! detector, so SimHash's duplicates are the "same text up to stop words,
 //! inflection or a few shingles" case.
 
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
 use neardup_api::{CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity};
 
-use crate::config::{SimhashConfig, SimhashWeights};
 use crate::index::SimhashIndex;
 
 /// SimHash detector: near-exact copies at a small Hamming distance.
@@ -53,7 +54,7 @@ const MAX_SHINGLE: usize = 8;
 /// repeats). Fewer terms than `n` give one shingle of all terms.
 pub fn shingle_hashes(terms: &[String], n: usize) -> Vec<u64> {
     let n = n.clamp(1, MAX_SHINGLE);
-    let words: Vec<u64> = terms.iter().map(|t| super::hash64(t.as_bytes())).collect();
+    let words: Vec<u64> = terms.iter().map(|t| neardup_api::hash64(t.as_bytes())).collect();
     if words.is_empty() {
         return Vec::new();
     }
@@ -65,7 +66,7 @@ pub fn shingle_hashes(terms: &[String], n: usize) -> Vec<u64> {
             for (slot, h) in buf.chunks_exact_mut(8).zip(w) {
                 slot.copy_from_slice(&h.to_le_bytes());
             }
-            super::hash64(buf.get(..8 * n).unwrap_or(&buf))
+            neardup_api::hash64(buf.get(..8 * n).unwrap_or(&buf))
         })
         .collect()
 }
@@ -199,6 +200,54 @@ impl Detector for SimhashDetector {
                 k + 1
             ),
         ]
+    }
+}
+
+/// How SimHash features are weighted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SimhashWeights {
+    /// Each distinct shingle counts once.
+    Binary,
+    /// A shingle seen `n` times counts `1 + ln n`.
+    Log,
+}
+
+/// SimHash detector settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimhashConfig {
+    /// Run the SimHash detector.
+    pub enabled: bool,
+    /// Words per shingle.
+    pub shingle: usize,
+    /// Feature weights.
+    pub weights: SimhashWeights,
+    /// Largest Hamming distance (of 64 bits) that counts as a match; the
+    /// index splits fingerprints into `max_distance + 1` blocks.
+    pub max_distance: u32,
+}
+
+impl Default for SimhashConfig {
+    fn default() -> Self {
+        SimhashConfig {
+            enabled: true,
+            shingle: 3,
+            weights: SimhashWeights::Binary,
+            max_distance: 3,
+        }
+    }
+}
+
+
+impl SimhashConfig {
+    /// Checks every range of `[simhash]`.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::range("simhash.shingle", self.shingle, 1, 8)?;
+        SettingError::range("simhash.max_distance", self.max_distance as usize, 0, 7)
     }
 }
 

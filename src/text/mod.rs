@@ -21,12 +21,13 @@ mod words;
 
 pub(crate) use words::for_each_word;
 
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 use rustc_hash::FxHashSet;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-use crate::config::TextConfig;
 use lang::LANGS;
 use stem::SafeStemmer;
 
@@ -262,6 +263,48 @@ fn lowercase(text: &str) -> Cow<'_, str> {
         i = end;
     }
     Cow::Owned(out)
+}
+
+/// Text normalization settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TextConfig {
+    /// Drop stop words (nltk lists, chosen by detected language).
+    pub stop_words: bool,
+    /// Stem words with the Snowball stemmer of the detected language. Off by
+    /// default: stems tie features to language detection, which flips on
+    /// pages with chrome in another language (see configs/default.toml).
+    pub stem: bool,
+    /// Bytes from the start of the text that language detection looks at.
+    /// Detection is the costliest step per page; a bounded sample keeps it
+    /// constant, and a page's first kilobytes are enough to tell its language.
+    pub detect_bytes: usize,
+    /// Settle the language by a stop-word vote when it is clear-cut, and
+    /// only otherwise run whatlang (a third of a check's CPU). Off: always
+    /// whatlang, as before the vote existed.
+    pub stop_word_vote: bool,
+}
+
+impl Default for TextConfig {
+    fn default() -> Self {
+        TextConfig {
+            stop_words: true,
+            stem: false,
+            detect_bytes: 1024,
+            stop_word_vote: true,
+        }
+    }
+}
+
+
+impl TextConfig {
+    /// Checks every range of `[text]`.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::range("text.detect_bytes", self.detect_bytes, 64, 1 << 20)
+    }
 }
 
 #[cfg(test)]

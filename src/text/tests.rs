@@ -230,7 +230,7 @@ proptest::proptest! {
 /// `cargo test --release --lib stop_word_vote -- --nocapture`
 #[test]
 fn stop_word_vote_agrees_with_whatlang_on_real_pages() {
-    use crate::config::{ExtractConfig, ExtractMode};
+    use crate::extract::{ExtractConfig, ExtractMode};
     use crate::extract::extract;
     let (Some(dev), Some(pan)) = (
         crate::skip::shared("bench/neardup-dev/docs"),

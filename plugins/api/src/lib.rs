@@ -42,10 +42,23 @@ use serde::{Deserialize, Serialize};
 mod set_index;
 pub use set_index::SetIndex;
 
+/// Seed of every stored 64-bit hash. Changing it invalidates stored indexes.
+pub const HASH_SEED: u64 = 0x6e65_6172_6475_7031; // "neardup1"
+
+/// Stable 64-bit hash (xxh3 with a fixed seed): the same on every run,
+/// platform and version of neardup, so fingerprints can be stored. The one
+/// hash every layer (extraction, content, signatures, stores) shares.
+#[inline]
+pub fn hash64(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, HASH_SEED)
+}
+
 #[cfg(feature = "testing")]
 pub mod conformance;
 
-/// A plugin setting with a value outside what the plugin allows. The core
+/// A setting with a value outside what its owner allows: each config
+/// section's `validate` (in whichever crate owns the section) and each
+/// plugin return it. A plugin's key is relative to its table; the core
 /// reports it as `plugins.<detector>.<key>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SettingError {
@@ -59,6 +72,31 @@ pub struct SettingError {
 }
 
 impl SettingError {
+    /// A setting `key` whose `value` is not what is `allowed`.
+    pub fn new(
+        key: impl Into<String>,
+        value: impl std::fmt::Display,
+        allowed: impl Into<String>,
+    ) -> SettingError {
+        SettingError {
+            key: key.into(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
+    }
+
+    /// Checks `lo <= value <= hi` for the 64-bit setting `key`.
+    ///
+    /// # Errors
+    /// A [`SettingError`] naming the key, value and range.
+    pub fn range64(key: &str, value: u64, lo: u64, hi: u64) -> Result<(), SettingError> {
+        if (lo..=hi).contains(&value) {
+            Ok(())
+        } else {
+            Err(SettingError::new(key, value, format!("must be in {lo}..={hi}")))
+        }
+    }
+
     /// Checks `lo <= value <= hi` for the setting `key`.
     ///
     /// # Errors

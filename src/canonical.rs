@@ -39,11 +39,13 @@
 //! (another property test), and the decided differences from w3lib's
 //! `canonicalize_url` are a table test.
 
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
+
 use std::collections::HashSet;
 
 use url::Url;
 
-use crate::config::{CanonicalConfig, TrailingSlash};
 
 /// Why a string has no canonical URL.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -61,7 +63,7 @@ pub enum CanonError {
     /// 253 bytes (after punycode).
     #[error("host name too long for DNS: {0}")]
     BadHost(String),
-    /// Longer than `crawl.canonical.max_url_len`.
+    /// Longer than `canonical.max_url_len`.
     #[error("URL is {len} bytes, longer than the {max}-byte limit")]
     TooLong {
         /// Length of the URL (canonical form, or raw input when far too long).
@@ -450,6 +452,111 @@ fn utf8_len(first: u8) -> usize {
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,
         _ => 4,
+    }
+}
+
+/// What to do with a trailing slash at the end of a URL path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrailingSlash {
+    /// Leave paths as they are: `/a` and `/a/` stay distinct (they can be
+    /// different resources; servers usually redirect one to the other).
+    Keep,
+    /// Remove the trailing slashes (all of them, so a key is a fixed
+    /// point: `/a//` -> `/a`) from any path but `/`.
+    Strip,
+}
+
+/// URL canonicalization rules (see [`Canonicalizer`]): they make the
+/// key of a URL (seen set, dedup), never the URL requested. Lowercasing the
+/// scheme and host, IDN to punycode, dropping default ports and resolving
+/// dot segments are done by every URL parse (WHATWG URL standard) and are
+/// always on: they never merge distinct resources; so are removing
+/// userinfo and the one-spelling rules for `| ^ [ ] { }` and `%20`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CanonicalConfig {
+    /// Drop `#fragment`s (never sent to the server).
+    pub drop_fragment: bool,
+    /// Decode percent-encoded unreserved characters (`%7E` -> `~`) and
+    /// uppercase the hex digits of the remaining escapes (RFC 3986 6.2.2).
+    pub normalize_percent: bool,
+    /// Sort query parameters by name (stable: repeated names keep order).
+    pub sort_query: bool,
+    /// Remove query parameters with these names (ASCII case-insensitive; a
+    /// trailing `*` matches a prefix).
+    pub drop_params: Vec<String>,
+    /// Also remove `;name=value` path parameters whose name is in
+    /// `drop_params` (`/a;jsessionid=X` -> `/a`).
+    pub drop_path_params: bool,
+    /// Remove an empty query (`/a?` -> `/a`) and empty `&&` pairs.
+    pub drop_empty_query: bool,
+    /// Remove the trailing dot of a fully qualified host (`example.com.`).
+    pub strip_host_dot: bool,
+    /// Trailing-slash policy.
+    pub trailing_slash: TrailingSlash,
+    /// Longest canonical URL in bytes; longer URLs are rejected.
+    pub max_url_len: usize,
+}
+
+impl Default for CanonicalConfig {
+    fn default() -> Self {
+        let params = [
+            "utm_*",
+            "gclid",
+            "dclid",
+            "gbraid",
+            "wbraid",
+            "fbclid",
+            "msclkid",
+            "yclid",
+            "mc_cid",
+            "mc_eid",
+            "_ga",
+            "_hsenc",
+            "_hsmi",
+            "igshid",
+            "sessionid",
+            "session_id",
+            "jsessionid",
+            "phpsessid",
+            "aspsessionid*",
+            "cfid",
+            "cftoken",
+            "sid",
+        ];
+        CanonicalConfig {
+            drop_fragment: true,
+            normalize_percent: true,
+            sort_query: true,
+            drop_params: params.iter().map(|p| (*p).to_owned()).collect(),
+            drop_path_params: true,
+            drop_empty_query: true,
+            strip_host_dot: true,
+            trailing_slash: TrailingSlash::Keep,
+            max_url_len: 2048,
+        }
+    }
+}
+
+
+impl CanonicalConfig {
+    /// Checks every range of `[canonical]`.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::range("canonical.max_url_len", self.max_url_len, 64, 65_536)?;
+        for p in &self.drop_params {
+            if p.is_empty() || p == "*" {
+                return Err(SettingError::new(
+                    "canonical.drop_params",
+                    format!("{p:?}"),
+                    "entries must be names or prefixes ending in `*`, not empty",
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
