@@ -15,7 +15,7 @@
 # the binary (default: cargo build --release, honouring CARGO_TARGET_DIR).
 # With per-host queues the crawl runs at about HOSTS pages/s (one request
 # per second per host); with one global FIFO it fell behind once the first
-# host's queued links outnumbered the fetch workers (README, crawl section).
+# host's queued links outnumbered the fetch workers (docs/results.md, "Per-host frontier").
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)

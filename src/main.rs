@@ -30,7 +30,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Return freed memory to the OS at once instead of after mimalloc's
 /// default 1 s delay. A crawl frees large page buffers in bursts (a run of
 /// 1-8 MB pages); with the delay its RSS peaked at 360-400 MB on rust-doc,
-/// with immediate purging at about 200 MB, at the same speed (README,
+/// with immediate purging at about 200 MB, at the same speed (docs/results.md,
 /// "Crawl benchmark").
 #[cfg(not(feature = "system-alloc"))]
 #[allow(unsafe_code)] // the binary's one documented unsafe call (the workspace denies it)

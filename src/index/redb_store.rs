@@ -260,7 +260,7 @@ fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocR
     })
 }
 
-/// What a damaged file's error says the user can do (README, "When the
+/// What a damaged file's error says the user can do (docs/usage.md, "When the
 /// index file is damaged").
 const DAMAGED_HINT: &str = "the index file is damaged (truncated by a full disk or a partial \
      copy, or overwritten); it cannot be read: move it aside and rebuild it (run `neardup dedup \
