@@ -93,7 +93,7 @@ fn open(path: &Path, cache: usize) -> anyhow::Result<Deduper> {
     config.index.cache_bytes = cache;
     Ok(Deduper::open(
         config,
-        &neardup::signature::Registry::default(),
+        &neardup::registry::Registry::default(),
         path,
     )?)
 }

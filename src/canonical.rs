@@ -46,7 +46,6 @@ use std::collections::HashSet;
 
 use url::Url;
 
-
 /// Why a string has no canonical URL.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CanonError {
@@ -538,7 +537,6 @@ impl Default for CanonicalConfig {
         }
     }
 }
-
 
 impl CanonicalConfig {
     /// Checks every range of `[canonical]`.

@@ -15,7 +15,6 @@ use neardup_api::SettingError;
 use crate::error::{Error, Result};
 
 pub use crate::canonical::{CanonicalConfig, TrailingSlash};
-pub use crate::deduper::DecideConfig;
 pub use crate::extract::{ExtractConfig, ExtractMode};
 pub use crate::index::IndexConfig;
 pub use crate::signature::chunk::{ChunkConfig, Chunker};
@@ -46,6 +45,56 @@ pub struct Config {
     /// `[plugins.minhash]`; each plugin validates its own keys when the
     /// detector is built (the core does not know them).
     pub plugins: std::collections::BTreeMap<String, toml::Table>,
+}
+
+/// The verdict: which detectors run in which order, and the page policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecideConfig {
+    /// Detector chain, in order; the first that matches decides.
+    pub detectors: Vec<String>,
+    /// Pages with fewer terms than this are compared by exact hash only,
+    /// so short pages do not cluster by chance.
+    pub min_terms: usize,
+    /// Index near duplicates too, so later variants of them are found
+    /// (exact duplicates are never indexed: they add nothing). Off by
+    /// default: an indexed near duplicate becomes the kept side of later
+    /// drops, and drops chained through it join distinct pages.
+    pub index_near_duplicates: bool,
+    /// A page is dropped only when at least this share of its own content
+    /// (its text minus its site's template; see `crate::content`) is in
+    /// the page it matched: the drop then loses nothing.
+    pub min_coverage: f64,
+}
+
+impl Default for DecideConfig {
+    fn default() -> Self {
+        DecideConfig {
+            detectors: vec!["exact".into(), "simhash".into(), "chunks".into()],
+            min_terms: 20,
+            index_near_duplicates: false,
+            min_coverage: 0.8,
+        }
+    }
+}
+
+impl DecideConfig {
+    /// Checks every range of `[decide]`.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> std::result::Result<(), SettingError> {
+        SettingError::range("decide.min_terms", self.min_terms, 0, 100_000)?;
+        SettingError::unit("decide.min_coverage", self.min_coverage, 1.0)?;
+        if self.detectors.is_empty() {
+            return Err(SettingError::new(
+                "decide.detectors",
+                "[]",
+                "must name at least one detector",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Crawler settings: identity and the private-address guard, plus one

@@ -73,6 +73,17 @@
 //! sample at `2m` is the sample at `m` filtered), so two pages sampled at
 //! different rates compare at the coarser one.
 
+/// The version of what analysis computes from the same bytes and settings
+/// (extraction, text normalisation, signatures, content evidence). Bumped
+/// whenever a change makes this build compute other signatures or evidence
+/// for some page than the build before: it is recorded in the store
+/// identity, so an index built by another analysis version is refused (its
+/// stored pages would be compared with signatures made another way)
+/// instead of quietly missing copies. 2: pages without an article get
+/// their content blocks as main text; long preformatted blocks are cut for
+/// the template model.
+pub const ANALYSIS_VERSION: u32 = 2;
+
 use std::collections::HashMap;
 
 use neardup_api::Signature;
@@ -1970,5 +1981,39 @@ mod tests {
             false,
         );
         assert!(c.allows_drop(0.8), "{c:?}");
+    }
+
+    #[test]
+    fn a_page_without_article_is_judged_on_the_whole_page() {
+        // On a page without an article the main blocks are most of the
+        // page, often more than an article needs (an API item with a long
+        // description: its heading and signature push it over): it must
+        // still be judged as a page, every block compared, not as an
+        // article whose chrome a copy may lack.
+        use crate::extract::{Block, Extracted, MainText};
+        let block = |text: String, main: bool| Block {
+            text,
+            tag: "p".into(),
+            link_density: 0.0,
+            is_main: main,
+        };
+        let description = "word ".repeat(120);
+        let mut e = Extracted {
+            title: "parse_flags in gizmo::cli".into(),
+            blocks: vec![
+                block("Function gizmo::cli::parse_flags".into(), true),
+                block(description, true),
+                block("Copyright The Gizmo Project".into(), false),
+            ],
+            main_text: MainText::Page,
+            ..Extracted::default()
+        };
+        let (basis, judged) = roles(&PageContent::from_extracted(&e), SiteTemplate::default());
+        assert_eq!(basis, Basis::Page);
+        assert!(judged.iter().all(|r| r.1 == Role::Compared), "{judged:?}");
+        e.main_text = MainText::Article;
+        let (basis, judged) = roles(&PageContent::from_extracted(&e), SiteTemplate::default());
+        assert_eq!(basis, Basis::Article);
+        assert!(judged.iter().any(|r| r.1 == Role::Chrome), "{judged:?}");
     }
 }

@@ -28,27 +28,25 @@
 //! # Ok::<(), neardup::Error>(())
 //! ```
 
-use neardup_api::SettingError;
-use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
 
+use crate::canonical::Canonicalizer;
 use crate::config::{Config, ExtractMode};
 use crate::content::{
-    BlockIndex, Coverage, Evidence, Kept, OwnContent, PageContent, Templates, EVIDENCE_SLOTS,
-    WEAK_MATCH,
+    BlockIndex, Coverage, Evidence, Kept, OwnContent, PageContent, Templates, ANALYSIS_VERSION,
+    EVIDENCE_SLOTS, WEAK_MATCH,
 };
 use crate::decode::decode;
 use crate::extract::{extract, Extracted};
-use crate::canonical::Canonicalizer;
 use crate::index::{
     unix_now, Change, DocRecord, DocStore, MemoryStore, RedbStore, RedisLocation, RedisStore,
     StoreIdentity,
 };
-use crate::signature::Registry;
+use crate::registry::Registry;
 use crate::text::Normalizer;
 use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 
@@ -115,17 +113,6 @@ pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
     };
     format!("redirect_stub: {how} to {}", redirect.to)
 }
-
-/// The version of what analysis computes from the same bytes and settings
-/// (extraction, text normalisation, signatures, content evidence). Bumped
-/// whenever a change makes this build compute other signatures or evidence
-/// for some page than the build before: it is recorded in the store
-/// identity, so an index built by another analysis version is refused (its
-/// stored pages would be compared with signatures made another way)
-/// instead of quietly missing copies. 2: pages without an article get
-/// their content blocks as main text; long preformatted blocks are cut for
-/// the template model.
-pub const ANALYSIS_VERSION: u32 = 2;
 
 /// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
@@ -1496,57 +1483,6 @@ pub fn site_of(url: &str) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-/// The verdict: which detectors run in which order, and the page policy.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct DecideConfig {
-    /// Detector chain, in order; the first that matches decides.
-    pub detectors: Vec<String>,
-    /// Pages with fewer terms than this are compared by exact hash only,
-    /// so short pages do not cluster by chance.
-    pub min_terms: usize,
-    /// Index near duplicates too, so later variants of them are found
-    /// (exact duplicates are never indexed: they add nothing). Off by
-    /// default: an indexed near duplicate becomes the kept side of later
-    /// drops, and drops chained through it join distinct pages.
-    pub index_near_duplicates: bool,
-    /// A page is dropped only when at least this share of its own content
-    /// (its text minus its site's template; see `crate::content`) is in
-    /// the page it matched: the drop then loses nothing.
-    pub min_coverage: f64,
-}
-
-impl Default for DecideConfig {
-    fn default() -> Self {
-        DecideConfig {
-            detectors: vec!["exact".into(), "simhash".into(), "chunks".into()],
-            min_terms: 20,
-            index_near_duplicates: false,
-            min_coverage: 0.8,
-        }
-    }
-}
-
-
-impl DecideConfig {
-    /// Checks every range of `[decide]`.
-    ///
-    /// # Errors
-    /// The first bad key, its value and what is allowed.
-    pub fn validate(&self) -> std::result::Result<(), SettingError> {
-        SettingError::range("decide.min_terms", self.min_terms, 0, 100_000)?;
-        SettingError::unit("decide.min_coverage", self.min_coverage, 1.0)?;
-        if self.detectors.is_empty() {
-            return Err(SettingError::new(
-                "decide.detectors",
-                "[]",
-                "must name at least one detector",
-            ));
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1784,5 +1720,62 @@ mod tests {
             let mut d = Deduper::new(Config::default()).unwrap();
             let _ = d.check("https://p.example/x", body.as_bytes(), Some("text/html")).unwrap();
         }
+    }
+
+    /// The stop-word vote must not change any page's language: on every page
+    /// of ../shared it runs with the vote on and off, and the vote must have
+    /// settled most of them (else this test would prove nothing).
+    /// It lives here, not in `text`, because it needs HTML extraction.
+    /// `cargo test --release --lib stop_word_vote -- --nocapture`
+    #[test]
+    fn stop_word_vote_agrees_with_whatlang_on_real_pages() {
+        use crate::extract::extract;
+        use crate::extract::{ExtractConfig, ExtractMode};
+        use crate::text::{Normalizer, TextConfig};
+        let (Some(dev), Some(pan)) = (
+            crate::skip::shared("bench/neardup-dev/docs"),
+            crate::skip::shared("datasets/pan-text-alignment/susp"),
+        ) else {
+            return;
+        };
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for dir in [dev, pan] {
+            let rd = std::fs::read_dir(&dir).unwrap();
+            files.extend(rd.filter_map(|e| e.ok().map(|e| e.path())));
+        }
+        assert!(!files.is_empty(), "no pages in ../shared");
+        files.sort();
+        let on = Normalizer::new(&TextConfig::default());
+        let off = Normalizer::new(&TextConfig {
+            stop_word_vote: false,
+            ..TextConfig::default()
+        });
+        let c = ExtractConfig::default();
+        let (mut pages, mut voted) = (0usize, 0usize);
+        let mut differ = Vec::new();
+        for f in &files {
+            let Ok(bytes) = std::fs::read(f) else {
+                continue;
+            };
+            let html = String::from_utf8_lossy(&bytes);
+            let e = extract(&html, None, &c);
+            let text = e.text(ExtractMode::Main);
+            let a = on.normalize(&text, e.lang.as_deref());
+            let b = off.normalize(&text, e.lang.as_deref());
+            pages += 1;
+            voted += usize::from(on.settled_by_vote(&text));
+            if a != b {
+                differ.push((f.display().to_string(), a.lang, b.lang));
+            }
+        }
+        eprintln!(
+            "{pages} pages, {voted} settled by the vote, {} differ",
+            differ.len()
+        );
+        assert!(differ.is_empty(), "{differ:?}");
+        assert!(
+            voted * 2 > pages,
+            "the vote settled only {voted} of {pages}"
+        );
     }
 }

@@ -12,6 +12,11 @@
 
 mod cli;
 
+// The tests' one way to skip (a failure under CI), shared with tests/.
+#[cfg(test)]
+#[path = "../tests/skip.rs"]
+mod skip;
+
 // Page analysis allocates many short-lived strings (words, blocks); mimalloc
 // cut allocation from ~12% of a profiled `eval` run (see README). The
 // `system-alloc` feature keeps the system allocator, for heap profilers

@@ -41,17 +41,17 @@
 //! site, clusters spanning several sites, and unreadable records.
 //!
 //! `texts.jsonl`: the extracted blocks of the clustered pages, for the
-//! report's side-by-side view; see [`crate::report::evidence`].
+//! report's side-by-side view; see [`crate::evidence`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::batch::{PageRecord, Summary};
 use crate::cluster::{assign, summarize, ClusterReport, Member};
 use crate::error::{Error, Result};
 use crate::input::InputWarning;
+use crate::record::{PageRecord, Summary};
 
 /// Receives the outcomes of a batch run, in input order.
 ///
@@ -545,7 +545,7 @@ pub struct OutputDir {
     dir: PathBuf,
     verdicts: Option<VerdictLines<AtomicFile>>,
     clusters: ClusterSink,
-    evidence: crate::report::evidence::EvidenceSpool,
+    evidence: crate::evidence::EvidenceSpool,
 }
 
 impl OutputDir {
@@ -556,7 +556,7 @@ impl OutputDir {
     /// See [`OutputDir::VERDICTS`].
     pub const CLUSTERS_JSON: &'static str = "clusters.json";
     /// See [`OutputDir::VERDICTS`].
-    pub const TEXTS: &'static str = crate::report::evidence::EvidenceSpool::FILE;
+    pub const TEXTS: &'static str = crate::evidence::EvidenceSpool::FILE;
 
     /// Creates `dir` if needed and starts `verdicts.jsonl`, so an
     /// unwritable directory fails before any page is processed.
@@ -571,7 +571,7 @@ impl OutputDir {
             dir: dir.to_owned(),
             verdicts: Some(VerdictLines::new(file, path)),
             clusters: ClusterSink::new(),
-            evidence: crate::report::evidence::EvidenceSpool::create(dir)?,
+            evidence: crate::evidence::EvidenceSpool::create(dir)?,
         })
     }
 
@@ -621,7 +621,7 @@ impl Sink for OutputDir {
         self.write_with(Self::CLUSTERS_TSV, |f| self.clusters.write_tsv(f))?;
         self.write_with(Self::CLUSTERS_JSON, |f| self.clusters.write_json(f))?;
         let roots = assign(self.clusters.members());
-        let needed = crate::report::evidence::needed_positions(&roots);
+        let needed = crate::evidence::needed_positions(&roots);
         let path = self.dir.join(Self::TEXTS);
         let mut file = AtomicFile::create(&path)?;
         self.evidence.write_selected(&needed, &mut file)?;

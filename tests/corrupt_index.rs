@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use neardup::deduper::store_identity;
 use neardup::index::{DocStore as _, RedbStore};
-use neardup::signature::Registry;
+use neardup::registry::Registry;
 use neardup::Config;
 
 use crate::util::{Dir, Run};

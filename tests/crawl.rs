@@ -868,7 +868,7 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
         let config = test_config();
         let deduper = Deduper::with_registry(
             config.clone(),
-            &neardup::signature::Registry::default(),
+            &neardup::registry::Registry::default(),
             Box::new(store),
         )
         .expect("deduper");

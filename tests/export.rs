@@ -9,7 +9,7 @@ use std::path::Path;
 
 use neardup::export::{write_parquet, Options};
 use neardup::index::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
-use neardup::signature::Registry;
+use neardup::registry::Registry;
 use neardup::{Config, Deduper, VerdictKind};
 use neardup_api::Signature;
 use parquet::file::reader::{FileReader, SerializedFileReader};

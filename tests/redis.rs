@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use neardup::deduper::SharedDeduper;
 use neardup::index::{Change, DocRecord, DocStore, RedisLocation, RedisStore, StoreIdentity};
+use neardup::registry::Registry;
 use neardup::serve::{self, ServeOptions};
-use neardup::signature::Registry;
 use neardup::{Config, Deduper, VerdictKind};
 use neardup_api::Signature;
 use serde_json::{json, Value};

@@ -1227,7 +1227,7 @@ async fn run_returns_with_the_index_released_and_committed() {
     // and can be opened again in this process, with every page in it.
     let dir = crate::util::Dir::new();
     let path = dir.path().join("index.redb");
-    let registry = neardup::signature::Registry::default();
+    let registry = neardup::registry::Registry::default();
     let deduper = SharedDeduper::new(Deduper::open(Config::default(), &registry, &path).unwrap());
     let s = Server::start_with(deduper, ServeOptions::default()).await;
     let (_, first) = s.post("/v1/check", &page("https://a.example/1", 1)).await;

@@ -608,7 +608,7 @@ async fn stats_counters_are_per_process_and_indexed_persists() {
     // index's own size.
     let dir = crate::util::Dir::new();
     let path = dir.path().join("index.redb");
-    let registry = neardup::signature::Registry::default();
+    let registry = neardup::registry::Registry::default();
     for round in 0..2u64 {
         let deduper =
             SharedDeduper::new(Deduper::open(Config::default(), &registry, &path).unwrap());

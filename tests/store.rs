@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use neardup::index::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
-use neardup::signature::Registry;
+use neardup::registry::Registry;
 use neardup::{Config, Deduper, Error, VerdictKind};
 use neardup_api::Signature;
 

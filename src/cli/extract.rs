@@ -117,7 +117,7 @@ fn eval(
     dir: &std::path::Path,
     config: &neardup::config::ExtractConfig,
 ) -> anyhow::Result<ExitCode> {
-    let report = neardup::extract::quality::evaluate_dir(dir, config)?;
+    let report = super::quality::evaluate_dir(dir, config)?;
     let mut pages: Vec<_> = report.pages.iter().collect();
     pages.sort_by(|a, b| a.f1.total_cmp(&b.f1).then_with(|| a.name.cmp(&b.name)));
     let mut out = std::io::stdout().lock();

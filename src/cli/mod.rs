@@ -11,6 +11,7 @@ mod export;
 mod extract;
 mod pairs;
 pub mod plugins;
+mod quality;
 mod report;
 mod report_cmd;
 mod score;

@@ -2,7 +2,7 @@
 //! crates under `plugins/`, each reading its own `[plugins.NAME]` table.
 //! Only the binary names plugin types; the library core never does.
 
-use neardup::signature::Registry;
+use neardup::registry::Registry;
 use neardup::{Config, Error};
 use neardup_api::{Detector, SettingError};
 use serde::de::DeserializeOwned;

@@ -805,7 +805,7 @@ async fn fetch_one(
             // Held until decided: keep only what deciding, link expansion
             // and the evidence spool read.
             analyzer.shrink_for_decide(&mut a);
-            crate::report::evidence::trim_blocks(&mut a.extracted.blocks);
+            crate::evidence::trim_blocks(&mut a.extracted.blocks);
             (a, keep_body.then_some(body))
         })
         .await

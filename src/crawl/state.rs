@@ -70,9 +70,9 @@ use crate::batch::PageRecord;
 use crate::config::Config;
 use crate::deduper::SharedDeduper;
 use crate::error::{Error, Result};
+use crate::evidence::EvidenceSpool;
 use crate::fetch::Fetcher;
 use crate::output::{ClusterSink, OutputDir, Sink, VerdictLines};
-use crate::report::evidence::EvidenceSpool;
 use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 
 /// Version of `crawl-state.json`.
@@ -652,7 +652,7 @@ pub async fn run_in_dir(
 fn write_texts(dir: &mut CrawlDir) -> Result<()> {
     let clusters = clusters_from_verdicts(&dir.dir)?;
     let roots = crate::cluster::assign(clusters.members());
-    let needed = crate::report::evidence::needed_positions(&roots);
+    let needed = crate::evidence::needed_positions(&roots);
     let path = dir.dir.join(OutputDir::TEXTS);
     let mut file = crate::output::AtomicFile::create(&path)?;
     dir.evidence.write_selected(&needed, &mut file)?;

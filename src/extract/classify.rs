@@ -16,7 +16,7 @@
 //!   outside the main landmark, link lists before the `h1`), never by a
 //!   site's strings.
 //!
-//! The decision layer ([`crate::content`]) uses the same test on the page
+//! The decision layer (the core's `content` module) uses the same test on the page
 //! minus its site's template to say whether a drop rests on an article or
 //! on the whole page; a page this classifier found no article in is judged
 //! on the whole page ([`MainText::Page`]).
@@ -69,7 +69,7 @@ pub const ARTICLE_MIN_SHARE: f64 = 0.1;
 /// words (title included, navigation blocks excluded from both: see
 /// `count_words`) has an article. The one definition of "article" for
 /// the classifier (on the page alone) and the decision layer (on the page
-/// minus its site's template, [`crate::content`]).
+/// minus its site's template, the core's `content` module).
 pub fn has_article(main_words: u32, text_words: u32) -> bool {
     main_words >= ARTICLE_MIN_WORDS
         && f64::from(main_words) >= ARTICLE_MIN_SHARE * f64::from(text_words)
@@ -122,7 +122,7 @@ fn readability(p: &Parsed<'_>, ctx: &Context) -> Vec<bool> {
 }
 
 /// Words of `text` as the decision layer counts them
-/// ([`crate::content::PageContent`]): Unicode words, each CJK character
+/// (the core's `PageContent`): Unicode words, each CJK character
 /// one, words without a letter or digit skipped unless ASCII; and how
 /// many of them are bare numbers.
 fn count_words(text: &str) -> (u32, u32) {
@@ -137,7 +137,7 @@ fn count_words(text: &str) -> (u32, u32) {
 }
 
 /// Words of a block that count as text for [`has_article`]: none for
-/// navigation, which is (as in [`crate::content`]) a block that is not a
+/// navigation, which is (as in the core's `content` module) a block that is not a
 /// heading and is mostly link text (link density at least one half) or a
 /// run of bare numbers (line numbers, pagination).
 fn text_words(p: &Parsed<'_>, b: &RawBlock) -> u32 {
@@ -995,8 +995,8 @@ fn at(v: &[f32], i: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::{ExtractConfig, ExtractMode};
     use crate::extract::{extract, Extracted};
+    use crate::extract::{ExtractConfig, ExtractMode};
 
     fn ex(html: &str) -> Extracted {
         extract(html, None, &ExtractConfig::default())
@@ -1179,40 +1179,5 @@ mod tests {
              <div class=sidebar><a href=/a>链接</a></div></body></html>"
         ));
         assert_eq!(e.main_text, MainText::Article);
-    }
-
-    #[test]
-    fn a_page_without_article_is_judged_on_the_whole_page() {
-        // On a page without an article the main blocks are most of the
-        // page, often more than an article needs (an API item with a long
-        // description: its heading and signature push it over): it must
-        // still be judged as a page, every block compared, not as an
-        // article whose chrome a copy may lack.
-        use crate::content::{roles, Basis, PageContent, Role, SiteTemplate};
-        use crate::extract::Block;
-        let block = |text: String, main: bool| Block {
-            text,
-            tag: "p".into(),
-            link_density: 0.0,
-            is_main: main,
-        };
-        let description = "word ".repeat(120);
-        let mut e = Extracted {
-            title: "parse_flags in gizmo::cli".into(),
-            blocks: vec![
-                block("Function gizmo::cli::parse_flags".into(), true),
-                block(description, true),
-                block("Copyright The Gizmo Project".into(), false),
-            ],
-            main_text: MainText::Page,
-            ..Extracted::default()
-        };
-        let (basis, judged) = roles(&PageContent::from_extracted(&e), SiteTemplate::default());
-        assert_eq!(basis, Basis::Page);
-        assert!(judged.iter().all(|r| r.1 == Role::Compared), "{judged:?}");
-        e.main_text = MainText::Article;
-        let (basis, judged) = roles(&PageContent::from_extracted(&e), SiteTemplate::default());
-        assert_eq!(basis, Basis::Article);
-        assert!(judged.iter().any(|r| r.1 == Role::Chrome), "{judged:?}");
     }
 }

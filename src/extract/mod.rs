@@ -1,7 +1,6 @@
 //! HTML to text blocks, metadata and links; main content vs boilerplate.
 
 pub mod classify;
-pub mod quality;
 pub mod tags;
 pub mod tokenizer;
 pub mod tree;
@@ -436,7 +435,6 @@ pub struct Redirect {
     pub kind: RedirectKind,
 }
 
-
 /// Which text of a page the signatures see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -480,7 +478,6 @@ impl Default for ExtractConfig {
         }
     }
 }
-
 
 impl ExtractConfig {
     /// Checks every range of `[extract]`.

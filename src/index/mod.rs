@@ -54,7 +54,6 @@ impl Default for IndexConfig {
     }
 }
 
-
 impl IndexConfig {
     /// Checks every range of `[index]`.
     ///

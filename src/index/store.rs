@@ -38,7 +38,7 @@ pub struct DocRecord {
 ///   evidence slots, [`crate::content::EVIDENCE_SLOTS`]);
 /// - [`settings`](StoreIdentity::settings): every setting that changes a
 ///   stored signature or evidence for the same page, by dotted config key:
-///   the hash seed; `analysis_version` ([`crate::deduper::ANALYSIS_VERSION`]:
+///   the hash seed; `analysis_version` ([`crate::content::ANALYSIS_VERSION`]:
 ///   bumped when this code computes other signatures or evidence for the
 ///   same bytes); `extract.mode` and `extract.max_body_bytes` (which text
 ///   is signed); all of `text.*` (normalisation, stop words, stemming, the

@@ -52,7 +52,6 @@
 //! segments differ between the members of a cluster: candidates for URL
 //! canonicalization rules, aggregated per site.
 
-pub mod evidence;
 mod html;
 
 use std::collections::{BTreeMap, HashMap};
@@ -62,6 +61,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::evidence;
 use crate::output::AtomicFile;
 
 pub use html::render_html;

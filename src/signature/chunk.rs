@@ -24,10 +24,10 @@ use neardup_api::{
     set_similarity, CandidateIndex, Detector, Document, Judgement, SetRule, Signature, Similarity,
 };
 
-use neardup_api::SettingError;
-use serde::{Deserialize, Serialize};
 use super::gear::GearChunker;
 use crate::index::ChunkIndex;
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
 
 /// Chunk-set detector: resemblance and containment of content-defined chunks.
 #[derive(Clone, Debug)]
@@ -259,7 +259,6 @@ impl Default for ChunkConfig {
     }
 }
 
-
 impl ChunkConfig {
     /// Checks every range of `[chunks]`, and that the chunker can work
     /// with the sizes.
@@ -344,7 +343,11 @@ fn validate_fastcdc(c: &ChunkConfig) -> Result<(), SettingError> {
             ));
         }
         if value % 2 != 0 {
-            return Err(SettingError::new(key, value, format!("must be even {hint}")));
+            return Err(SettingError::new(
+                key,
+                value,
+                format!("must be even {hint}"),
+            ));
         }
     }
     Ok(())

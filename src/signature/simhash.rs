@@ -25,8 +25,8 @@
 //! inflection or a few shingles" case.
 
 use neardup_api::SettingError;
-use serde::{Deserialize, Serialize};
 use neardup_api::{CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity};
+use serde::{Deserialize, Serialize};
 
 use crate::index::SimhashIndex;
 
@@ -54,7 +54,10 @@ const MAX_SHINGLE: usize = 8;
 /// repeats). Fewer terms than `n` give one shingle of all terms.
 pub fn shingle_hashes(terms: &[String], n: usize) -> Vec<u64> {
     let n = n.clamp(1, MAX_SHINGLE);
-    let words: Vec<u64> = terms.iter().map(|t| neardup_api::hash64(t.as_bytes())).collect();
+    let words: Vec<u64> = terms
+        .iter()
+        .map(|t| neardup_api::hash64(t.as_bytes()))
+        .collect();
     if words.is_empty() {
         return Vec::new();
     }
@@ -238,7 +241,6 @@ impl Default for SimhashConfig {
         }
     }
 }
-
 
 impl SimhashConfig {
     /// Checks every range of `[simhash]`.

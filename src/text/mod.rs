@@ -161,6 +161,14 @@ impl Normalizer {
         }
     }
 
+    /// Whether the stop-word vote alone settles the language of `text`
+    /// (so whatlang is not asked): for diagnostics and the test that the
+    /// vote agrees with whatlang on real pages.
+    pub fn settled_by_vote(&self, text: &str) -> bool {
+        let lower = lowercase(&nfkc(text)).into_owned();
+        self.vote.vote(&lower, self.config.detect_bytes).is_some()
+    }
+
     /// The page's language: the stop-word vote's when it is clear-cut,
     /// else whatlang's when reliable, else the declared one when known,
     /// else whatlang's best guess, else `"und"`.
@@ -295,7 +303,6 @@ impl Default for TextConfig {
         }
     }
 }
-
 
 impl TextConfig {
     /// Checks every range of `[text]`.

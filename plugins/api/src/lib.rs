@@ -93,7 +93,11 @@ impl SettingError {
         if (lo..=hi).contains(&value) {
             Ok(())
         } else {
-            Err(SettingError::new(key, value, format!("must be in {lo}..={hi}")))
+            Err(SettingError::new(
+                key,
+                value,
+                format!("must be in {lo}..={hi}"),
+            ))
         }
     }
 

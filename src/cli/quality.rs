@@ -11,10 +11,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::extract::{ExtractConfig, ExtractMode};
-use crate::error::{Error, Result};
-
-use super::extract;
+use neardup::extract::{extract, ExtractConfig, ExtractMode};
+use neardup::{Error, Result};
 
 /// Scores of one page.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,7 +118,7 @@ pub fn evaluate_dir(dir: &Path, config: &ExtractConfig) -> Result<QualityReport>
         let read = |f: &str| -> Result<String> {
             let path = dir.join(&name).join(f);
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            Ok(crate::decode::decode(&bytes, None).text)
+            Ok(neardup::decode::decode(&bytes, None).text)
         };
         let source = read("source.html")?;
         let expected = read("expected.html")?;

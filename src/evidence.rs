@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::batch::PageRecord;
 use crate::error::{Error, Result};
+use crate::record::PageRecord;
 
 /// Members (besides the representative) whose text is kept per cluster.
 pub const MAX_MEMBERS: usize = 20;
