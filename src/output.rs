@@ -629,6 +629,25 @@ impl Sink for OutputDir {
     }
 }
 
+/// The run's configuration, written by `dedup` and `crawl` for the report.
+pub const CONFIG_TOML: &str = "config.toml";
+
+/// Writes the run's configuration as `DIR/config.toml` for the report.
+///
+/// # Errors
+/// Serialization or write errors.
+pub fn write_config(dir: &Path, config: &crate::Config) -> Result<()> {
+    let path = dir.join(CONFIG_TOML);
+    let text = toml::to_string_pretty(config).map_err(|e| Error::Input {
+        path: path.clone(),
+        message: format!("cannot write the config as TOML: {e}"),
+    })?;
+    let mut f = AtomicFile::create(&path)?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| Error::io(&path, e))?;
+    f.commit()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

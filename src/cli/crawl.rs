@@ -24,7 +24,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     let saved = a
         .resume
         .as_ref()
-        .map(|d| d.join(neardup::report::CONFIG_TOML))
+        .map(|d| d.join(neardup::output::CONFIG_TOML))
         .filter(|p| args.config.is_none() && p.is_file());
     let config_file = args.config.as_deref().or(saved.as_deref());
     let mut config = super::load_config(config_file, &a.detectors.detectors)?;

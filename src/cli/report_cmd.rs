@@ -29,8 +29,8 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<ExitCode> {
 
 /// Writes the run's config beside its outputs, for the report.
 pub fn write_config(dir: &Path, config: &neardup::Config) -> anyhow::Result<()> {
-    report::write_config(dir, config)
-        .with_context(|| format!("write {}", dir.join(report::CONFIG_TOML).display()))
+    neardup::output::write_config(dir, config)
+        .with_context(|| format!("write {}", dir.join(neardup::output::CONFIG_TOML).display()))
 }
 
 /// The report at the end of a run.

@@ -390,7 +390,7 @@ impl CrawlDir {
                     "the crawl used another config (hash {}, now {hash}): resume without \
                      --config to use the config it saved in {}, or with the same one",
                     meta.config_hash,
-                    dir.join(crate::report::CONFIG_TOML).display()
+                    dir.join(crate::output::CONFIG_TOML).display()
                 ),
             ));
         }

@@ -62,7 +62,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::evidence;
-use crate::output::AtomicFile;
+use crate::output::{AtomicFile, CONFIG_TOML};
 
 pub use html::render_html;
 
@@ -72,8 +72,6 @@ pub const REPORT_HTML: &str = "report.html";
 pub const SITES_CSV: &str = "sites.csv";
 /// See [`REPORT_HTML`].
 pub const CLUSTERS_CSV: &str = "clusters.csv";
-/// The run's configuration, written by `dedup` and `crawl` for the report.
-pub const CONFIG_TOML: &str = "config.toml";
 
 /// Everything the report shows; serialized into the HTML page.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -728,21 +726,6 @@ pub fn generate(dir: &Path) -> Result<Report> {
     Ok(report)
 }
 
-/// Writes the run's configuration as `DIR/config.toml` for the report.
-///
-/// # Errors
-/// Serialization or write errors.
-pub fn write_config(dir: &Path, config: &crate::Config) -> Result<()> {
-    let path = dir.join(CONFIG_TOML);
-    let text = toml::to_string_pretty(config).map_err(|e| Error::Input {
-        path: path.clone(),
-        message: format!("cannot write the config as TOML: {e}"),
-    })?;
-    let mut f = AtomicFile::create(&path)?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| Error::io(&path, e))?;
-    f.commit()
-}
 
 fn clusters_totals(r: &Report) -> u64 {
     r.clusters.len() as u64
