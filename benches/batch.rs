@@ -9,10 +9,11 @@
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use neardup::batch::{run_items, Options};
-use neardup::input::{Item, Page};
-use neardup::output::ClusterSink;
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
+use neardup_batch::input::{Item, Page};
+use neardup_batch::output::ClusterSink;
+use neardup_batch::run::{run_items, Options};
 
 fn pages() -> Vec<Page> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pages");

@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup::config::{CanonicalConfig, ScopeConfig, SiteScope};
-use neardup::frontier::{Canonicalizer, Scope};
+use neardup_crawl::frontier::{Canonicalizer, Scope};
 use url::Url;
 
 /// Links as pages really have them: relative and absolute, tracking

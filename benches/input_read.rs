@@ -55,9 +55,9 @@ fn bench(c: &mut Criterion) {
     for (name, path) in [("plain", &p_plain), ("gzip_per_record", &p_gz)] {
         g.bench_function(name, |b| {
             b.iter(|| {
-                neardup::input::open(path)
+                neardup_batch::input::open(path)
                     .map(|it| {
-                        it.filter(|i| matches!(i, neardup::input::Item::Page(_)))
+                        it.filter(|i| matches!(i, neardup_batch::input::Item::Page(_)))
                             .count()
                     })
                     .unwrap_or(0)

@@ -12,8 +12,9 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup::config::{ChunkConfig, TextConfig};
 use neardup::signature::ChunkDetector;
-use neardup::text::Normalizer;
-use neardup::{Detector, Document};
+use neardup::Detector;
+use neardup::Document;
+use neardup_text::Normalizer;
 
 #[path = "text_corpus.rs"]
 mod corpus;

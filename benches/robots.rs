@@ -16,7 +16,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use neardup::frontier::RobotsRules;
+use neardup_crawl::frontier::RobotsRules;
 
 include!("../testdata/robots/google_cases.rs");
 

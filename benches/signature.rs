@@ -9,8 +9,9 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup::config::{ChunkConfig, Chunker, SimhashConfig, TextConfig};
 use neardup::signature::gear::GearChunker;
 use neardup::signature::{ChunkDetector, SimhashDetector};
-use neardup::text::Normalizer;
-use neardup::{Detector, Document};
+use neardup::Detector;
+use neardup::Document;
+use neardup_text::Normalizer;
 
 #[path = "text_corpus.rs"]
 mod corpus;

@@ -24,7 +24,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use neardup::{Config, Deduper, VerdictKind};
+use neardup::Config;
+use neardup::Deduper;
+use neardup::VerdictKind;
 use rayon::prelude::*;
 
 const WORDS: usize = 250;

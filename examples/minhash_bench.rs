@@ -23,7 +23,10 @@ use std::io::{BufRead as _, BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use neardup::{CandidateIndex, Config, Deduper, Signature};
+use neardup::CandidateIndex;
+use neardup::Config;
+use neardup::Deduper;
+use neardup::Signature;
 use neardup_minhash::{shingle::SEED, sketch, LshIndex, MinhashSettings};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 

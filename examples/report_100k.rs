@@ -1,7 +1,7 @@
 //! Synthetic large-crawl report: `cargo run --release --example report_100k
 //! -- DIR [PAGES]` pushes PAGES (default 100,000) synthetic pages through
 //! the real output sink (verdicts.jsonl, clusters.*, texts.jsonl), then
-//! times `neardup::report::generate` and prints the sizes of what it wrote.
+//! times `neardup_report::generate` and prints the sizes of what it wrote.
 //!
 //! Shape: 1,000 sites; about 30% of pages are duplicates or near
 //! duplicates in clusters of 2 to 10 pages whose URLs differ by a
@@ -10,10 +10,12 @@
 
 use std::time::Instant;
 
-use neardup::batch::{PageRecord, Summary};
-use neardup::extract::Block;
-use neardup::output::{OutputDir, Sink};
-use neardup::{Match, Verdict, VerdictKind};
+use neardup::Match;
+use neardup::Verdict;
+use neardup::VerdictKind;
+use neardup_batch::output::{OutputDir, Sink};
+use neardup_batch::run::{PageRecord, Summary};
+use neardup_html::extract::Block;
 
 fn block(text: String, tag: &str, main: bool) -> Block {
     Block {
@@ -134,7 +136,7 @@ fn main() -> anyhow::Result<()> {
     out.finish(&summary)?;
     let outputs = started.elapsed();
     let started = Instant::now();
-    let report = neardup::report::generate(&dir)?;
+    let report = neardup_report::generate(&dir)?;
     let took = started.elapsed();
     let size = |name: &str| std::fs::metadata(dir.join(name)).map_or(0, |m| m.len());
     println!(

@@ -11,11 +11,12 @@ use axum::extract::State;
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::crawl::{run, Options};
 use neardup::deduper::SharedDeduper;
-use neardup::fetch::Fetcher;
-use neardup::output::OutputDir;
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
+use neardup_batch::output::OutputDir;
+use neardup_crawl::fetch::Fetcher;
+use neardup_crawl::{run, Options};
 use serde_json::Value;
 use url::Url;
 
@@ -262,7 +263,7 @@ async fn crawl(
     options: &Options,
     out: &std::path::Path,
     shutdown: impl std::future::Future<Output = ()>,
-) -> (neardup::crawl::CrawlSummary, Vec<Value>) {
+) -> (neardup_crawl::CrawlSummary, Vec<Value>) {
     let config = test_config();
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
     let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));

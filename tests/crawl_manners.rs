@@ -12,11 +12,12 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::crawl::{run, CrawlSummary, Options};
 use neardup::deduper::SharedDeduper;
-use neardup::fetch::Fetcher;
-use neardup::output::OutputDir;
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
+use neardup_batch::output::OutputDir;
+use neardup_crawl::fetch::Fetcher;
+use neardup_crawl::{run, CrawlSummary, Options};
 use serde_json::Value;
 use url::Url;
 
@@ -472,7 +473,7 @@ async fn fetch_errors_are_counted_by_kind() {
     assert_eq!(summary.errors.get("connect"), Some(&1), "{summary:?}");
     assert_eq!(summary.fetch_errors, 1);
     assert_eq!(summary.statuses.get(&404), Some(&5));
-    let text = neardup::crawl::format_summary(&summary).join("\n");
+    let text = neardup_crawl::format_summary(&summary).join("\n");
     assert!(text.contains("1 fetch errors (connect 1)"), "{text}");
 }
 
@@ -604,7 +605,7 @@ async fn a_crawl_goes_through_the_proxy() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_private_address_guard_holds_behind_a_proxy() {
-    use neardup::fetch::FetchError;
+    use neardup_crawl::fetch::FetchError;
     let (proxy, log) = start_proxy().await;
     let mut crawl_config = Config::default().crawl;
     crawl_config.fetch.proxy = format!("http://{proxy}");

@@ -7,11 +7,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use neardup::export::{write_parquet, Options};
 use neardup::index::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
 use neardup::registry::Registry;
-use neardup::{Config, Deduper, VerdictKind};
+use neardup::Config;
+use neardup::Deduper;
+use neardup::VerdictKind;
 use neardup_api::Signature;
+use neardup_batch::export::{write_parquet, Options};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 

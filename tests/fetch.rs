@@ -18,9 +18,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use neardup::config::{CrawlConfig, Oversize};
-use neardup::fetch::{FetchError, Fetcher};
-use neardup::frontier::robots::RobotsSource;
-use neardup::frontier::RobotsCache;
+use neardup_crawl::fetch::{FetchError, Fetcher};
+use neardup_crawl::frontier::robots::RobotsSource;
+use neardup_crawl::frontier::RobotsCache;
 use url::Url;
 
 /// Requests seen by a test server: path and arrival time.
@@ -572,7 +572,7 @@ async fn content_types_filter_and_charset_passes_through() {
     );
     assert_eq!(out.body, b"<p>caf\xe9</p>", "bytes are passed through raw");
     // The core decoder copes with the unknown label and the Latin-1 byte.
-    let decoded = neardup::decode::decode(&out.body, out.content_type.as_deref());
+    let decoded = neardup_html::decode::decode(&out.body, out.content_type.as_deref());
     assert!(decoded.text.contains("café"), "{:?}", decoded.text);
 
     let out = fetcher

@@ -123,7 +123,7 @@ fn index_finds_every_pair_above_t2_on_clough_stevenson() {
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
-    let normalizer = neardup::text::Normalizer::new(&neardup::Config::default().text);
+    let normalizer = neardup_text::Normalizer::new(&neardup::Config::default().text);
     let d = MultirefDetector::new(Settings::default()).unwrap();
     let t2 = Settings::default().t2;
     let sigs: Vec<Signature> = files

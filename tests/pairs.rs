@@ -161,7 +161,7 @@ fn text_dir_terms(dir: &Path) -> Vec<Vec<String>> {
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     files.sort();
-    let normalizer = neardup::text::Normalizer::new(&neardup::Config::default().text);
+    let normalizer = neardup_text::Normalizer::new(&neardup::Config::default().text);
     files
         .iter()
         .map(|p| {

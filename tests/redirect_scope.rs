@@ -9,11 +9,12 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::crawl::{run, Options};
 use neardup::deduper::SharedDeduper;
-use neardup::fetch::Fetcher;
-use neardup::output::OutputDir;
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
+use neardup_batch::output::OutputDir;
+use neardup_crawl::fetch::Fetcher;
+use neardup_crawl::{run, Options};
 use serde_json::Value;
 use url::Url;
 

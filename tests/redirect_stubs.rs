@@ -4,10 +4,12 @@
 //! a redirect hop (same depth, seen set, a bounded chain) and writes no
 //! verdict for the stub. Real axum server on 127.0.0.1 for the crawl.
 
-use neardup::output::VerdictLine;
-use neardup::serve::dto::VerdictBody;
 use neardup::verdict::{Redirect, RedirectKind};
-use neardup::{Config, Deduper, VerdictKind};
+use neardup::Config;
+use neardup::Deduper;
+use neardup::VerdictKind;
+use neardup_batch::output::VerdictLine;
+use neardup_serve::dto::VerdictBody;
 use serde_json::Value;
 
 use crate::crawl_manners::{crawl, test_config, Answer, Site};
@@ -174,7 +176,7 @@ async fn the_crawl_follows_stubs_as_redirect_hops() {
     let mut config = test_config();
     config.crawl.scope.max_depth = 1;
     config.crawl.fetch.max_redirects = 2;
-    let fetcher = neardup::fetch::Fetcher::new(&config.crawl).expect("fetcher");
+    let fetcher = neardup_crawl::fetch::Fetcher::new(&config.crawl).expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     let count = |p: &str| hits.iter().filter(|h| *h == p).count();

@@ -19,9 +19,11 @@ use std::time::{Duration, Instant};
 use neardup::deduper::SharedDeduper;
 use neardup::index::{Change, DocRecord, DocStore, RedisLocation, RedisStore, StoreIdentity};
 use neardup::registry::Registry;
-use neardup::serve::{self, ServeOptions};
-use neardup::{Config, Deduper, VerdictKind};
+use neardup::Config;
+use neardup::Deduper;
+use neardup::VerdictKind;
 use neardup_api::Signature;
+use neardup_serve::{self as serve, ServeOptions};
 use serde_json::{json, Value};
 
 use crate::util::{read_verdicts, Dir};

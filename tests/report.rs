@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use neardup::report::{url_hints, Basis, FiredCount, Report};
+use neardup_report::{url_hints, Basis, FiredCount, Report};
 
 use crate::util::{block_role, read_verdicts, Dir, SITE_TEMPLATE};
 

@@ -1,10 +1,10 @@
 //! Google's robots.txt matching cases (google/robotstxt `robots_test.cc`,
 //! `IsUserAgentAllowed`), translated into a table in
 //! `testdata/robots/google_cases.rs`, run against the crawler's matcher
-//! ([`neardup::frontier::RobotsRules`]). Prints the pass count; every case
+//! ([`neardup_crawl::frontier::RobotsRules`]). Prints the pass count; every case
 //! must pass.
 
-use neardup::frontier::RobotsRules;
+use neardup_crawl::frontier::RobotsRules;
 
 include!("../testdata/robots/google_cases.rs");
 

@@ -5,8 +5,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use neardup::deduper::SharedDeduper;
-use neardup::serve::{self, ServeOptions};
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
+use neardup_serve::{self as serve, ServeOptions};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::oneshot;
@@ -938,14 +939,14 @@ async fn validator_rejects_wrong_shapes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_generator_counts_every_request() {
     let s = Server::start(ServeOptions::default()).await;
-    let options = neardup::serve::load::LoadOptions {
+    let options = neardup_cli::load::LoadOptions {
         target: format!("http://{}", s.addr),
         clients: 4,
         requests: 120,
         page_bytes: 4_000,
         ..Default::default()
     };
-    let report = neardup::serve::load::run(&options).await.unwrap();
+    let report = neardup_cli::load::run(&options).await.unwrap();
     assert_eq!((report.sent, report.ok), (120, 120), "{report:?}");
     assert_eq!(report.server_checked, Some(120));
     assert_eq!(report.verdicts.values().sum::<usize>(), 120);

@@ -9,8 +9,9 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use neardup::deduper::SharedDeduper;
-use neardup::serve::ServeOptions;
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
+use neardup_serve::ServeOptions;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
@@ -684,7 +685,7 @@ fn every_request_gets_an_access_log_line() {
     let log = rest.join().unwrap();
     let line = |needle: &str| {
         log.lines()
-            .find(|l| l.contains("neardup::serve::access") && l.contains(needle))
+            .find(|l| l.contains("neardup_serve::access") && l.contains(needle))
             .unwrap_or_else(|| panic!("no access line with {needle:?} in\n{log}"))
             .to_owned()
     };

@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use neardup::index::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
 use neardup::registry::Registry;
-use neardup::{Config, Deduper, Error, VerdictKind};
+use neardup::Config;
+use neardup::Deduper;
+use neardup::Error;
+use neardup::VerdictKind;
 use neardup_api::Signature;
 
 use crate::util::{read_verdicts, Dir};

@@ -26,7 +26,7 @@
 //! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
 //! - `store`: document stores, the persistent index, crash safety;
-//! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
+//! - `serve`: the HTTP API on a real socket (`neardup_serve::run`);
 //! - `serve_limits`: `serve` under hostile and faulty clients (slowloris,
 //!   caps, 408/413, memory budget), readiness, logs, canonical links;
 //! - `util`: temp dirs and running the binary.

@@ -7,9 +7,11 @@
 use std::path::PathBuf;
 
 use neardup::deduper::SharedDeduper;
-use neardup::output::VerdictLine;
-use neardup::serve::{self, dto::VerdictBody, ServeOptions};
-use neardup::{Config, Deduper, VerdictKind};
+use neardup::Config;
+use neardup::Deduper;
+use neardup::VerdictKind;
+use neardup_batch::output::VerdictLine;
+use neardup_serve::{self as serve, dto::VerdictBody, ServeOptions};
 use serde_json::{json, Value};
 
 use crate::util::Dir;

@@ -3,7 +3,10 @@
 //! items, template siblings and a manual whose print page holds every
 //! chapter. Each test names the failure class of issue 12 it guards.
 
-use neardup::{Config, Deduper, Verdict, VerdictKind};
+use neardup::Config;
+use neardup::Deduper;
+use neardup::Verdict;
+use neardup::VerdictKind;
 
 const SITE: &str = "http://docs.example";
 

@@ -242,11 +242,11 @@ fn crawl_writes_a_warc_that_reads_back() {
 
     // Our reader: the 2xx HTML responses are pages (revisits and metadata
     // are not), keyed by record id, with the body as fetched.
-    let pages: Vec<neardup::input::Page> = neardup::input::open(&path)
+    let pages: Vec<neardup_batch::input::Page> = neardup_batch::input::open(&path)
         .expect("open")
         .map(|i| match i {
-            neardup::input::Item::Page(p) => p,
-            neardup::input::Item::Warning(w) => panic!("warning reading back: {w:?}"),
+            neardup_batch::input::Item::Page(p) => p,
+            neardup_batch::input::Item::Warning(w) => panic!("warning reading back: {w:?}"),
         })
         .collect();
     let mut got: Vec<String> = pages.iter().map(|p| path_of(&p.url)).collect();

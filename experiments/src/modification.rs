@@ -20,7 +20,7 @@ use neardup_minhash::{
 use neardup::config::{ChunkConfig, SimhashConfig, TextConfig};
 use neardup::signature::chunk::ChunkDetector;
 use neardup::signature::simhash::SimhashDetector;
-use neardup::text::Normalizer;
+use neardup_text::Normalizer;
 
 /// The string the paper inserts (its footnote 1: `"a "`).
 pub const INSERT: &str = "a ";

@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
 
 const CHARSETS: [Option<&str>; 5] = [
     None,

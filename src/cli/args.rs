@@ -520,8 +520,8 @@ pub struct LoadArgs {
     pub token: Option<String>,
 
     /// Words of the generated article text.
-    #[arg(long, value_enum, default_value_t = neardup::serve::load::LoadWords::English)]
-    pub words: neardup::serve::load::LoadWords,
+    #[arg(long, value_enum, default_value_t = neardup_cli::load::LoadWords::English)]
+    pub words: neardup_cli::load::LoadWords,
 }
 
 /// `neardup pairs`.

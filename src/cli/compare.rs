@@ -20,8 +20,9 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
 use neardup::index::MemoryStore;
-use neardup::input::Item;
-use neardup::{Config, Deduper};
+use neardup::Config;
+use neardup::Deduper;
+use neardup_batch::input::Item;
 
 use super::args::{Args, CompareArgs};
 
@@ -34,7 +35,7 @@ pub fn run(args: &Args, a: &CompareArgs) -> anyhow::Result<ExitCode> {
         bail!("nothing to compare: give --bench DIR and/or --clough DIR");
     }
     let base = super::load_config(args.config.as_deref(), &[])?;
-    let registry = super::plugins::registry();
+    let registry = neardup::plugins::registry();
     let names: Vec<String> = if a.detectors.detectors.is_empty() {
         registry.names().iter().map(|s| (*s).to_owned()).collect()
     } else {
@@ -69,7 +70,7 @@ fn alone(base: &Config, name: &str) -> anyhow::Result<Config> {
 fn deduper_for(base: &Config, name: &str) -> anyhow::Result<Deduper> {
     Deduper::with_registry(
         alone(base, name)?,
-        &super::plugins::registry(),
+        &neardup::plugins::registry(),
         Box::<MemoryStore>::default(),
     )
     .with_context(|| format!("building detector {name}"))
@@ -78,7 +79,7 @@ fn deduper_for(base: &Config, name: &str) -> anyhow::Result<Deduper> {
 /// Signature and index bytes per page on a benchmark's manifest.
 fn sizes_table(bench: &Path, base: &Config, names: &[String]) -> anyhow::Result<String> {
     let manifest = bench.join("manifest.tsv");
-    let items = neardup::input::read(&manifest)
+    let items = neardup_batch::input::read(&manifest)
         .with_context(|| format!("reading {}", manifest.display()))?;
     let pages: Vec<_> = items
         .into_iter()
@@ -187,7 +188,7 @@ fn read_text(path: &Path) -> anyhow::Result<String> {
 /// Per-grade score distributions and separation for every detector.
 fn graded_tables(dir: &Path, base: &Config, names: &[String]) -> anyhow::Result<String> {
     let answers = read_answers(dir)?;
-    let registry = super::plugins::registry();
+    let registry = neardup::plugins::registry();
     let mut dist = String::from(
         "Resemblance of each answer to its source, per grade: min / q1 / median / q3 / max.\n\n\
          | detector | cut | light | heavy | non |\n|---|---|---|---|---|\n",

@@ -1,19 +1,19 @@
-//! `neardup crawl`: seeds and flags to a [`neardup::crawl::run`] call on a
+//! `neardup crawl`: seeds and flags to a [`neardup_crawl::run`] call on a
 //! tokio runtime; `--demo` first starts the built-in sites.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use neardup::crawl::demo::{demo_config, DemoSites};
-use neardup::crawl::progress::Progress;
-use neardup::crawl::seeds::{parse_seed, parse_seeds_bytes};
-use neardup::crawl::state::{run_in_dir, CheckpointPolicy, CrawlDir, Resumed};
-use neardup::crawl::{format_report, format_summary, CrawlSummary, Options};
 use neardup::deduper::SharedDeduper;
-use neardup::fetch::Fetcher;
-use neardup::output::OutputDir;
 use neardup::Deduper;
+use neardup_batch::output::OutputDir;
+use neardup_cli::demo::{demo_config, DemoSites};
+use neardup_crawl::fetch::Fetcher;
+use neardup_crawl::progress::Progress;
+use neardup_crawl::seeds::{parse_seed, parse_seeds_bytes};
+use neardup_crawl::state::{run_in_dir, CheckpointPolicy, CrawlDir, Resumed};
+use neardup_crawl::{format_report, format_summary, CrawlSummary, Options};
 
 use super::args::{Args, CrawlArgs};
 
@@ -24,7 +24,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     let saved = a
         .resume
         .as_ref()
-        .map(|d| d.join(neardup::output::CONFIG_TOML))
+        .map(|d| d.join(neardup_batch::output::CONFIG_TOML))
         .filter(|p| args.config.is_none() && p.is_file());
     let config_file = args.config.as_deref().or(saved.as_deref());
     let mut config = super::load_config(config_file, &a.detectors.detectors)?;
@@ -93,7 +93,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         pages: a.checkpoint_pages.max(1),
         interval: std::time::Duration::from_secs_f64(a.checkpoint_secs),
     };
-    let registry = super::plugins::registry();
+    let registry = neardup::plugins::registry();
     // The chain's names, as the index and the crawl state record them.
     let detectors = Deduper::with_registry(
         config.clone(),
@@ -189,7 +189,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     write_summary(&out_dir, &summary)?;
     if !a.quiet {
         if a.demo {
-            let clusters = neardup::crawl::state::clusters_from_verdicts(&out_dir)?;
+            let clusters = neardup_crawl::state::clusters_from_verdicts(&out_dir)?;
             print!("{}", format_report(&clusters.report()));
         }
         for line in format_summary(&summary) {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use neardup::batch;
-use neardup::input::{self, filter::PageFilter};
-use neardup::output::{OutputDir, Sink};
+use neardup_batch::input::{self, filter::PageFilter};
+use neardup_batch::output::{OutputDir, Sink};
+use neardup_batch::run as batch;
 
 use super::args::{Args, DedupArgs};
 use super::report::{memory_line, summary_line, StderrReporter};

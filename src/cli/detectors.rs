@@ -9,7 +9,7 @@ use super::args::{Args, DetectorsArgs};
 /// Prints the chain and every registered name.
 pub fn run(args: &Args, a: &DetectorsArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let registry = super::plugins::registry();
+    let registry = neardup::plugins::registry();
     print!("{}", describe_chain(&config, &registry)?);
     Ok(ExitCode::SUCCESS)
 }
@@ -39,7 +39,7 @@ mod tests {
     fn chain(names: &[&str], toml_text: &str) -> String {
         let mut config = neardup::Config::from_toml(toml_text).unwrap();
         config.decide.detectors = names.iter().map(|n| (*n).to_owned()).collect();
-        describe_chain(&config, &crate::cli::plugins::registry()).unwrap()
+        describe_chain(&config, &neardup::plugins::registry()).unwrap()
     }
 
     #[test]
@@ -67,7 +67,7 @@ mod tests {
     fn unknown_detector_is_an_error_naming_it() {
         let mut config = neardup::Config::default();
         config.decide.detectors = vec!["nope".to_owned()];
-        let err = describe_chain(&config, &crate::cli::plugins::registry()).unwrap_err();
+        let err = describe_chain(&config, &neardup::plugins::registry()).unwrap_err();
         assert!(err.to_string().contains("nope"), "{err}");
     }
 }

@@ -7,8 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use neardup::index::MemoryStore;
-use neardup::output::{ClusterSink, OutputDir, Sink};
-use neardup::{batch, eval, Deduper};
+use neardup::Deduper;
+use neardup_batch::eval;
+use neardup_batch::output::{ClusterSink, OutputDir, Sink};
+use neardup_batch::run as batch;
 
 use super::args::{Args, EvalArgs};
 use super::report::{memory_line, summary_line, StderrReporter};
@@ -24,7 +26,7 @@ pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let order = eval::read_order(&order_path)?;
     let mut deduper = Deduper::with_registry(
         config,
-        &super::plugins::registry(),
+        &neardup::plugins::registry(),
         Box::<MemoryStore>::default(),
     )?;
     let name = format!("neardup [{}]", deduper.detector_names().join(","));

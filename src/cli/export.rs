@@ -1,5 +1,5 @@
 //! `neardup export`: opens an existing index with the config's detector
-//! chain and writes its records with [`neardup::export::write_parquet`].
+//! chain and writes its records with [`neardup_batch::export::write_parquet`].
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,7 +17,7 @@ const EXPORT_CACHE_BYTES: usize = 64 << 20;
 /// Exports the index and prints what was written.
 pub fn run(args: &Args, a: &ExportArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let registry = super::plugins::registry();
+    let registry = neardup::plugins::registry();
     let identity = neardup::deduper::store_identity(&config, &registry)?;
     let shown = a.index.to_string();
     let store: Box<dyn DocStore> = match &a.index {
@@ -35,12 +35,12 @@ pub fn run(args: &Args, a: &ExportArgs) -> anyhow::Result<ExitCode> {
             Box::new(RedbStore::open_with(path, &identity, EXPORT_CACHE_BYTES)?)
         }
     };
-    let summary = neardup::export::write_parquet(
+    let summary = neardup_batch::export::write_parquet(
         store.as_ref(),
         Path::new(&shown),
         &identity,
         &a.out,
-        &neardup::export::Options::default(),
+        &neardup_batch::export::Options::default(),
     )
     .with_context(|| format!("export {shown} to {}", a.out.display()))?;
     eprintln!(

@@ -26,7 +26,7 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
     // limit, extraction and normalization that dedup uses.
     let mut deduper = Deduper::with_registry(
         config,
-        &super::plugins::registry(),
+        &neardup::plugins::registry(),
         Box::<MemoryStore>::default(),
     )?;
     let mut out = std::io::stdout().lock();
@@ -35,7 +35,10 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
     for (i, file) in a.files.iter().enumerate() {
         // gzip files are decompressed (to the same cap as dedup's); a FIFO
         // is refused instead of blocking.
-        let body = match neardup::input::read_page_file(file, neardup::input::Limits::default()) {
+        let body = match neardup_batch::input::read_page_file(
+            file,
+            neardup_batch::input::Limits::default(),
+        ) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("neardup: error: {e}");
@@ -57,7 +60,7 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
             let (basis, roles) = deduper.content_roles(&analyzed);
             let e = &analyzed.extracted;
             let title_role = roles.iter().find(|(source, _)| *source == 0).map(|r| r.1);
-            let block_roles = neardup::batch::block_roles(e.blocks.len(), &roles);
+            let block_roles = neardup_batch::run::block_roles(e.blocks.len(), &roles);
             let blocks: Vec<serde_json::Value> = e
                 .blocks
                 .iter()

@@ -10,7 +10,6 @@ mod eval;
 mod export;
 mod extract;
 mod pairs;
-pub mod plugins;
 mod quality;
 mod report;
 mod report_cmd;
@@ -72,16 +71,31 @@ pub fn run() -> anyhow::Result<ExitCode> {
 /// it, only neardup's own warnings (dependencies such as html5ever log
 /// parser trivia at warn level that users cannot act on) and `serve`'s
 /// access log, one info line per request
-/// (`RUST_LOG=neardup=warn,neardup::serve::access=off` turns it off).
+/// (`RUST_LOG=neardup=warn,neardup_serve::access=off` turns it off).
+/// "neardup's own" is every crate of the workspace, each its own target.
+/// The log targets of the workspace's crates.
+const OUR_CRATES: [&str; 9] = [
+    "neardup",
+    "neardup_api",
+    "neardup_text",
+    "neardup_html",
+    "neardup_batch",
+    "neardup_report",
+    "neardup_crawl",
+    "neardup_serve",
+    "neardup_cli",
+];
+
 fn init_logging() {
     use std::io::IsTerminal as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new("neardup=warn,neardup::serve::access=info")
+        let ours = OUR_CRATES.map(|c| format!("{c}=warn")).join(",");
+        tracing_subscriber::EnvFilter::new(format!("{ours},neardup_serve::access=info"))
     });
     // A second init (never in the binary) is harmless, hence try_init.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(neardup::crawl::progress::log_writer)
+        .with_writer(neardup_crawl::progress::log_writer)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 }
@@ -110,7 +124,7 @@ fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Conf
 /// The deduper over `--index`: in memory without one, else the redb file
 /// or the shared Redis index it names.
 fn open_deduper(config: Config, index: Option<&IndexLocation>) -> anyhow::Result<neardup::Deduper> {
-    let registry = plugins::registry();
+    let registry = neardup::plugins::registry();
     let deduper = match index {
         None => neardup::Deduper::with_registry(
             config,
@@ -126,10 +140,10 @@ fn open_deduper(config: Config, index: Option<&IndexLocation>) -> anyhow::Result
 }
 
 /// The batch options of the global flags.
-fn batch_options(args: &Args) -> neardup::batch::Options {
-    neardup::batch::Options {
+fn batch_options(args: &Args) -> neardup_batch::run::Options {
+    neardup_batch::run::Options {
         threads: args.threads,
-        ..neardup::batch::Options::default()
+        ..neardup_batch::run::Options::default()
     }
 }
 

@@ -8,11 +8,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use neardup::input::Item;
 use neardup::Deduper;
 use neardup_allpairs::{
     all_pairs, length_scan, shingle_ids, Counters, DocSet, LengthFilter, Options,
 };
+use neardup_batch::input::Item;
 use rayon::prelude::*;
 
 use super::args::{Args, PairsArgs};
@@ -236,7 +236,7 @@ fn report(
 /// normalize), in parallel windows; input warnings go to stderr.
 fn read_pages(inputs: &[PathBuf], config: neardup::Config, k: usize) -> anyhow::Result<Vec<Doc>> {
     let deduper = Deduper::new(config)?;
-    let mut items = neardup::batch::items_of(inputs)?;
+    let mut items = neardup_batch::run::items_of(inputs)?;
     let mut docs = Vec::new();
     loop {
         let mut window = Vec::with_capacity(WINDOW);
@@ -281,7 +281,7 @@ fn read_text(inputs: &[PathBuf], config: &neardup::Config, k: usize) -> anyhow::
             files.push(input.clone());
         }
     }
-    let normalizer = neardup::text::Normalizer::new(&config.text);
+    let normalizer = neardup_text::Normalizer::new(&config.text);
     let mut docs = Vec::with_capacity(files.len());
     for window in files.chunks(WINDOW) {
         let read: Vec<anyhow::Result<Doc>> = window

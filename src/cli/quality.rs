@@ -11,8 +11,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use neardup::extract::{extract, ExtractConfig, ExtractMode};
-use neardup::{Error, Result};
+use neardup::Error;
+use neardup::Result;
+use neardup_html::extract::{extract, ExtractConfig, ExtractMode};
 
 /// Scores of one page.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,7 +119,7 @@ pub fn evaluate_dir(dir: &Path, config: &ExtractConfig) -> Result<QualityReport>
         let read = |f: &str| -> Result<String> {
             let path = dir.join(&name).join(f);
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            Ok(neardup::decode::decode(&bytes, None).text)
+            Ok(neardup_html::decode::decode(&bytes, None).text)
         };
         let source = read("source.html")?;
         let expected = read("expected.html")?;

@@ -5,9 +5,9 @@
 use std::io::IsTerminal as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use neardup::batch::{PageRecord, Summary};
-use neardup::input::InputWarning;
-use neardup::output::Sink;
+use neardup_batch::input::InputWarning;
+use neardup_batch::output::Sink;
+use neardup_batch::run::{PageRecord, Summary};
 
 /// Warnings printed before the rest are only counted.
 const MAX_PRINTED: u64 = 20;

@@ -1,11 +1,11 @@
 //! `neardup report DIR`, and the report written at the end of `dedup` and
-//! `crawl` (see [`neardup::report`]).
+//! `crawl` (see [`neardup_report`]).
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use neardup::report;
+use neardup_report as report;
 
 use super::args::ReportArgs;
 
@@ -29,8 +29,12 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<ExitCode> {
 
 /// Writes the run's config beside its outputs, for the report.
 pub fn write_config(dir: &Path, config: &neardup::Config) -> anyhow::Result<()> {
-    neardup::output::write_config(dir, config)
-        .with_context(|| format!("write {}", dir.join(neardup::output::CONFIG_TOML).display()))
+    neardup_batch::output::write_config(dir, config).with_context(|| {
+        format!(
+            "write {}",
+            dir.join(neardup_batch::output::CONFIG_TOML).display()
+        )
+    })
 }
 
 /// The report at the end of a run.

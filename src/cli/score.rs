@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use neardup::eval;
+use neardup_batch::eval;
 
 use super::args::ScoreArgs;
 

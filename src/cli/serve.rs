@@ -1,5 +1,5 @@
 //! `neardup serve` and `neardup load`: flags to options, a tokio runtime,
-//! and the library's [`neardup::serve`] calls.
+//! and the library's [`neardup_serve`] calls.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -7,8 +7,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use neardup::deduper::SharedDeduper;
 use neardup::index::IndexLocation;
-use neardup::serve::load::LoadOptions;
-use neardup::serve::ServeOptions;
+use neardup_cli::load::LoadOptions;
+use neardup_serve::ServeOptions;
 
 use super::args::{Args, LoadArgs, ServeArgs};
 
@@ -59,7 +59,7 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
             Some(IndexLocation::Redis(_)) => {}
             None => eprintln!("neardup: index in memory (--in-memory): lost at exit"),
         }
-        neardup::serve::run(
+        neardup_serve::run(
             listener,
             deduper,
             options,
@@ -92,7 +92,7 @@ pub fn load(a: &LoadArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("start the async runtime")?;
-    let report = rt.block_on(neardup::serve::load::run(&options))?;
+    let report = rt.block_on(neardup_cli::load::run(&options))?;
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(ExitCode::SUCCESS)
 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use neardup::input::Item;
 use neardup::Deduper;
+use neardup_batch::input::Item;
 use neardup_multiref::{train, TrainOptions};
 use rayon::prelude::*;
 
@@ -95,7 +95,7 @@ pub fn run(args: &Args, a: &TrainReferenceArgs) -> anyhow::Result<ExitCode> {
 fn read_pages(inputs: &[PathBuf], config: neardup::Config) -> anyhow::Result<Vec<Vec<String>>> {
     let deduper = Deduper::new(config)?;
     let mut pages = Vec::new();
-    for item in neardup::batch::items_of(inputs)? {
+    for item in neardup_batch::run::items_of(inputs)? {
         match item? {
             Item::Page(p) => pages.push(p),
             Item::Warning(w) => eprintln!("neardup: warning: {w}"),
@@ -129,7 +129,7 @@ fn read_text(inputs: &[PathBuf], config: &neardup::Config) -> anyhow::Result<Vec
             files.push(input.clone());
         }
     }
-    let normalizer = neardup::text::Normalizer::new(&config.text);
+    let normalizer = neardup_text::Normalizer::new(&config.text);
     files
         .par_iter()
         .map(|path| {

@@ -1,0 +1,345 @@
+//! The texts behind the report's side-by-side view: `DIR/texts.jsonl`.
+//!
+//! During a run every page's extracted blocks are spooled to an anonymous
+//! temporary file in the output directory (only an offset and a length per
+//! page stay in memory: 12 bytes a page). When the run finishes, the blocks
+//! of the pages the report shows are copied out: for every cluster of two
+//! or more pages, its representative and its first [`MAX_MEMBERS`] other
+//! members. Each page's text is capped at [`MAX_TEXT_BYTES`] (later blocks
+//! are dropped and the page is marked `truncated`). The spool is removed by
+//! the OS when it is closed, also after a crash.
+//!
+//! `texts.jsonl`: one JSON object per page, in processing order:
+//! `{"doc_id", "url", "truncated", "blocks": [{"text", "tag", "main",
+//! "role"}]}`; `main` is false for blocks the extractor classified as
+//! boilerplate, `role` says what the block counted as when the page was
+//! judged (see [`TextBlock::role`]).
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::PageRecord;
+use neardup::error::{Error, Result};
+
+/// Members (besides the representative) whose text is kept per cluster.
+pub const MAX_MEMBERS: usize = 20;
+/// Text kept per page, in bytes of UTF-8.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// One block of a page's text in `texts.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextBlock {
+    /// The block's text.
+    pub text: String,
+    /// Its HTML tag (`p`, `li`, `h2`...).
+    pub tag: String,
+    /// Main content (true) or boilerplate (false).
+    pub main: bool,
+    /// What it counted as when the page was judged: `template` (repeated
+    /// on many pages of its site, never compared), `chrome` (outside the
+    /// page's article) or `compared`; absent when not known (a block
+    /// without words, a page matched by redirect or canonical, an older
+    /// output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<neardup::content::Role>,
+}
+
+/// One page's line in `texts.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PageText {
+    /// The page's key.
+    pub doc_id: String,
+    /// Its URL.
+    pub url: String,
+    /// Whether blocks were dropped to stay under [`MAX_TEXT_BYTES`].
+    pub truncated: bool,
+    /// Blocks in document order.
+    pub blocks: Vec<TextBlock>,
+}
+
+/// Spools every page's blocks during a run; see the module doc.
+#[derive(Debug)]
+pub struct EvidenceSpool {
+    /// Anonymous file (already unlinked), so nothing is left behind.
+    spool: BufWriter<File>,
+    /// Where the spool lives, for error messages.
+    dir: PathBuf,
+    /// `(offset, length)` of each page's line, by position.
+    spans: Vec<(u64, u32)>,
+    written: u64,
+    /// Position of the first spooled page: a resumed crawl spools only the
+    /// pages it decides itself.
+    first: usize,
+}
+
+impl EvidenceSpool {
+    /// File name of the output.
+    pub const FILE: &'static str = "texts.jsonl";
+
+    /// Starts a spool in `dir` (same filesystem as the output).
+    ///
+    /// # Errors
+    /// If the temporary file cannot be created.
+    pub fn create(dir: &Path) -> Result<EvidenceSpool> {
+        let file = tempfile::tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
+        Ok(EvidenceSpool {
+            spool: BufWriter::new(file),
+            dir: dir.to_owned(),
+            spans: Vec::new(),
+            written: 0,
+            first: 0,
+        })
+    }
+
+    /// The same spool for a run whose first page has position `first`
+    /// (a resumed crawl); earlier pages have no text in the output.
+    pub fn starting_at(mut self, first: usize) -> EvidenceSpool {
+        self.first = first;
+        self
+    }
+
+    /// Spools one page (pages come in processing order).
+    ///
+    /// # Errors
+    /// Write errors on the spool.
+    pub fn page(&mut self, page: &PageRecord) -> Result<()> {
+        let mut left = MAX_TEXT_BYTES;
+        let mut truncated = false;
+        let mut blocks = Vec::new();
+        for (i, b) in page.blocks.iter().enumerate() {
+            let role = page.roles.get(i).copied().flatten();
+            if b.text.len() > left {
+                truncated = true;
+                let cut = floor_char_boundary(&b.text, left);
+                if cut > 0 {
+                    blocks.push(TextBlock {
+                        text: b.text.get(..cut).unwrap_or_default().to_owned(),
+                        tag: b.tag.clone(),
+                        main: b.is_main,
+                        role,
+                    });
+                }
+                break;
+            }
+            left -= b.text.len();
+            blocks.push(TextBlock {
+                text: b.text.clone(),
+                tag: b.tag.clone(),
+                main: b.is_main,
+                role,
+            });
+        }
+        let line = PageText {
+            doc_id: page.key.clone(),
+            url: page.url.clone(),
+            truncated,
+            blocks,
+        };
+        let mut buf = serde_json::to_vec(&line).map_err(|e| self.err(e.into()))?;
+        buf.push(b'\n');
+        self.spool.write_all(&buf).map_err(|e| self.err(e))?;
+        // A line is at most 64 KB of text plus JSON escaping (at most 6x).
+        let len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+        self.spans.push((self.written, len));
+        self.written += buf.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the lines of the pages at `positions` (sorted, deduplicated
+    /// by the caller or not: both are handled) to `out`.
+    ///
+    /// # Errors
+    /// Read errors on the spool, write errors on `out`.
+    pub fn write_selected(&mut self, positions: &[usize], out: &mut dyn Write) -> Result<()> {
+        self.spool.flush().map_err(|e| self.err(e))?;
+        let mut sorted = positions.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let file = self.spool.get_mut();
+        let mut buf = Vec::new();
+        for p in sorted {
+            let Some(&(offset, len)) = p.checked_sub(self.first).and_then(|i| self.spans.get(i))
+            else {
+                continue;
+            };
+            file.seek(SeekFrom::Start(offset))
+                .map_err(|e| Error::io(&self.dir, e))?;
+            buf.resize(len as usize, 0);
+            file.read_exact(&mut buf)
+                .map_err(|e| Error::io(&self.dir, e))?;
+            out.write_all(&buf)
+                .map_err(|e| Error::io(self.dir.join(Self::FILE), e))?;
+        }
+        // Later pages append at the end again.
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| Error::io(&self.dir, e))?;
+        Ok(())
+    }
+
+    fn err(&self, e: std::io::Error) -> Error {
+        Error::io(self.dir.join("<texts spool>"), e)
+    }
+}
+
+/// Drops the text of `blocks` that [`EvidenceSpool::page`] would not keep
+/// (past [`MAX_TEXT_BYTES`]), so a crawler holding a page until its turn
+/// to be decided does not hold a multi-megabyte page's text. The spooled
+/// line is the same with or without trimming: the block that crosses the
+/// cap is kept, cut just past the cap (the spool cuts it and marks the
+/// page truncated), later blocks are dropped.
+pub fn trim_blocks(blocks: &mut Vec<neardup_html::extract::Block>) {
+    let mut left = MAX_TEXT_BYTES;
+    for (i, b) in blocks.iter_mut().enumerate() {
+        if b.text.len() > left {
+            // Keep one more character than fits, so the spool still sees
+            // a crossing block.
+            let mut cut = left + 1;
+            while cut < b.text.len() && !b.text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            b.text.truncate(cut);
+            b.text.shrink_to_fit();
+            blocks.truncate(i + 1);
+            blocks.shrink_to_fit();
+            return;
+        }
+        left -= b.text.len();
+    }
+}
+
+/// Positions whose text the report needs, given each page's cluster root
+/// (see [`neardup::cluster::assign`]): the representative and up to
+/// [`MAX_MEMBERS`] other members of every cluster of two or more pages.
+pub fn needed_positions(roots: &[usize]) -> Vec<usize> {
+    let mut taken = vec![0usize; roots.len()];
+    let mut out = Vec::new();
+    for (i, &r) in roots.iter().enumerate() {
+        if r != i {
+            let Some(t) = taken.get_mut(r) else { continue };
+            if *t == 0 {
+                out.push(r);
+            }
+            if *t < MAX_MEMBERS {
+                *t += 1;
+                out.push(i);
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Reads `texts.jsonl`; a malformed line is an error naming its number.
+///
+/// # Errors
+/// Read errors and malformed lines.
+pub fn read_texts(path: &Path) -> Result<Vec<PageText>> {
+    use std::io::BufRead as _;
+    // Line by line: the file can be tens of megabytes.
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        let line = line.as_str();
+        if line.trim().is_empty() {
+            continue;
+        }
+        let page: PageText = serde_json::from_str(line).map_err(|e| Error::Input {
+            path: path.to_owned(),
+            message: format!("line {}: {e}", n + 1),
+        })?;
+        out.push(page);
+    }
+    Ok(out)
+}
+
+/// The largest char boundary `<= at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut i = at.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spooled(blocks: Vec<neardup_html::extract::Block>) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = EvidenceSpool::create(dir.path()).unwrap();
+        spool
+            .page(&PageRecord {
+                position: 0,
+                key: "k".into(),
+                url: "u".into(),
+                site: "s".into(),
+                bytes: 0,
+                verdict: neardup::verdict::Verdict {
+                    kind: neardup::verdict::VerdictKind::Unique,
+                    matched: None,
+                    indexed_as: None,
+                    stored_as: None,
+                    redirect: None,
+                    warnings: Vec::new(),
+                },
+                of: None,
+                roles: vec![Some(neardup::content::Role::Compared); blocks.len()],
+                blocks,
+            })
+            .unwrap();
+        let mut out = Vec::new();
+        spool.write_selected(&[0], &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn trimmed_blocks_spool_the_same_line() {
+        let block = |text: String| neardup_html::extract::Block {
+            text,
+            tag: "p".into(),
+            link_density: 0.0,
+            is_main: true,
+        };
+        // Under the cap, just over it inside a multibyte character, and
+        // far over it with later blocks.
+        let cases = vec![
+            vec![block("short".into()), block("text".into())],
+            vec![block("a".repeat(MAX_TEXT_BYTES - 1)), block("éé".into())],
+            vec![
+                block("b".repeat(1000)),
+                block("€".repeat(MAX_TEXT_BYTES)),
+                block("later".into()),
+            ],
+        ];
+        for blocks in cases {
+            let mut trimmed = blocks.clone();
+            trim_blocks(&mut trimmed);
+            let kept: usize = trimmed.iter().map(|b| b.text.len()).sum();
+            assert!(kept <= MAX_TEXT_BYTES + 4, "{kept}");
+            assert_eq!(spooled(trimmed), spooled(blocks));
+        }
+    }
+
+    #[test]
+    fn needed_positions_cap_members_and_skip_singletons() {
+        // 0 alone; 1 is the root of 2..=25 (24 members).
+        let mut roots = vec![0, 1];
+        roots.extend(std::iter::repeat_n(1, 24));
+        let got = needed_positions(&roots);
+        assert_eq!(got.first(), Some(&1));
+        assert!(!got.contains(&0));
+        assert_eq!(got.len(), 1 + MAX_MEMBERS);
+        assert_eq!(got.last(), Some(&(1 + MAX_MEMBERS)));
+    }
+
+    #[test]
+    fn cut_is_on_a_char_boundary() {
+        assert_eq!(floor_char_boundary("aé", 2), 1);
+        assert_eq!(floor_char_boundary("aé", 3), 3);
+    }
+}

@@ -1,0 +1,100 @@
+//! What a checked page gives the outputs: a [`PageRecord`] per page and a
+//! [`Summary`] per run. The batch runner and the crawler produce them; the
+//! output files and the report consume them.
+
+use std::time::Duration;
+
+use neardup::verdict::Verdict;
+
+/// One page's outcome, as sinks see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageRecord {
+    /// Position of the page in processing order (0-based, pages only).
+    pub position: usize,
+    /// The page's key (doc_id), unique within the run.
+    pub key: String,
+    /// The page URL.
+    pub url: String,
+    /// The page's site (lowercased host, `-` without one).
+    pub site: String,
+    /// Size of the body as read, in bytes.
+    pub bytes: usize,
+    /// The verdict, with the matched page and the page's warnings.
+    pub verdict: Verdict,
+    /// Position of the matched page, for duplicates and near duplicates.
+    pub of: Option<usize>,
+    /// The page's extracted text blocks (main content and boilerplate),
+    /// moved out of the analysis, for the report's side-by-side view.
+    pub blocks: Vec<neardup_html::extract::Block>,
+    /// What each of `blocks` counted as when the page was judged (`None`
+    /// for a block without words, or when not known): see
+    /// [`neardup::content::Role`].
+    pub roles: Vec<Option<neardup::content::Role>>,
+}
+
+/// Each extracted block's role (blocks are content source `i + 1`; see
+/// [`Deduper::content_roles`]), for the report's side-by-side view.
+pub fn block_roles(
+    blocks: usize,
+    roles: &[(u32, neardup::content::Role)],
+) -> Vec<Option<neardup::content::Role>> {
+    let mut out = vec![None; blocks];
+    for &(source, role) in roles {
+        if let Some(slot) = (source as usize)
+            .checked_sub(1)
+            .and_then(|i| out.get_mut(i))
+        {
+            *slot = Some(role);
+        }
+    }
+    out
+}
+
+/// Counts and timing of a finished run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Pages checked.
+    pub pages: u64,
+    /// Unique pages.
+    pub unique: u64,
+    /// Pages with the verdict `duplicate` (a copy up to trivial changes),
+    /// whichever detector found it; the exact detector's share is in
+    /// `detectors`.
+    pub duplicates: u64,
+    /// Near duplicates.
+    pub near_duplicates: u64,
+    /// Pages with at least one warning.
+    pub pages_with_warnings: u64,
+    /// Warnings on pages, all together.
+    pub warnings: u64,
+    /// Input records that could not be read (no page).
+    pub input_errors: u64,
+    /// Body bytes read.
+    pub bytes: u64,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// Analysis threads used.
+    pub threads: usize,
+}
+
+impl Summary {
+    /// Throughput in MB (10^6 bytes) of page bodies per second of wall time.
+    pub fn mb_per_sec(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            self.bytes as f64 / 1e6 / secs
+        } else {
+            0.0
+        }
+    }
+
+    /// Pages per second of wall time.
+    pub fn pages_per_sec(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            self.pages as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}

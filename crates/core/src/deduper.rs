@@ -1,0 +1,1844 @@
+//! [`Deduper`]: the online near-duplicate check.
+//!
+//! A check has two halves with different needs:
+//! - [`Deduper::analyze`] (decode, extract, normalize, sign) is pure CPU work
+//!   on one page, takes `&self`, and runs on any thread, many pages at once;
+//! - [`Deduper::decide`] (look up, verify, insert) takes `&mut self` and runs
+//!   in arrival order, so verdicts do not depend on thread count.
+//!
+//! [`Deduper::check`] does both. Batch runs analyze in parallel and decide
+//! sequentially; [`SharedDeduper`] does the same for tokio callers without
+//! blocking the runtime.
+//!
+//! # Example
+//!
+//! ```
+//! use neardup::{Config, Deduper, VerdictKind};
+//!
+//! let mut dedup = Deduper::new(Config::default())?;
+//! let article = "<html><body><article><p>The quick brown fox jumps over the lazy dog \
+//!     while the farmer watches from the porch of the old red barn, counting the sheep \
+//!     that wander across the wide green field under a pale autumn sky.</p></article>\
+//!     </body></html>";
+//! let first = dedup.check("https://a.example/story", article.as_bytes(), Some("text/html"))?;
+//! assert_eq!(first.kind, VerdictKind::Unique);
+//! let copy = dedup.check("https://b.example/mirror", article.as_bytes(), None)?;
+//! assert_eq!(copy.kind, VerdictKind::Duplicate);
+//! assert_eq!(copy.matched.unwrap().url, "https://a.example/story");
+//! # Ok::<(), neardup::Error>(())
+//! ```
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
+
+use crate::canonical::Canonicalizer;
+use crate::config::{Config, ExtractMode};
+use crate::content::{
+    BlockIndex, Coverage, Evidence, Kept, OwnContent, PageContent, Templates, ANALYSIS_VERSION,
+    EVIDENCE_SLOTS, WEAK_MATCH,
+};
+use crate::index::{
+    unix_now, Change, DocRecord, DocStore, IndexLocation, MemoryStore, RedisLocation, StoreIdentity,
+};
+use crate::registry::Registry;
+use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
+use neardup_html::decode::decode;
+use neardup_html::extract::{extract, Extracted};
+use neardup_text::Normalizer;
+
+/// The least coverage of a page found only through its blocks (see
+/// [`Deduper::decide`]).
+const FALLBACK_MIN_COVERAGE: f64 = 0.9;
+
+/// Candidates verified per detector and page; candidate indexes return the
+/// most promising first, so this only bounds pathological pages.
+const MAX_VERIFY: usize = 64;
+
+/// A page after the CPU-heavy half of a check, ready for [`Deduper::decide`].
+#[derive(Clone, Debug)]
+pub struct Analyzed {
+    /// The caller's key for the page.
+    pub key: String,
+    /// The normalized document.
+    pub doc: Document,
+    /// One signature per detector of the chain, then the page's content
+    /// evidence ([`crate::content::EVIDENCE_SLOTS`]): what is stored if
+    /// the page is kept.
+    pub signatures: Vec<Signature>,
+    /// Extraction output (links, canonical, blocks) for callers that need it.
+    pub extracted: Extracted,
+    /// Every visible block as hashes and shingles: what a drop is judged
+    /// on (see [`crate::content`]).
+    pub content: PageContent,
+    /// Size of the body that was analyzed, in bytes.
+    pub bytes: usize,
+    /// Problems found so far.
+    pub warnings: Vec<String>,
+}
+
+/// Counters over the life of a [`Deduper`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Pages checked.
+    pub checked: u64,
+    /// Pages found unique.
+    pub unique: u64,
+    /// Exact or near-exact copies.
+    pub duplicates: u64,
+    /// Near duplicates.
+    pub near_duplicates: u64,
+    /// Documents currently indexed.
+    pub indexed: u64,
+}
+
+/// The serialized name of [`MatchBasis::SameUrl`], the basis of the [`Match`]
+/// of an unchanged re-fetch: the page at this URL is indexed with exactly
+/// these signatures already.
+pub const SAME_URL: &str = "same_url";
+
+/// The detector name in the [`Match`] of a page found through its own
+/// blocks ([`BlockIndex`]) when no detector of the chain matched a page
+/// holding its content.
+pub const CONTENT: &str = "content";
+
+/// The warning on the verdict of a redirect stub.
+pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
+    let how = match redirect.kind {
+        crate::verdict::RedirectKind::MetaRefresh => "meta refresh",
+        crate::verdict::RedirectKind::LinkStub => "one-link stub",
+    };
+    format!("redirect_stub: {how} to {}", redirect.to)
+}
+
+/// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
+pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
+
+/// Which indexed page holds each URL: derived state, rebuilt from the store
+/// on open like the candidate indexes. Keyed by a stable hash (xxh3, fixed
+/// seed) of the URL's identity form ([`UrlMap::identity_rules`]: so
+/// `HTTP://A.example:80/x#top` and `http://a.example/x` are one page, but
+/// `/x?utm_source=feed` is not `/x`); a hit is confirmed against the
+/// stored URL, so a hash collision can never replace another page.
+struct UrlMap {
+    canon: Canonicalizer,
+    ids: HashMap<u64, DocId>,
+}
+
+impl UrlMap {
+    /// The `canonical` rules that only rewrite one resource's
+    /// spellings (RFC 3986 equivalence: fragment, percent-encoding, empty
+    /// query, host dot), without the heuristics that merge URLs which may
+    /// name different pages (dropped or sorted parameters, trailing
+    /// slashes). A recrawl replaces the page fetched at the *same* URL; a
+    /// copy at a tracking-parameter variant is a duplicate to report, not a
+    /// new version (the crawl's frontier merges those before fetching).
+    fn identity_rules(crawl: &crate::config::CanonicalConfig) -> crate::config::CanonicalConfig {
+        crate::config::CanonicalConfig {
+            sort_query: false,
+            drop_params: Vec::new(),
+            drop_path_params: false,
+            trailing_slash: crate::config::TrailingSlash::Keep,
+            ..crawl.clone()
+        }
+    }
+
+    /// The identity form of `url` (the URL itself if it has none, e.g. a
+    /// `file://` URL of a batch input).
+    fn canonical(&self, url: &str) -> String {
+        self.canon
+            .canonicalize(url)
+            .map_or_else(|_| url.to_owned(), String::from)
+    }
+
+    fn key(&self, url: &str) -> u64 {
+        neardup_api::hash64(self.canonical(url).as_bytes())
+    }
+
+    fn added(&mut self, id: DocId, rec: &DocRecord) {
+        // Ids grow: the newest record of a URL wins.
+        self.ids.insert(self.key(&rec.url), id);
+    }
+
+    fn removed(&mut self, id: DocId, rec: &DocRecord) {
+        let key = self.key(&rec.url);
+        if self.ids.get(&key) == Some(&id) {
+            self.ids.remove(&key);
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        // hashbrown: one control byte per bucket besides the entry.
+        self.ids.capacity() * (std::mem::size_of::<(u64, DocId)>() + 1)
+    }
+}
+
+/// The derived state a stored record contributes to: candidate indexes,
+/// the URL map and (with `index.ttl_secs`) the expiry queue.
+fn derive_added(
+    indexes: &mut [Box<dyn CandidateIndex>],
+    (templates, blocks): (&mut Templates, &mut BlockIndex),
+    urls: &mut UrlMap,
+    expiry: &mut Option<BinaryHeap<Reverse<(u64, DocId)>>>,
+    id: DocId,
+    rec: &DocRecord,
+) {
+    for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
+        if !sig.is_empty() {
+            index.insert(id, sig);
+        }
+    }
+    let observation = is_observation(rec, indexes.len());
+    if let Some(e) = evidence_of(rec, indexes.len()) {
+        templates.added(&rec.site, &rec.url, e, observation);
+        if !observation {
+            blocks.insert(id, e.blocks);
+        }
+    }
+    if observation {
+        return;
+    }
+    urls.added(id, rec);
+    if let Some(queue) = expiry {
+        queue.push(Reverse((rec.fetched_at, id)));
+    }
+}
+
+/// Undoes [`derive_added`] (expiry entries are dropped lazily).
+fn derive_removed(
+    indexes: &mut [Box<dyn CandidateIndex>],
+    (templates, blocks): (&mut Templates, &mut BlockIndex),
+    urls: &mut UrlMap,
+    id: DocId,
+    rec: &DocRecord,
+) {
+    for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
+        if !sig.is_empty() {
+            index.remove(id, sig);
+        }
+    }
+    let observation = is_observation(rec, indexes.len());
+    if let Some(e) = evidence_of(rec, indexes.len()) {
+        templates.removed(&rec.site, &rec.url, e, observation);
+        if !observation {
+            blocks.remove(id, e.blocks);
+        }
+    }
+    if !observation {
+        urls.removed(id, rec);
+    }
+}
+
+/// Returns true if and only if `rec` is an observation: a page that was
+/// not kept, stored only for its blocks.
+fn is_observation(rec: &DocRecord, detectors: usize) -> bool {
+    evidence_of(rec, detectors).is_some_and(|e| e.is_observation())
+}
+
+/// The kept side of a comparison with `rec` (see [`Kept`]); `None` if it
+/// has no evidence.
+fn kept_side(rec: &DocRecord, detectors: usize, name_articles: bool) -> Option<Kept<'_>> {
+    Some(Kept {
+        evidence: evidence_of(rec, detectors)?,
+        page_name: crate::content::page_name(&rec.url),
+        name_articles,
+    })
+}
+
+/// A record's content evidence: the slots after its `detectors` signatures.
+fn evidence_of(rec: &DocRecord, detectors: usize) -> Option<crate::content::EvidenceRef<'_>> {
+    Evidence::from_signatures(rec.signatures.get(detectors..)?)
+}
+
+/// The near-duplicate checker: a detector chain, its candidate indexes and a
+/// document store.
+pub struct Deduper {
+    config: Config,
+    /// The analysis half, shared with [`Deduper::analyzer`] handles.
+    analyzer: Arc<Analyzer>,
+    detectors: Arc<[Box<dyn Detector>]>,
+    indexes: Vec<Box<dyn CandidateIndex>>,
+    /// Per site, the blocks its pages repeat (derived from the store).
+    templates: Templates,
+    /// Kept pages by their blocks (derived from the store).
+    blocks: BlockIndex,
+    store: Box<dyn DocStore>,
+    urls: UrlMap,
+    /// `(fetched_at, id)`, earliest first, when `index.ttl_secs > 0`. An
+    /// entry whose record was removed or fetched again since is skipped
+    /// when it comes due.
+    expiry: Option<BinaryHeap<Reverse<(u64, DocId)>>>,
+    clock: Clock,
+    stats: Stats,
+}
+
+impl std::fmt::Debug for Deduper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deduper")
+            .field("detectors", &self.detector_names())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl Deduper {
+    /// A deduper with the built-in detectors and an in-memory store.
+    ///
+    /// # Errors
+    /// If the config is invalid or names an unknown detector.
+    pub fn new(config: Config) -> crate::Result<Deduper> {
+        Deduper::with_registry(config, &Registry::default(), Box::<MemoryStore>::default())
+    }
+
+    /// A deduper whose detectors come from `registry` (built-ins plus
+    /// plugins) and whose documents live in `store`.
+    ///
+    /// # Errors
+    /// If the config is invalid or names a detector the registry lacks.
+    pub fn with_registry(
+        config: Config,
+        registry: &Registry,
+        store: Box<dyn DocStore>,
+    ) -> crate::Result<Deduper> {
+        let detectors = build_chain(&config, registry)?;
+        Ok(Deduper::assemble(config, detectors, store))
+    }
+
+    /// A deduper over the persistent index at `location`: a redb file
+    /// ([`Deduper::open`]) or a Redis namespace ([`Deduper::open_redis`]).
+    ///
+    /// # Errors
+    /// As those two; and [`crate::Error::Argument`] if this build lacks the
+    /// backend (features `redb` and `redis` of the `neardup` crate).
+    pub fn open_at(
+        config: Config,
+        registry: &Registry,
+        location: &IndexLocation,
+    ) -> crate::Result<Deduper> {
+        match location {
+            IndexLocation::File(path) => Deduper::open(config, registry, path),
+            IndexLocation::Redis(redis) => Deduper::open_redis(config, registry, redis),
+        }
+    }
+
+    /// A deduper over the persistent index at `path` (a redb file, created
+    /// if missing): the stored records come back, each detector's candidate
+    /// index is rebuilt from their signatures, and new ids continue after
+    /// the highest id ever given out. Writes become durable at
+    /// [`Deduper::flush`] (see `index::RedbStore` for the contract).
+    ///
+    /// # Errors
+    /// As [`Deduper::with_registry`], and [`crate::Error::Store`] if the
+    /// file cannot be opened, is corrupt, or was built with another
+    /// detector chain or signature settings.
+    pub fn open(
+        config: Config,
+        registry: &Registry,
+        path: &std::path::Path,
+    ) -> crate::Result<Deduper> {
+        let detectors = build_chain(&config, registry)?;
+        let identity = identity_of(&config, &detectors)?;
+        let store = redb_store(path, &identity, config.index.cache_bytes)?;
+        let mut deduper = Deduper::assemble(config, detectors, store);
+        deduper.rebuild()?;
+        Ok(deduper)
+    }
+
+    /// A deduper over a shared index in Redis (see `index::RedisStore`): the
+    /// log is read and each detector's candidate index rebuilt from it;
+    /// later decisions catch up with other workers first, and keeping a
+    /// page is atomic across workers. Recrawls and removal by URL work
+    /// through the log's tombstones; expiry does not (the log keeps no
+    /// fetch times).
+    ///
+    /// # Errors
+    /// As [`Deduper::with_registry`], and [`crate::Error::Store`] if Redis
+    /// cannot be reached or the namespace was built with another detector
+    /// chain or signature settings; [`crate::Error::Config`] if
+    /// `index.ttl_secs` is set.
+    pub fn open_redis(
+        config: Config,
+        registry: &Registry,
+        location: &RedisLocation,
+    ) -> crate::Result<Deduper> {
+        if config.index.ttl_secs > 0 {
+            return Err(crate::Error::Config {
+                key: "index.ttl_secs".into(),
+                value: config.index.ttl_secs.to_string(),
+                allowed: "must be 0 with a Redis index: the shared log keeps no fetch times".into(),
+            });
+        }
+        let detectors = build_chain(&config, registry)?;
+        let identity = identity_of(&config, &detectors)?;
+        let store = redis_store(location, &identity)?;
+        let mut deduper = Deduper::assemble(config, detectors, store);
+        deduper.catch_up()?;
+        Ok(deduper)
+    }
+
+    fn assemble(
+        config: Config,
+        detectors: Vec<Box<dyn Detector>>,
+        store: Box<dyn DocStore>,
+    ) -> Deduper {
+        let indexes = detectors.iter().map(|d| d.new_index()).collect();
+        let urls = UrlMap {
+            canon: Canonicalizer::new(&UrlMap::identity_rules(&config.canonical)),
+            ids: HashMap::new(),
+        };
+        let expiry = (config.index.ttl_secs > 0).then(BinaryHeap::new);
+        let detectors: Arc<[Box<dyn Detector>]> = detectors.into();
+        Deduper {
+            analyzer: Arc::new(Analyzer {
+                normalizer: Normalizer::new(&config.text),
+                config: config.clone(),
+                detectors: Arc::clone(&detectors),
+            }),
+            config,
+            detectors,
+            indexes,
+            templates: Templates::default(),
+            blocks: BlockIndex::default(),
+            store,
+            urls,
+            expiry,
+            clock: Arc::new(unix_now),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Derives the candidate indexes, URL map and expiry queue from every
+    /// record of the store.
+    fn rebuild(&mut self) -> crate::Result<()> {
+        let Deduper {
+            store,
+            indexes,
+            templates,
+            blocks,
+            urls,
+            expiry,
+            ..
+        } = self;
+        store.for_each(&mut |id, rec| {
+            derive_added(indexes, (templates, blocks), urls, expiry, id, rec)
+        })
+    }
+
+    /// Replaces the clock (Unix seconds) that stamps fetch times and
+    /// decides expiry: tests and simulations step time without sleeping.
+    /// The default is the system clock.
+    pub fn set_clock(&mut self, clock: impl Fn() -> u64 + Send + Sync + 'static) {
+        self.clock = Arc::new(clock);
+    }
+
+    /// The current time of the deduper's clock, in Unix seconds.
+    pub fn now(&self) -> u64 {
+        (self.clock)()
+    }
+
+    /// Makes every page indexed or removed so far durable (a no-op for the
+    /// in-memory store). Acknowledge verdicts only after this returns.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the store cannot commit; the writes stay
+    /// pending and the next flush retries them.
+    pub fn flush(&mut self) -> crate::Result<()> {
+        self.store.flush()
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Names of the detectors in the chain, in order.
+    pub fn detector_names(&self) -> Vec<String> {
+        self.detectors.iter().map(|d| d.name().to_owned()).collect()
+    }
+
+    /// Returns true if and only if the document store is in another process
+    /// ([`DocStore::is_remote`]: Redis), so deciding makes network round
+    /// trips and async callers should decide on a blocking thread.
+    pub fn store_is_remote(&self) -> bool {
+        self.store.is_remote()
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            indexed: (self.store.len() - self.templates.observations()) as u64,
+            ..self.stats
+        }
+    }
+
+    /// Checks one page and indexes it if it is kept. `key` defaults to the URL.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails (never with the
+    /// default in-memory store short of `u32::MAX` documents).
+    pub fn check(
+        &mut self,
+        url: &str,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> crate::Result<Verdict> {
+        let analyzed = self.analyze(url, url, body, content_type);
+        self.decide(analyzed)
+    }
+
+    /// The CPU-heavy half: decode, extract, normalize, sign (see
+    /// [`Analyzer::analyze`]). Never panics on any input bytes.
+    pub fn analyze(
+        &self,
+        key: &str,
+        url: &str,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> Analyzed {
+        self.analyzer.analyze(key, url, body, content_type)
+    }
+
+    /// The CPU-heavy half for a page given as plain text (see
+    /// [`Analyzer::analyze_text`]). Never panics.
+    pub fn analyze_text(&self, key: &str, url: &str, text: &str) -> Analyzed {
+        self.analyzer.analyze_text(key, url, text)
+    }
+
+    /// A handle on the analysis half, usable on any thread without locking
+    /// the deduper: a server analyzes pages with it while decisions and
+    /// commits hold the deduper.
+    pub fn analyzer(&self) -> Arc<Analyzer> {
+        Arc::clone(&self.analyzer)
+    }
+}
+
+/// The analysis half of a [`Deduper`] (decode, extract, normalize, sign):
+/// immutable, so any number of threads share it without a lock.
+pub struct Analyzer {
+    config: Config,
+    normalizer: Normalizer,
+    detectors: Arc<[Box<dyn Detector>]>,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer")
+            .field("detectors", &self.detectors.len())
+            .finish()
+    }
+}
+
+impl Analyzer {
+    /// The CPU-heavy half: decode, extract, normalize, sign. Never panics on
+    /// any input bytes.
+    pub fn analyze(
+        &self,
+        key: &str,
+        url: &str,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let body = if body.len() > limit {
+            warnings.push(format!(
+                "body of {} bytes truncated to extract.max_body_bytes = {limit}",
+                body.len()
+            ));
+            &body[..limit]
+        } else {
+            body
+        };
+        if let Some(reason) = neardup_html::decode::binary_reason(body) {
+            warnings.push(reason);
+            return self.sign(key, url, body.len(), Extracted::default(), warnings);
+        }
+        let decoded = decode(body, content_type);
+        warnings.extend(decoded.warnings);
+        let page_url = url::Url::parse(url).ok();
+        let extracted = extract(&decoded.text, page_url.as_ref(), &self.config.extract);
+        warnings.extend(extracted.warnings.iter().cloned());
+        self.sign(key, url, body.len(), extracted, warnings)
+    }
+
+    /// Frees what [`Deduper::decide`] does not read from `analyzed`: the
+    /// document's text and title, its words but one, its terms beyond
+    /// `decide.min_terms` (decide reads only whether words is empty and
+    /// whether terms reach `min_terms`, so the verdict is unchanged). A
+    /// crawler holding analyzed pages until their turn to be decided keeps
+    /// kilobytes per page instead of one heap string per word. Keep in
+    /// sync with `decide`.
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        let doc = &mut analyzed.doc;
+        doc.text = String::new();
+        doc.title = String::new();
+        doc.words.truncate(1);
+        doc.words.shrink_to_fit();
+        let min_terms = self.config.decide.min_terms;
+        if doc.terms.len() >= min_terms {
+            doc.terms.truncate(min_terms);
+            doc.terms.shrink_to_fit();
+        }
+    }
+
+    /// The CPU-heavy half for a page given as plain text, for callers that
+    /// extracted the content themselves: no decoding or HTML extraction, and
+    /// every paragraph (blank-line separated) counts as main content, so
+    /// `extract.mode` does not drop any of it. Never panics.
+    pub fn analyze_text(&self, key: &str, url: &str, text: &str) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let text = if text.len() > limit {
+            warnings.push(format!(
+                "text of {} bytes truncated to extract.max_body_bytes = {limit}",
+                text.len()
+            ));
+            let mut end = limit;
+            // Cut on a character boundary; index 0 always is one.
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.get(..end).unwrap_or_default()
+        } else {
+            text
+        };
+        let blocks = text
+            .split("\n\n")
+            .map(|para| para.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|para| !para.is_empty())
+            .map(|text| neardup_html::extract::Block {
+                text,
+                tag: "p".into(),
+                link_density: 0.0,
+                is_main: true,
+            })
+            .collect();
+        let extracted = Extracted {
+            blocks,
+            ..Extracted::default()
+        };
+        self.sign(key, url, text.len(), extracted, warnings)
+    }
+
+    fn sign(
+        &self,
+        key: &str,
+        url: &str,
+        bytes: usize,
+        extracted: Extracted,
+        mut warnings: Vec<String>,
+    ) -> Analyzed {
+        let text = extracted.text(self.config.extract.mode);
+        if self.config.extract.mode == ExtractMode::Main {
+            let main_words = text.split_whitespace().count();
+            let all_words: usize = extracted
+                .blocks
+                .iter()
+                .map(|b| b.text.split_whitespace().count())
+                .sum();
+            // A page whose visible text is nearly all navigation, footers and
+            // link lists: say so, since its verdict rests on very little text.
+            if main_words < 50 && all_words >= 4 * main_words.max(5) {
+                warnings.push(format!(
+                    "mostly boilerplate: main content has {main_words} of {all_words} visible words"
+                ));
+            }
+        }
+        let normalized = self.normalizer.normalize(&text, extracted.lang.as_deref());
+        warnings.extend(normalized.warnings);
+        if normalized.words.is_empty() {
+            warnings.push("no text extracted".into());
+        }
+        let doc = Document {
+            url: url.to_owned(),
+            site: site_of(url),
+            title: extracted.title.clone(),
+            text,
+            lang: normalized.lang,
+            words: normalized.words,
+            terms: normalized.terms,
+        };
+        let content = PageContent::from_extracted(&extracted);
+        let mut signatures: Vec<Signature> = self.detectors.iter().map(|d| d.sign(&doc)).collect();
+        signatures.extend(content.evidence().to_signatures());
+        Analyzed {
+            key: key.to_owned(),
+            doc,
+            signatures,
+            extracted,
+            content,
+            bytes,
+            warnings,
+        }
+    }
+}
+
+impl Deduper {
+    /// Frees what [`Deduper::decide`] does not read from `analyzed` (see
+    /// [`Analyzer::shrink_for_decide`]).
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        self.analyzer.shrink_for_decide(analyzed);
+    }
+
+    /// The sequential half: look up each detector's candidates in chain
+    /// order, verify them against stored signatures, decide, and index the
+    /// page if it is kept.
+    ///
+    /// Recrawls (`index.replace_same_url`): if a page is indexed at the
+    /// same URL (up to spelling), an unchanged re-fetch (identical signatures) is
+    /// a [`VerdictKind::Duplicate`] whose match is that page with detector
+    /// [`SAME_URL`] (its fetch time is refreshed, nothing else changes);
+    /// a changed page first removes the old version, then is judged like
+    /// any page, so it is never matched against its own older version (it
+    /// can still be a copy of another page, which the verdict then names).
+    /// Pages past `index.ttl_secs` are expired here first.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails; the page then
+    /// counts as not checked and is not indexed.
+    pub fn decide(&mut self, analyzed: Analyzed) -> crate::Result<Verdict> {
+        // A redirect stub (`extract.redirect_stubs`) is a pointer: its
+        // verdict names the target, so a crawler follows it as it would an
+        // HTTP 3xx. It is still judged on its own text like any page (the
+        // same stub text at two URLs is a copy; a stub holds no other
+        // page's content, so the content gate never lets a page be dropped
+        // as a copy of a stub).
+        let redirect = analyzed.extracted.redirect.clone();
+        let Analyzed {
+            key,
+            doc,
+            signatures,
+            content,
+            mut warnings,
+            ..
+        } = analyzed;
+        let short = doc.terms.len() < self.config.decide.min_terms;
+        if short && !doc.words.is_empty() {
+            warnings.push(format!(
+                "short page ({} terms < decide.min_terms = {}): compared by exact hash only",
+                doc.terms.len(),
+                self.config.decide.min_terms
+            ));
+        }
+        let now = self.now();
+        let mut record = DocRecord {
+            key,
+            url: doc.url,
+            site: doc.site,
+            signatures,
+            fetched_at: now,
+        };
+        // A shared store (Redis) may change under us: catch up, decide, and
+        // keep the page only if nobody wrote in between; otherwise decide
+        // again against what the other worker wrote (one pass when the
+        // store is private to this process).
+        let mut stored_as = None;
+        let (kind, matched, indexed_as) = loop {
+            self.catch_up()?;
+            self.expire_at(now)?;
+            if let Some(m) = self.recrawl(&record, now)? {
+                break (VerdictKind::Duplicate, Some(m), None);
+            }
+            let (kind, matched, rejected) = self.judge(
+                &record.signatures,
+                &content,
+                (&record.site, &record.url),
+                short,
+                now,
+            )?;
+            if let Some(note) = rejected {
+                warnings.push(note);
+            }
+            let has_features = record.signatures
+                [..self.detectors.len().min(record.signatures.len())]
+                .iter()
+                .any(|s| !s.is_empty());
+            let index_it = has_features
+                && match kind {
+                    VerdictKind::Unique => true,
+                    VerdictKind::NearDuplicate => self.config.decide.index_near_duplicates,
+                    VerdictKind::Duplicate => false,
+                };
+            if !index_it {
+                // A page not kept still teaches the site's template, unless
+                // it is the kept page's visible text again (a copy at another
+                // URL would only make that page's own text look repeated).
+                // The evidence is the one computed at analysis (a record
+                // without it has nothing to teach), not computed again on
+                // this thread, which decides every page in turn.
+                let n = self.detectors.len();
+                let evidence = record
+                    .signatures
+                    .get(n..)
+                    .and_then(Evidence::from_signatures)
+                    .filter(|e| !e.blocks.is_empty());
+                let observe = evidence.filter(|_| kind.is_drop());
+                if let Some(e) = observe {
+                    if !self.same_visible(&matched, e.visible)? {
+                        let mut signatures = vec![Signature::Empty; n];
+                        signatures.extend(e.observation());
+                        let observation = DocRecord {
+                            key: record.key.clone(),
+                            url: record.url.clone(),
+                            site: record.site.clone(),
+                            signatures,
+                            fetched_at: now,
+                        };
+                        match self.store.insert_if_current(observation)? {
+                            Ok(id) => {
+                                self.index_stored(id)?;
+                                stored_as = Some(id);
+                            }
+                            // Another worker wrote first: decide again.
+                            Err(_) => continue,
+                        }
+                    }
+                }
+                break (kind, matched, None);
+            }
+            match self.store.insert_if_current(record)? {
+                Ok(id) => {
+                    self.index_stored(id)?;
+                    break (kind, matched, Some(id));
+                }
+                Err(back) => record = back,
+            }
+        };
+        // Counted only once nothing can fail any more.
+        self.stats.checked += 1;
+        match kind {
+            VerdictKind::Unique => self.stats.unique += 1,
+            VerdictKind::Duplicate => self.stats.duplicates += 1,
+            VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
+        }
+        if let Some(redirect) = &redirect {
+            warnings.push(redirect_warning(redirect));
+        }
+        Ok(Verdict {
+            kind,
+            matched,
+            indexed_as,
+            stored_as,
+            redirect,
+            warnings,
+        })
+    }
+
+    /// The indexed page at the canonical URL of `url`, if any.
+    fn same_url(&self, url: &str) -> crate::Result<Option<(DocId, Arc<DocRecord>)>> {
+        let Some(&id) = self.urls.ids.get(&self.urls.key(url)) else {
+            return Ok(None);
+        };
+        let Some(rec) = self.store.get(id)? else {
+            return Ok(None);
+        };
+        // Confirm: a 64-bit hash collision must not replace another page.
+        if rec.url != url && self.urls.canonical(&rec.url) != self.urls.canonical(url) {
+            return Ok(None);
+        }
+        Ok(Some((id, rec)))
+    }
+
+    /// Recrawl handling before a page is judged: `Some(match)` for an
+    /// unchanged re-fetch (its fetch time refreshed), else the old version
+    /// at the same URL (if any) is removed and `None` returned.
+    fn recrawl(&mut self, record: &DocRecord, now: u64) -> crate::Result<Option<Match>> {
+        if !self.config.index.replace_same_url {
+            return Ok(None);
+        }
+        let Some((id, old)) = self.same_url(&record.url)? else {
+            return Ok(None);
+        };
+        if old.signatures == record.signatures && !self.is_expired(&old, now) {
+            if self.store.touch(id, now)? {
+                if let Some(queue) = &mut self.expiry {
+                    queue.push(Reverse((now, id)));
+                }
+            }
+            return Ok(Some(Match::by_url(
+                Some(id),
+                old.key.clone(),
+                old.url.clone(),
+                MatchBasis::SameUrl,
+                "unchanged since last fetch: this URL is indexed with the same signatures".into(),
+            )));
+        }
+        self.remove_record(id)?;
+        Ok(None)
+    }
+
+    /// Returns true if and only if `rec` is past `index.ttl_secs` at `now`.
+    fn is_expired(&self, rec: &DocRecord, now: u64) -> bool {
+        let ttl = self.config.index.ttl_secs;
+        ttl > 0 && rec.fetched_at.saturating_add(ttl) <= now
+    }
+
+    /// The stored record `id`, unless it is gone or expired (expired but
+    /// not yet swept is as good as gone).
+    fn live_record(&self, id: DocId, now: u64) -> crate::Result<Option<Arc<DocRecord>>> {
+        Ok(self.store.get(id)?.filter(|rec| !self.is_expired(rec, now)))
+    }
+
+    /// Removes every page whose last fetch is `index.ttl_secs` or more
+    /// before `now`, from the store and the derived indexes; returns how
+    /// many. Cheap when nothing is due (one look at the queue's head).
+    fn expire_at(&mut self, now: u64) -> crate::Result<usize> {
+        let ttl = self.config.index.ttl_secs;
+        let mut removed = 0;
+        loop {
+            let Some(queue) = &mut self.expiry else {
+                return Ok(0);
+            };
+            let Some(&Reverse((at, id))) = queue.peek() else {
+                break;
+            };
+            if at.saturating_add(ttl) > now {
+                break;
+            }
+            queue.pop();
+            // Skip entries of removed pages and of pages fetched again
+            // since (their newer entry is still queued).
+            let due = self.store.get(id)?.is_some_and(|rec| rec.fetched_at == at);
+            if due && self.remove_record(id)? {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Removes every page past `index.ttl_secs` now (by the deduper's
+    /// clock) and returns how many; [`Deduper::decide`] does this too, so
+    /// call it only to expire pages while no page is being checked. Flush
+    /// to make the removals durable.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn expire(&mut self) -> crate::Result<usize> {
+        self.catch_up()?;
+        let now = self.now();
+        self.expire_at(now)
+    }
+
+    /// The verdict kind and match for these signatures against the index,
+    /// and, when candidates matched but none held this page's own content,
+    /// a warning saying so.
+    fn judge(
+        &self,
+        signatures: &[Signature],
+        content: &PageContent,
+        page: (&str, &str),
+        short: bool,
+        now: u64,
+    ) -> crate::Result<(VerdictKind, Option<Match>, Option<String>)> {
+        let (found, rejected) = self.find_match(signatures, content, page, short, now)?;
+        let rejected = rejected.map(|(i, id, score, coverage)| {
+            let url = self
+                .store
+                .get(id)
+                .ok()
+                .flatten()
+                .map(|r| r.url.clone())
+                .unwrap_or_default();
+            format!(
+                "kept although {} matched {url} ({score:.2}): {}",
+                self.detector_name(i),
+                coverage.describe()
+            )
+        });
+        let Some((i, id, sim, judgement, coverage)) = found else {
+            return Ok((VerdictKind::Unique, None, rejected));
+        };
+        let kind = match judgement.level {
+            neardup_api::Level::Duplicate => VerdictKind::Duplicate,
+            neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
+        };
+        let rec = self.store.get(id)?;
+        let (key, url) = rec
+            .map(|r| (r.key.clone(), r.url.clone()))
+            .unwrap_or_default();
+        let m = Match {
+            id: Some(id),
+            key,
+            url,
+            basis: MatchBasis::Detector(self.detector_name(i).to_owned()),
+            similarity: judgement.score,
+            resemblance: sim.resemblance,
+            containment: sim.containment,
+            reason: format!("{}; {}", judgement.reason, coverage.describe()),
+            covered: Some(coverage.share()),
+        };
+        Ok((kind, Some(m), None))
+    }
+
+    /// What `analyzed`'s blocks count as if it were decided now: the basis
+    /// and, per block (0 = the title, `i + 1` = extracted block `i`),
+    /// whether it is template, chrome or compared content.
+    pub fn content_roles(
+        &self,
+        analyzed: &Analyzed,
+    ) -> (crate::content::Basis, Vec<(u32, crate::content::Role)>) {
+        crate::content::roles(
+            &analyzed.content,
+            self.templates.of(&analyzed.doc.site, &analyzed.doc.url),
+        )
+    }
+
+    /// Returns true if and only if `matched` names a kept page whose whole
+    /// visible text hashes to `visible`.
+    fn same_visible(&self, matched: &Option<Match>, visible: u64) -> crate::Result<bool> {
+        let Some(m) = matched else {
+            return Ok(false);
+        };
+        let Some(rec) = m.id.map(|id| self.store.get(id)).transpose()?.flatten() else {
+            return Ok(false);
+        };
+        Ok(evidence_of(&rec, self.detectors.len()).is_some_and(|e| e.visible == visible))
+    }
+
+    /// The name of chain position `i`; past the chain, the block index.
+    fn detector_name(&self, i: usize) -> &str {
+        self.detectors.get(i).map_or(CONTENT, |d| d.name())
+    }
+
+    /// Applies writes other processes made to a shared store to the
+    /// candidate indexes (nothing to do for a store private to us).
+    fn catch_up(&mut self) -> crate::Result<()> {
+        let Deduper {
+            store,
+            indexes,
+            templates,
+            blocks,
+            urls,
+            expiry,
+            ..
+        } = self;
+        store.sync(&mut |change| match change {
+            Change::Added(id, rec) => {
+                derive_added(indexes, (templates, blocks), urls, expiry, id, rec)
+            }
+            Change::Removed(id, rec) => derive_removed(indexes, (templates, blocks), urls, id, rec),
+        })
+    }
+
+    /// The best match of the first detector in the chain that finds one
+    /// holding this page's own content (see [`crate::content::coverage`]),
+    /// and the best candidate a detector matched but whose coverage was too
+    /// low (for the warning of a page kept against its detectors' word).
+    #[allow(clippy::type_complexity)]
+    fn find_match(
+        &self,
+        signatures: &[Signature],
+        content: &PageContent,
+        (site, url): (&str, &str),
+        short: bool,
+        now: u64,
+    ) -> crate::Result<(
+        Option<(usize, DocId, Similarity, Judgement, Coverage)>,
+        Option<(usize, DocId, f64, Coverage)>,
+    )> {
+        // The page's own content, computed at the first candidate (most
+        // pages have none).
+        let own = std::cell::OnceCell::new();
+        let own =
+            || own.get_or_init(|| OwnContent::new(content, self.templates.of(site, url), url));
+        let min_coverage = self.config.decide.min_coverage;
+        let n = self.detectors.len();
+        let mut rejected: Option<(usize, DocId, f64, Coverage)> = None;
+        let mut candidates = Vec::new();
+        for (i, (det, sig)) in self.detectors.iter().zip(signatures).enumerate() {
+            if sig.is_empty() || (short && !det.handles_short_pages()) {
+                continue;
+            }
+            candidates.clear();
+            self.indexes[i].candidates(sig, &mut candidates);
+            // Every candidate the detector calls alike, strongest first
+            // (level, then score, then the earliest page); the first whose
+            // coverage allows the drop is the match. Coverage, the costly
+            // part, is measured only until then.
+            let mut alike = Vec::new();
+            for &id in candidates.iter().take(MAX_VERIFY) {
+                let Some(rec) = self.live_record(id, now)? else {
+                    continue;
+                };
+                let Some(earlier) = rec.signatures.get(i) else {
+                    continue;
+                };
+                let sim = det.similarity(sig, earlier);
+                if let Some(j) = det.classify_in_context(&*self.indexes[i], sig, earlier, sim) {
+                    alike.push((id, sim, j, rec));
+                }
+            }
+            alike.sort_by(|(a, _, aj, _), (b, _, bj, _)| {
+                (bj.level.cmp(&aj.level))
+                    .then(bj.score.total_cmp(&aj.score))
+                    .then(a.cmp(b))
+            });
+            for (id, sim, j, rec) in alike {
+                // The detectors say alike; the drop must also lose nothing.
+                let Some(kept) = kept_side(&rec, n, rec.site == site && j.score < WEAK_MATCH)
+                else {
+                    continue;
+                };
+                let coverage = own().coverage(content, kept, false);
+                if coverage.allows_drop(min_coverage) {
+                    return Ok((Some((i, id, sim, j, coverage)), None));
+                }
+                if rejected.as_ref().is_none_or(|r| j.score > r.2) {
+                    rejected = Some((i, id, j.score, coverage));
+                }
+            }
+        }
+        // No detector matched a page holding this page's content: look
+        // for kept pages sharing its own blocks. The detectors found their
+        // main texts unlike, so the evidence must be stronger: shingles
+        // (not words) and at least `FALLBACK_MIN_COVERAGE`.
+        let min_coverage = min_coverage.max(FALLBACK_MIN_COVERAGE);
+        self.blocks
+            .candidates(content, self.templates.of(site, url), &mut candidates);
+        let mut best: Option<(DocId, Coverage, bool)> = None;
+        for &id in &candidates {
+            let Some(rec) = self.live_record(id, now)? else {
+                continue;
+            };
+            let Some(kept) = kept_side(&rec, n, rec.site == site) else {
+                continue;
+            };
+            let coverage = own().coverage(content, kept, true);
+            if coverage.allows_drop(min_coverage)
+                && best.is_none_or(|(_, b, _)| coverage.share() > b.share())
+            {
+                best = Some((id, coverage, kept.evidence.visible == content.visible));
+            }
+        }
+        if let Some((id, coverage, identical)) = best {
+            let judgement = Judgement {
+                level: if identical {
+                    neardup_api::Level::Duplicate
+                } else {
+                    neardup_api::Level::NearDuplicate
+                },
+                score: coverage.share(),
+                reason: if identical {
+                    "identical visible text".into()
+                } else {
+                    "shares its own blocks with the kept page".into()
+                },
+            };
+            let sim = Similarity {
+                resemblance: coverage.share(),
+                containment: coverage.share(),
+            };
+            return Ok((Some((n, id, sim, judgement, coverage)), None));
+        }
+        Ok((None, rejected))
+    }
+
+    fn insert_record(
+        &mut self,
+        key: String,
+        doc: Document,
+        signatures: Vec<Signature>,
+    ) -> crate::Result<DocId> {
+        let now = self.now();
+        let mut record = DocRecord {
+            key,
+            url: doc.url,
+            site: doc.site,
+            signatures,
+            fetched_at: now,
+        };
+        // With a shared store, retry after catching up (see `decide`).
+        let id = loop {
+            self.catch_up()?;
+            // A seed at the URL of an indexed page replaces it, as a
+            // recrawl would.
+            if self.config.index.replace_same_url {
+                if let Some((old, _)) = self.same_url(&record.url)? {
+                    self.remove_record(old)?;
+                }
+            }
+            match self.store.insert_if_current(record)? {
+                Ok(id) => break id,
+                Err(back) => record = back,
+            }
+        };
+        self.index_stored(id)?;
+        Ok(id)
+    }
+
+    /// Adds a freshly stored record to the derived indexes.
+    fn index_stored(&mut self, id: DocId) -> crate::Result<()> {
+        if let Some(rec) = self.store.get(id)? {
+            derive_added(
+                &mut self.indexes,
+                (&mut self.templates, &mut self.blocks),
+                &mut self.urls,
+                &mut self.expiry,
+                id,
+                &rec,
+            );
+        }
+        Ok(())
+    }
+
+    /// Removes a record from the store and the derived indexes.
+    fn remove_record(&mut self, id: DocId) -> crate::Result<bool> {
+        let Some(rec) = self.store.remove(id)? else {
+            return Ok(false);
+        };
+        derive_removed(
+            &mut self.indexes,
+            (&mut self.templates, &mut self.blocks),
+            &mut self.urls,
+            id,
+            &rec,
+        );
+        Ok(true)
+    }
+
+    /// Indexes an analyzed page without judging it (seeding the index with
+    /// pages known to be kept, e.g. from an earlier crawl). Returns its id,
+    /// or `None` when the page had no features to index.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn insert(&mut self, analyzed: Analyzed) -> crate::Result<Option<DocId>> {
+        let Analyzed {
+            key,
+            doc,
+            signatures,
+            ..
+        } = analyzed;
+        let n = self.detectors.len().min(signatures.len());
+        if signatures[..n].iter().all(Signature::is_empty) {
+            return Ok(None);
+        }
+        self.insert_record(key, doc, signatures).map(Some)
+    }
+
+    /// Removes an indexed document (a page that went away, or is about to be
+    /// re-checked after a recrawl). Returns whether it was present.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn remove(&mut self, id: DocId) -> crate::Result<bool> {
+        self.catch_up()?;
+        self.remove_record(id)
+    }
+
+    /// Removes the indexed page at `url` (compared up to spelling, like
+    /// recrawls) and returns its id, or `None` if no page is indexed there.
+    /// Flush to make the removal durable.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn remove_url(&mut self, url: &str) -> crate::Result<Option<DocId>> {
+        self.catch_up()?;
+        let Some((id, _)) = self.same_url(url)? else {
+            return Ok(None);
+        };
+        self.remove_record(id)?;
+        Ok(Some(id))
+    }
+
+    /// The id of the page indexed at `url` (compared up to spelling), if any.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn id_of_url(&self, url: &str) -> crate::Result<Option<DocId>> {
+        Ok(self.same_url(url)?.map(|(id, _)| id))
+    }
+
+    /// The page indexed at `url` (compared up to spelling), with its key
+    /// and URL: what a `<link rel=canonical>` naming `url` points at.
+    /// Applies other processes' writes to a shared store first.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn indexed_at(&mut self, url: &str) -> crate::Result<Option<(DocId, String, String)>> {
+        self.catch_up()?;
+        Ok(self
+            .same_url(url)?
+            .map(|(id, rec)| (id, rec.key.clone(), rec.url.clone())))
+    }
+
+    /// Counts a verdict reached without [`Deduper::decide`] (a page that
+    /// names an indexed page as its canonical URL) in [`Deduper::stats`].
+    pub fn count_verdict(&mut self, kind: VerdictKind) {
+        self.stats.checked += 1;
+        match kind {
+            VerdictKind::Unique => self.stats.unique += 1,
+            VerdictKind::Duplicate => self.stats.duplicates += 1,
+            VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
+        }
+    }
+
+    /// Reaches the document store: for a shared store (Redis), one round
+    /// trip that also applies other processes' writes. A readiness probe:
+    /// an error means checks would fail now.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the store cannot be reached.
+    pub fn ping(&mut self) -> crate::Result<()> {
+        self.catch_up()
+    }
+
+    /// Removes every indexed document whose id is `first` or above and
+    /// returns how many there were. A resumed crawl uses it to drop pages
+    /// indexed after its last checkpoint (ids only grow), which it redoes.
+    ///
+    /// # Errors
+    /// [`crate::Error::Store`] if the document store fails.
+    pub fn remove_ids_from(&mut self, first: DocId) -> crate::Result<usize> {
+        let mut ids = Vec::new();
+        self.store.for_each(&mut |id, _| {
+            if id >= first {
+                ids.push(id);
+            }
+        })?;
+        let mut removed = 0;
+        for id in ids {
+            if self.remove(id)? {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Approximate heap bytes per tier: each detector's index, `urls` (the
+    /// URL map and expiry queue of recrawls and `index.ttl_secs`), `content`
+    /// (site templates and the block index), then the store (for
+    /// `--index PATH`: its record cache and unflushed writes).
+    pub fn memory(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = self
+            .detectors
+            .iter()
+            .zip(&self.indexes)
+            .map(|(d, i)| (d.name().to_owned(), i.heap_bytes()))
+            .collect();
+        let expiry = self.expiry.as_ref().map_or(0, |q| {
+            q.capacity() * std::mem::size_of::<Reverse<(u64, DocId)>>()
+        });
+        out.push(("urls".into(), self.urls.heap_bytes() + expiry));
+        out.push((
+            "content".into(),
+            self.templates.heap_bytes() + self.blocks.heap_bytes(),
+        ));
+        out.push(("store".into(), self.store.heap_bytes()));
+        out
+    }
+}
+
+/// The detectors of the configured chain that are enabled, in order.
+#[cfg(feature = "redb")]
+fn redb_store(
+    path: &std::path::Path,
+    identity: &StoreIdentity,
+    cache_bytes: usize,
+) -> crate::Result<Box<dyn DocStore>> {
+    let store = crate::index::RedbStore::open_with(path, identity, cache_bytes)?;
+    Ok(Box::new(store))
+}
+
+#[cfg(not(feature = "redb"))]
+fn redb_store(
+    _: &std::path::Path,
+    _: &StoreIdentity,
+    _: usize,
+) -> crate::Result<Box<dyn DocStore>> {
+    Err(missing_backend("redb", "an index file"))
+}
+
+#[cfg(feature = "redis")]
+fn redis_store(
+    location: &RedisLocation,
+    identity: &StoreIdentity,
+) -> crate::Result<Box<dyn DocStore>> {
+    Ok(Box::new(crate::index::RedisStore::open(
+        location, identity,
+    )?))
+}
+
+#[cfg(not(feature = "redis"))]
+fn redis_store(_: &RedisLocation, _: &StoreIdentity) -> crate::Result<Box<dyn DocStore>> {
+    Err(missing_backend("redis", "a Redis index"))
+}
+
+/// The error of a build without a backend, as ripgrep says of PCRE2.
+#[cfg(not(all(feature = "redb", feature = "redis")))]
+fn missing_backend(feature: &str, what: &str) -> crate::Error {
+    crate::Error::Argument {
+        name: "index".into(),
+        message: format!(
+            "this build has no {} support (feature `{feature}` of the neardup crate), so it cannot open {what}",
+            if feature == "redb" { "redb" } else { "Redis" }
+        ),
+    }
+}
+
+fn build_chain(config: &Config, registry: &Registry) -> crate::Result<Vec<Box<dyn Detector>>> {
+    config.validate()?;
+    let mut detectors = Vec::new();
+    for name in &config.decide.detectors {
+        let enabled = match name.as_str() {
+            "simhash" => config.simhash.enabled,
+            "chunks" => config.chunks.enabled,
+            _ => true,
+        };
+        if enabled {
+            detectors.push(registry.build(name, config)?);
+        }
+    }
+    Ok(detectors)
+}
+
+/// The identity an index built with `config` records (its detector chain
+/// and signature settings): what [`Deduper::open`] and
+/// [`Deduper::open_redis`] check a stored index against. Tools that read an
+/// index without deciding (`neardup export`) open the store with it.
+///
+/// # Errors
+/// If the config is invalid or names a detector the registry lacks.
+pub fn store_identity(config: &Config, registry: &Registry) -> crate::Result<StoreIdentity> {
+    identity_of(config, &build_chain(config, registry)?)
+}
+
+/// The identity of the built chain `detectors` under `config`: the rule
+/// of what it covers (settings that change stored signatures or evidence,
+/// never decision thresholds) is documented at [`StoreIdentity`].
+fn identity_of(config: &Config, detectors: &[Box<dyn Detector>]) -> crate::Result<StoreIdentity> {
+    use crate::signature::settings_of;
+    let mut settings = std::collections::BTreeMap::new();
+    settings.insert(
+        "hash_seed".to_owned(),
+        format!("{:#018x}", neardup_api::HASH_SEED),
+    );
+    settings.insert("analysis_version".to_owned(), ANALYSIS_VERSION.to_string());
+    settings.extend(settings_of(
+        "extract",
+        &config.extract,
+        &["mode", "max_body_bytes"],
+    ));
+    settings.extend(settings_of(
+        "text",
+        &config.text,
+        &["stop_words", "stem", "detect_bytes", "stop_word_vote"],
+    ));
+    for d in detectors {
+        match d.signature_settings() {
+            Some(pairs) => settings.extend(pairs),
+            None => {
+                // The plugin does not say which of its settings are
+                // thresholds: all of them count.
+                let table = config
+                    .plugins
+                    .get(d.name())
+                    .map_or_else(|| "{}".to_owned(), |t| serde_json::json!(t).to_string());
+                settings.insert(format!("plugins.{}", d.name()), table);
+            }
+        }
+    }
+    Ok(StoreIdentity {
+        detectors: detectors
+            .iter()
+            .map(|d| d.name().to_owned())
+            .chain(EVIDENCE_SLOTS.iter().map(|s| (*s).to_owned()))
+            .collect(),
+        settings,
+        legacy_fingerprint: Some(legacy_fingerprint(config)?),
+    })
+}
+
+/// The fingerprint indexes recorded before their identity held settings
+/// (redb formats 1 and 2, Redis log format 1): a hash of the extract, text,
+/// simhash, chunks and plugins sections, thresholds included. Kept only to
+/// recognise such an index built with exactly this config.
+fn legacy_fingerprint(config: &Config) -> crate::Result<u64> {
+    let relevant = (
+        &config.extract,
+        &config.text,
+        &config.simhash,
+        &config.chunks,
+        &config.plugins,
+    );
+    let bytes = serde_json::to_vec(&relevant).map_err(|e| crate::Error::Store {
+        path: "<config>".into(),
+        message: format!("cannot fingerprint the config: {e}"),
+    })?;
+    Ok(neardup_api::hash64(&bytes))
+}
+
+/// A [`Deduper`] shared by async tasks: analysis runs on the blocking pool
+/// under a read lock, many pages at once; decisions take the write lock
+/// briefly, one at a time, in the order the tasks reach it.
+#[derive(Clone, Debug)]
+pub struct SharedDeduper {
+    inner: Arc<std::sync::RwLock<Deduper>>,
+}
+
+impl SharedDeduper {
+    /// Wraps a deduper for sharing.
+    pub fn new(deduper: Deduper) -> SharedDeduper {
+        SharedDeduper {
+            inner: Arc::new(std::sync::RwLock::new(deduper)),
+        }
+    }
+
+    /// Checks a page without blocking the async runtime (feature `tokio`).
+    ///
+    /// # Errors
+    /// If the document store fails, a blocking task panicked or the lock
+    /// was poisoned by a panic.
+    #[cfg(feature = "tokio")]
+    pub async fn check(
+        &self,
+        url: String,
+        body: Vec<u8>,
+        content_type: Option<String>,
+    ) -> crate::Result<Verdict> {
+        let inner = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || {
+            // Analysis needs no lock: a decision in progress on another
+            // thread does not wait for it, nor it for the decision.
+            let analyzer = inner.read().map_err(|_| poisoned())?.analyzer();
+            let analyzed = analyzer.analyze(&url, &url, &body, content_type.as_deref());
+            let mut d = inner.write().map_err(|_| poisoned())?;
+            d.decide(analyzed)
+        })
+        .await
+        .map_err(|e| crate::Error::runtime("check task", e))?
+    }
+
+    /// Runs `f` with the deduper locked for reading: [`Deduper::analyze`]
+    /// runs here, many threads at once. Blocks while a decision holds the
+    /// write lock, so call it off the async runtime.
+    ///
+    /// # Errors
+    /// If the lock was poisoned by a panic.
+    pub fn read<R>(&self, f: impl FnOnce(&Deduper) -> R) -> crate::Result<R> {
+        let d = self.inner.read().map_err(|_| poisoned())?;
+        Ok(f(&d))
+    }
+
+    /// Runs `f` with the deduper locked for writing (stats, removal).
+    ///
+    /// # Errors
+    /// If the lock was poisoned by a panic.
+    pub fn with<R>(&self, f: impl FnOnce(&mut Deduper) -> R) -> crate::Result<R> {
+        let mut d = self.inner.write().map_err(|_| poisoned())?;
+        Ok(f(&mut d))
+    }
+}
+
+fn poisoned() -> crate::Error {
+    crate::Error::Poisoned {
+        lock: "deduper".into(),
+    }
+}
+
+/// The site of a URL: its lowercased host, or `"-"` when it has none.
+pub fn site_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_else(|| "-".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn page(words: &str) -> Vec<u8> {
+        format!("<html><head><title>t</title></head><body><article><p>{words}</p></article></body></html>")
+            .into_bytes()
+    }
+
+    const LONG: &str = "Researchers at the harbour institute measured how quickly the tide \
+        returned after the storm, comparing sensor logs from twelve buoys with satellite \
+        images taken every hour, and found that the water rose faster near the old pier \
+        than anywhere else along the northern coast of the bay during that week.";
+
+    #[test]
+    fn shrunk_analyses_get_the_same_verdicts() {
+        let edited = LONG.replace("twelve", "eleven");
+        let pages: Vec<(&str, Vec<u8>)> = vec![
+            ("a", page(LONG)),
+            ("b", page(LONG)),
+            ("c", page(&edited)),
+            ("d", page("too short")),
+            ("e", page("too short")),
+            ("f", page("")),
+        ];
+        let mut plain = Deduper::new(Config::default()).unwrap();
+        let mut shrunk = Deduper::new(Config::default()).unwrap();
+        for (key, body) in &pages {
+            let url = format!("http://example.com/{key}");
+            let want = plain.decide(plain.analyze(key, &url, body, None)).unwrap();
+            let mut a = shrunk.analyze(key, &url, body, None);
+            shrunk.shrink_for_decide(&mut a);
+            assert!(a.doc.words.len() <= 1 && a.doc.text.is_empty());
+            let got = shrunk.decide(a).unwrap();
+            assert_eq!(got, want, "{key}");
+        }
+    }
+
+    #[test]
+    fn exact_copy_is_a_duplicate_of_the_first_page() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let a = d.check("https://a.example/1", &page(LONG), None).unwrap();
+        assert_eq!(a.kind, VerdictKind::Unique);
+        assert_eq!(a.indexed_as, Some(0));
+        // Different markup and case, same words.
+        let copy = format!(
+            "<html><head><title>t</title></head><body>\n<div><P>{}</P></div></body></html>",
+            LONG.to_uppercase()
+        );
+        let b = d
+            .check("https://b.example/2", copy.as_bytes(), None)
+            .unwrap();
+        assert_eq!(b.kind, VerdictKind::Duplicate);
+        let m = b.matched.unwrap();
+        assert_eq!(
+            (m.id, &m.basis),
+            (Some(0), &MatchBasis::Detector("exact".into()))
+        );
+        assert_eq!(m.url, "https://a.example/1");
+        assert_eq!(b.indexed_as, None, "exact duplicates are not indexed");
+        assert_eq!(d.stats().duplicates, 1);
+    }
+
+    #[test]
+    fn inserted_page_is_matched_without_having_been_checked() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let analyzed = d.analyze("seed-1", "https://a.example/1", &page(LONG), None);
+        let id = d.insert(analyzed).unwrap().unwrap();
+        assert_eq!(d.stats().checked, 0, "insert does not count as a check");
+        let v = d.check("https://b.example/2", &page(LONG), None).unwrap();
+        assert_eq!(v.kind, VerdictKind::Duplicate);
+        let m = v.matched.unwrap();
+        assert_eq!((m.id, m.key.as_str()), (Some(id), "seed-1"));
+        let empty = d.analyze("e", "https://a.example/e", b"", None);
+        assert_eq!(d.insert(empty).unwrap(), None);
+    }
+
+    #[test]
+    fn removed_page_no_longer_matches() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let id = d
+            .check("https://a.example/1", &page(LONG), None)
+            .unwrap()
+            .indexed_as
+            .unwrap();
+        assert!(d.remove(id).unwrap());
+        assert!(!d.remove(id).unwrap(), "second removal finds nothing");
+        let again = d.check("https://a.example/1", &page(LONG), None).unwrap();
+        assert_eq!(again.kind, VerdictKind::Unique);
+    }
+
+    #[test]
+    fn short_pages_are_only_compared_exactly() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let a = d
+            .check("https://a.example/1", &page("contact us today"), None)
+            .unwrap();
+        assert_eq!(a.kind, VerdictKind::Unique);
+        assert!(
+            a.warnings.iter().any(|w| w.contains("short page")),
+            "{:?}",
+            a.warnings
+        );
+        let b = d
+            .check("https://a.example/2", &page("contact us tomorrow"), None)
+            .unwrap();
+        assert_eq!(b.kind, VerdictKind::Unique);
+        let c = d
+            .check("https://a.example/3", &page("Contact us today"), None)
+            .unwrap();
+        assert_eq!(c.kind, VerdictKind::Duplicate);
+    }
+
+    #[test]
+    fn binary_and_empty_bodies_warn_and_are_not_indexed() {
+        let mut d = Deduper::new(Config::default()).unwrap();
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10";
+        let v = d.check("https://a.example/img", png, None).unwrap();
+        assert_eq!(v.kind, VerdictKind::Unique);
+        assert!(
+            v.warnings.iter().any(|w| w.contains("binary")),
+            "{:?}",
+            v.warnings
+        );
+        assert_eq!(v.indexed_as, None);
+        let e = d.check("https://a.example/empty", b"", None).unwrap();
+        assert!(
+            e.warnings.iter().any(|w| w.contains("no text")),
+            "{:?}",
+            e.warnings
+        );
+        assert_eq!(e.indexed_as, None);
+        assert_eq!(d.stats().indexed, 0);
+    }
+
+    #[test]
+    fn oversized_body_is_truncated_with_a_warning() {
+        let mut config = Config::default();
+        config.extract.max_body_bytes = 4096;
+        let mut d = Deduper::new(config).unwrap();
+        let big = page(&LONG.repeat(100));
+        let v = d.check("https://a.example/big", &big, None).unwrap();
+        assert!(
+            v.warnings.iter().any(|w| w.contains("truncated")),
+            "{:?}",
+            v.warnings
+        );
+    }
+
+    #[test]
+    fn text_input_signs_like_the_same_words_in_html() {
+        let d = Deduper::new(Config::default()).unwrap();
+        let from_html = d.analyze("k", "https://a.example/1", &page(LONG), None);
+        let text = format!("  {}\n\n", LONG.replace(", ", ",\n"));
+        let from_text = d.analyze_text("k", "https://a.example/1", &text);
+        assert_eq!(from_text.doc.words, from_html.doc.words);
+        // The detectors' signatures; the content evidence after them also
+        // holds the HTML page's title, which text input has not.
+        let n = d.detector_names().len();
+        assert_eq!(from_text.signatures[..n], from_html.signatures[..n]);
+        assert!(from_text.warnings.is_empty(), "{:?}", from_text.warnings);
+        // Paragraphs become blocks, all of them main content.
+        let two = d.analyze_text("k", "https://a.example/2", "first part\n\n\nsecond part");
+        let blocks: Vec<&str> = two
+            .extracted
+            .blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect();
+        assert_eq!(blocks, ["first part", "second part"]);
+        assert!(two.extracted.blocks.iter().all(|b| b.is_main));
+    }
+
+    #[test]
+    fn oversized_text_is_cut_on_a_character_boundary() {
+        let mut config = Config::default();
+        config.extract.max_body_bytes = 1025;
+        let d = Deduper::new(config).unwrap();
+        // 'é' is two bytes: byte 1025 falls inside one.
+        let a = d.analyze_text("k", "https://a.example/1", &"é".repeat(1000));
+        assert_eq!(a.bytes, 1024);
+        assert!(
+            a.warnings.iter().any(|w| w.contains("truncated")),
+            "{:?}",
+            a.warnings
+        );
+    }
+
+    #[test]
+    fn unknown_detector_is_a_clear_error() {
+        let mut config = Config::default();
+        config.decide.detectors = vec!["exact".into(), "nope".into()];
+        let err = Deduper::new(config).unwrap_err().to_string();
+        assert!(err.contains("nope") && err.contains("simhash"), "{err}");
+    }
+
+    #[test]
+    fn shared_deduper_checks_from_async_tasks() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let shared = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
+        let kinds = rt.block_on(async {
+            let first = shared
+                .check("https://a.example/1".into(), page(LONG), None)
+                .await
+                .unwrap();
+            let second = shared
+                .check("https://b.example/1".into(), page(LONG), None)
+                .await
+                .unwrap();
+            (first.kind, second.kind)
+        });
+        assert_eq!(kinds, (VerdictKind::Unique, VerdictKind::Duplicate));
+        assert_eq!(shared.with(|d| d.stats().checked).unwrap(), 2);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn check_never_panics_on_arbitrary_bytes(body in proptest::collection::vec(any::<u8>(), 0..4096),
+                                                  ct in proptest::option::of("[ -~]{0,40}")) {
+            let mut d = Deduper::new(Config::default()).unwrap();
+            let v = d.check("https://p.example/x", &body, ct.as_deref()).unwrap();
+            let again = d.check("https://p.example/y", &body, ct.as_deref()).unwrap();
+            if v.indexed_as.is_some() {
+                prop_assert!(again.kind.is_drop());
+            }
+        }
+
+        #[test]
+        fn check_never_panics_on_html_like_text(body in "(<[a-z/!]{0,8}[^<>]{0,20}>|[^<]{0,30}){0,60}") {
+            let mut d = Deduper::new(Config::default()).unwrap();
+            let _ = d.check("https://p.example/x", body.as_bytes(), Some("text/html")).unwrap();
+        }
+    }
+
+    /// The stop-word vote must not change any page's language: on every page
+    /// of ../shared it runs with the vote on and off, and the vote must have
+    /// settled most of them (else this test would prove nothing).
+    /// It lives here, not in `text`, because it needs HTML extraction.
+    /// `cargo test --release --lib stop_word_vote -- --nocapture`
+    #[test]
+    fn stop_word_vote_agrees_with_whatlang_on_real_pages() {
+        use neardup_html::extract::extract;
+        use neardup_html::extract::{ExtractConfig, ExtractMode};
+        use neardup_text::{Normalizer, TextConfig};
+        let (Some(dev), Some(pan)) = (
+            crate::skip::shared("bench/neardup-dev/docs"),
+            crate::skip::shared("datasets/pan-text-alignment/susp"),
+        ) else {
+            return;
+        };
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for dir in [dev, pan] {
+            let rd = std::fs::read_dir(&dir).unwrap();
+            files.extend(rd.filter_map(|e| e.ok().map(|e| e.path())));
+        }
+        assert!(!files.is_empty(), "no pages in ../shared");
+        files.sort();
+        let on = Normalizer::new(&TextConfig::default());
+        let off = Normalizer::new(&TextConfig {
+            stop_word_vote: false,
+            ..TextConfig::default()
+        });
+        let c = ExtractConfig::default();
+        let (mut pages, mut voted) = (0usize, 0usize);
+        let mut differ = Vec::new();
+        for f in &files {
+            let Ok(bytes) = std::fs::read(f) else {
+                continue;
+            };
+            let html = String::from_utf8_lossy(&bytes);
+            let e = extract(&html, None, &c);
+            let text = e.text(ExtractMode::Main);
+            let a = on.normalize(&text, e.lang.as_deref());
+            let b = off.normalize(&text, e.lang.as_deref());
+            pages += 1;
+            voted += usize::from(on.settled_by_vote(&text));
+            if a != b {
+                differ.push((f.display().to_string(), a.lang, b.lang));
+            }
+        }
+        eprintln!(
+            "{pages} pages, {voted} settled by the vote, {} differ",
+            differ.len()
+        );
+        assert!(differ.is_empty(), "{differ:?}");
+        assert!(
+            voted * 2 > pages,
+            "the vote settled only {voted} of {pages}"
+        );
+    }
+}

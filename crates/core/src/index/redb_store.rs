@@ -1,0 +1,922 @@
+//! [`RedbStore`]: the document store in an embedded ACID file (redb).
+//!
+//! # Layout
+//! - table `docs`: doc id (`u32`) -> record, postcard-encoded (key, url,
+//!   site, one signature per detector, fetch time in Unix seconds;
+//!   integers are varints, so a chunk set costs about 4-5 bytes per hash);
+//! - table `meta`: `format` (u32 LE, [`FORMAT_VERSION`]), `next_id` (u32 LE,
+//!   the id the next insert gets: ids are never reused, also after removals
+//!   of the highest id), `identity` (postcard [`StoreIdentity`]: detector
+//!   chain and signature settings; formats 1 and 2: chain and a config
+//!   fingerprint, upgraded on open when the config matches).
+//!
+//! Format 1 (before fetch times) had no time in its records and a `urls`
+//! table; opening such a file upgrades it in place, in one transaction
+//! (a crash during the upgrade leaves it at format 1): every record gets
+//! the time of the upgrade as its fetch time, and `urls` is dropped (the
+//! URL map is derived state, rebuilt by the deduper on open).
+//!
+//! # Memory
+//! Records live in the file. RAM holds a bounded cache of them: a
+//! least-recently-used cache of decoded records (3/4 of the budget,
+//! counted in record heap bytes) and redb's own page cache (1/4), plus the
+//! writes not yet flushed. A read that misses the cache reads the record
+//! from the file (one B-tree lookup through a read transaction kept open
+//! until the next commit). The candidate indexes, which the deduper keeps
+//! in RAM, are rebuilt from the file on open.
+//!
+//! # Durability contract
+//! `insert`, `remove` and `touch` are buffered (reads see them at once);
+//! [`DocStore::flush`] commits every buffered write in one redb
+//! transaction with `Durability::Immediate` (fsync), and only then are
+//! they durable. A crash loses exactly the writes since the last successful
+//! flush, and those ids are given out again after reopening (nobody can
+//! have been told about them if callers acknowledge only after a flush, as
+//! the batch driver does: it flushes each window before writing its
+//! verdicts). Dropping the store flushes on a best-effort basis.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use neardup_api::{DocId, Signature};
+use redb::{Database, ReadOnlyTable, ReadableTable, ReadableTableMetadata, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+use super::store::{record_bytes, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
+use crate::Error;
+use crate::Result;
+
+/// Version of the on-disk layout; bumped on any incompatible change.
+/// Format 3 records the signature settings in `identity` (formats 1 and 2:
+/// a fingerprint; see [`StoreIdentity`]).
+pub const FORMAT_VERSION: u32 = 3;
+
+const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
+/// Format 1 only: URL -> id (dropped by the upgrade to format 2).
+const URLS_V1: TableDefinition<&str, u32> = TableDefinition::new("urls");
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+
+/// Records decoded per transaction while upgrading a format-1 file.
+const UPGRADE_BATCH: usize = 100_000;
+
+/// The `identity` metadata of format 3.
+fn encode_identity(path: &Path, identity: &StoreIdentity) -> Result<Vec<u8>> {
+    postcard::to_allocvec(identity).map_err(|x| err(path, format!("cannot encode identity: {x}")))
+}
+
+/// A record as encoded in the `docs` table (borrowing, for writes).
+#[derive(Serialize)]
+struct RecordRef<'a> {
+    key: &'a str,
+    url: &'a str,
+    site: &'a str,
+    signatures: &'a [Signature],
+    fetched_at: u64,
+}
+
+/// A record as decoded from the `docs` table.
+#[derive(Deserialize)]
+struct RecordOwned {
+    key: String,
+    url: String,
+    site: String,
+    signatures: Vec<Signature>,
+    fetched_at: u64,
+}
+
+/// A format-1 record (no fetch time), read only to upgrade a file.
+#[derive(Deserialize)]
+struct RecordV1 {
+    key: String,
+    url: String,
+    site: String,
+    signatures: Vec<Signature>,
+}
+
+/// A write not yet committed: the latest state of one id.
+#[derive(Debug)]
+enum Pending {
+    Put(Arc<DocRecord>),
+    Removed,
+}
+
+/// Fixed bytes a cached record costs beyond its own heap bytes (the
+/// node, the map entry): keeps a cache of tiny records bounded too.
+const NODE_BYTES: usize = 64;
+
+/// A least-recently-used cache of records, bounded in bytes (the `lru`
+/// crate keeps the order; this wrapper counts bytes and evicts).
+#[derive(Debug)]
+struct Lru {
+    capacity: usize,
+    bytes: usize,
+    /// id -> (record, bytes it is charged).
+    entries: lru::LruCache<DocId, (Arc<DocRecord>, usize)>,
+    hits: u64,
+    misses: u64,
+}
+
+impl Lru {
+    fn new(capacity: usize) -> Lru {
+        Lru {
+            capacity,
+            bytes: 0,
+            entries: lru::LruCache::unbounded(),
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    fn get(&mut self, id: DocId) -> Option<Arc<DocRecord>> {
+        let found = self.entries.get(&id).map(|(rec, _)| Arc::clone(rec));
+        if found.is_some() {
+            self.hits += 1;
+        } else {
+            self.misses += 1;
+        }
+        found
+    }
+
+    fn remove(&mut self, id: DocId) {
+        if let Some((_, bytes)) = self.entries.pop(&id) {
+            self.bytes -= bytes;
+        }
+    }
+
+    fn insert(&mut self, id: DocId, rec: Arc<DocRecord>) {
+        self.remove(id);
+        let bytes = record_bytes(&rec) + NODE_BYTES;
+        if bytes > self.capacity {
+            return;
+        }
+        while self.bytes + bytes > self.capacity {
+            match self.entries.pop_lru() {
+                Some((_, (_, evicted))) => self.bytes -= evicted,
+                None => break,
+            }
+        }
+        self.entries.push(id, (rec, bytes));
+        self.bytes += bytes;
+    }
+
+    fn clear(&mut self) {
+        *self = Lru::new(self.capacity);
+    }
+
+    /// Heap bytes: the records plus [`NODE_BYTES`] per entry for the
+    /// cache's own node and table slot.
+    fn heap_bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+/// Hits and misses of the record cache of a [`RedbStore`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Reads answered from the cache.
+    pub hits: u64,
+    /// Reads that went to the file.
+    pub misses: u64,
+    /// Bytes the cache holds now.
+    pub bytes: usize,
+    /// Records the cache holds now.
+    pub records: usize,
+}
+
+/// A [`DocStore`] in a redb file, with a bounded cache of records in RAM.
+/// See the module documentation for the layout, memory and durability.
+pub struct RedbStore {
+    db: Database,
+    path: PathBuf,
+    /// Signatures per record (the chain's length), checked on every read.
+    detectors: usize,
+    next_id: u32,
+    live: usize,
+    pending: BTreeMap<DocId, Pending>,
+    pending_bytes: usize,
+    cache: Mutex<Lru>,
+    /// The `docs` table as of the last commit, for cache misses.
+    reader: Mutex<Option<ReadOnlyTable<u32, &'static [u8]>>>,
+}
+
+impl std::fmt::Debug for RedbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedbStore")
+            .field("path", &self.path)
+            .field("len", &self.live)
+            .field("pending", &self.pending.len())
+            .finish()
+    }
+}
+
+fn err(path: &Path, message: impl std::fmt::Display) -> Error {
+    Error::Store {
+        path: path.to_owned(),
+        message: message.to_string(),
+    }
+}
+
+fn u32_of(path: &Path, name: &str, bytes: &[u8]) -> Result<u32> {
+    let arr: [u8; 4] = bytes.try_into().map_err(|_| {
+        err(
+            path,
+            format!("metadata `{name}` is not 4 bytes: corrupt index"),
+        )
+    })?;
+    Ok(u32::from_le_bytes(arr))
+}
+
+/// Encodes a record for the `docs` table.
+fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
+    postcard::to_allocvec(&RecordRef {
+        key: &r.key,
+        url: &r.url,
+        site: &r.site,
+        signatures: &r.signatures,
+        fetched_at: r.fetched_at,
+    })
+    .map_err(|e| err(path, format!("cannot encode record: {e}")))
+}
+
+/// Decodes a record of the `docs` table and checks its signature count.
+fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
+    let rec: RecordOwned = postcard::from_bytes(bytes)
+        .map_err(|e| err(path, format!("record {id} is corrupt: {e}")))?;
+    if rec.signatures.len() != detectors {
+        return Err(err(
+            path,
+            format!(
+                "record {id} has {} signatures for a chain of {detectors} detectors: corrupt index",
+                rec.signatures.len(),
+            ),
+        ));
+    }
+    Ok(DocRecord {
+        key: rec.key,
+        url: rec.url,
+        site: rec.site,
+        signatures: rec.signatures,
+        fetched_at: rec.fetched_at,
+    })
+}
+
+/// What a damaged file's error says the user can do (docs/usage.md, "When the
+/// index file is damaged").
+const DAMAGED_HINT: &str = "the index file is damaged (truncated by a full disk or a partial \
+     copy, or overwritten); it cannot be read: move it aside and rebuild it (run `neardup dedup \
+     --index` over the inputs again, or crawl without --resume), or restore a copy";
+
+/// Refuses what redb cannot open as a database without touching it: a
+/// directory, a FIFO or device (opening would block or read forever), an
+/// empty file. A file shorter than any redb header is named damaged.
+fn check_file(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
+    if !meta.is_file() {
+        return Err(err(path, "not a regular file: cannot be an index"));
+    }
+    if meta.len() == 0 {
+        return Err(err(path, format!("empty file (0 bytes): {DAMAGED_HINT}")));
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Set while [`guarded`] runs redb code on this thread: its panics are
+    /// turned into errors, so the panic hook must not print them.
+    static QUIET_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once per process) a panic hook that stays silent for panics
+/// on a thread inside [`guarded`] and hands every other panic to the hook
+/// that was there before.
+fn install_quiet_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET_PANICS.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into [`Error::Store`].
+///
+/// redb 2 does not report every damaged file as an error: a truncated file
+/// fails an `assert!` in its page manager while opening (the file must be
+/// as long as its header's layout says), a flipped byte an `assert_eq!`,
+/// and damaged pages can fail others while reading. The panic is caught here, at the boundary where the file is
+/// opened and walked, so every command that opens an index fails with a
+/// clear error (exit 2) instead of exit 101. Nothing half-opened escapes:
+/// the database value being built is dropped with the unwinding.
+fn guarded<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    install_quiet_hook();
+    let was = QUIET_PANICS.with(|q| q.replace(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET_PANICS.with(|q| q.set(was));
+    match outcome {
+        Ok(result) => result,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into())
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            Err(err(
+                path,
+                format!("redb failed on it ({what}): {DAMAGED_HINT}"),
+            ))
+        }
+    }
+}
+
+/// The metadata of an opened file.
+struct Meta {
+    next_id: u32,
+    format: u32,
+}
+
+impl RedbStore {
+    /// Opens the index file at `path` with the default record cache
+    /// (`index.cache_bytes`), creating it if it does not exist.
+    ///
+    /// # Errors
+    /// As [`RedbStore::open_with`].
+    pub fn open(path: &Path, identity: &StoreIdentity) -> Result<RedbStore> {
+        let cache = super::IndexConfig::default().cache_bytes;
+        Self::open_with(path, identity, cache)
+    }
+
+    /// Opens the index file at `path`, creating it if it does not exist,
+    /// with `cache_bytes` of RAM for records (see the module docs). A
+    /// format-1 file is upgraded in place, its records stamped with `now`
+    /// (Unix seconds) as their fetch time.
+    ///
+    /// # Errors
+    /// [`Error::Store`] if the file cannot be opened (corrupt, not a redb
+    /// file, locked by another process), is not a neardup index, has
+    /// another format version, or was built with another identity (the
+    /// message names both chains).
+    pub fn open_with(
+        path: &Path,
+        identity: &StoreIdentity,
+        cache_bytes: usize,
+    ) -> Result<RedbStore> {
+        Self::open_at(path, identity, cache_bytes, super::store::unix_now())
+    }
+
+    /// [`RedbStore::open_with`] with the upgrade time given (for tests).
+    ///
+    /// # Errors
+    /// As [`RedbStore::open_with`].
+    pub fn open_at(
+        path: &Path,
+        identity: &StoreIdentity,
+        cache_bytes: usize,
+        now: u64,
+    ) -> Result<RedbStore> {
+        if !path.exists() {
+            Self::create_new(path, identity)?;
+        }
+        check_file(path)?;
+        guarded(path, || {
+            Self::open_checked(path, identity, cache_bytes, now)
+        })
+    }
+
+    /// [`RedbStore::open_at`] once the file exists and is a regular file.
+    fn open_checked(
+        path: &Path,
+        identity: &StoreIdentity,
+        cache_bytes: usize,
+        now: u64,
+    ) -> Result<RedbStore> {
+        let page_cache = (cache_bytes / 4).max(1 << 20);
+        let db = Database::builder()
+            .set_cache_size(page_cache)
+            .open(path)
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => {
+                    err(path, format!("cannot open: {e} (another neardup uses it)"))
+                }
+                redb::DatabaseError::UpgradeRequired(_) => err(path, format!("cannot open: {e}")),
+                _ => err(path, format!("cannot open: {e}: {DAMAGED_HINT}")),
+            })?;
+        let meta = Self::check_meta(&db, path, identity)?;
+        if meta.format == 1 {
+            Self::upgrade_v1(&db, path, identity, now)?;
+        }
+        let read = db.begin_read().map_err(|e| err(path, e))?;
+        let docs = read.open_table(DOCS).map_err(|e| err(path, e))?;
+        let live = usize::try_from(docs.len().map_err(|e| err(path, e))?)
+            .map_err(|_| err(path, "too many records"))?;
+        if let Some(last) = docs.last().map_err(|e| err(path, e))? {
+            let last = last.0.value();
+            if last >= meta.next_id {
+                return Err(err(
+                    path,
+                    format!(
+                        "record id {last} is not below next_id {}: corrupt index",
+                        meta.next_id
+                    ),
+                ));
+            }
+        }
+        drop(docs);
+        drop(read);
+        Ok(RedbStore {
+            db,
+            path: path.to_owned(),
+            detectors: identity.detectors.len(),
+            next_id: meta.next_id,
+            live,
+            pending: BTreeMap::new(),
+            pending_bytes: 0,
+            cache: Mutex::new(Lru::new(cache_bytes - cache_bytes / 4)),
+            reader: Mutex::new(None),
+        })
+    }
+
+    /// Rewrites every format-1 record with a fetch time and drops the
+    /// `urls` table, in one transaction that also sets the format to 2.
+    fn upgrade_v1(db: &Database, path: &Path, identity: &StoreIdentity, now: u64) -> Result<()> {
+        let e = |x: redb::Error| err(path, x);
+        let txn = db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+            let mut from = 0u32;
+            loop {
+                // Decode a batch, then rewrite it (a table cannot be read
+                // while it is being written).
+                let mut batch = Vec::new();
+                for entry in docs.range(from..).map_err(|x| e(x.into()))? {
+                    let (id, bytes) = entry.map_err(|x| e(x.into()))?;
+                    let id = id.value();
+                    let old: RecordV1 = postcard::from_bytes(bytes.value())
+                        .map_err(|x| err(path, format!("record {id} is corrupt: {x}")))?;
+                    batch.push((id, old));
+                    if batch.len() == UPGRADE_BATCH {
+                        break;
+                    }
+                }
+                let Some(&(last, _)) = batch.last() else {
+                    break;
+                };
+                let full = batch.len() == UPGRADE_BATCH;
+                for (id, old) in batch {
+                    if old.signatures.len() != identity.detectors.len() {
+                        return Err(err(
+                            path,
+                            format!("record {id} has a wrong signature count: corrupt index"),
+                        ));
+                    }
+                    let rec = DocRecord {
+                        key: old.key,
+                        url: old.url,
+                        site: old.site,
+                        signatures: old.signatures,
+                        fetched_at: now,
+                    };
+                    docs.insert(id, encode(path, &rec)?.as_slice())
+                        .map_err(|x| e(x.into()))?;
+                }
+                if !full || last == u32::MAX {
+                    break;
+                }
+                from = last + 1;
+            }
+        }
+        txn.delete_table(URLS_V1).map_err(|x| e(x.into()))?;
+        {
+            let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+            meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                .map_err(|x| e(x.into()))?;
+            meta.insert("identity", encode_identity(path, identity)?.as_slice())
+                .map_err(|x| e(x.into()))?;
+        }
+        txn.commit().map_err(|x| e(x.into()))?;
+        tracing::info!(path = %path.display(), "index upgraded from format 1 to {FORMAT_VERSION}");
+        Ok(())
+    }
+    /// Creates a new index beside `path` and renames it into place once its
+    /// metadata is committed, so a crash while creating never leaves a
+    /// half-initialized file behind that later opens fail on.
+    fn create_new(path: &Path, identity: &StoreIdentity) -> Result<()> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".neardup-index.").suffix(".tmp");
+        // Temporary files are owner-only; the index gets the usual mode of
+        // created files (0666 less the umask).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder
+            .tempfile_in(dir)
+            .map_err(|e| err(path, format!("cannot create: {e}")))?;
+        {
+            let db = Database::create(tmp.path())
+                .map_err(|e| err(path, format!("cannot create: {e}")))?;
+            Self::check_meta(&db, path, identity)?;
+        }
+        tmp.persist_noclobber(path)
+            .map_err(|e| err(path, format!("cannot create: {}", e.error)))?;
+        // Make the rename itself durable.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    /// Checks (or, for a new file, writes) the metadata; returns `next_id`
+    /// and the format (format 1 is upgraded by the caller; format 2 here).
+    fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<Meta> {
+        let e = |e: redb::Error| err(path, e);
+        let txn = db.begin_write().map_err(|x| e(x.into()))?;
+        let had_tables = txn.list_tables().map_err(|x| e(x.into()))?.count() > 0;
+        let meta_out = {
+            let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+            let format = match meta.get("format").map_err(|x| e(x.into()))? {
+                None => None,
+                Some(guard) => Some(u32_of(path, "format", guard.value())?),
+            };
+            match format {
+                None => {
+                    if had_tables {
+                        return Err(err(path, "a redb file, but not a neardup index"));
+                    }
+                    let id_bytes = encode_identity(path, identity)?;
+                    meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                        .map_err(|x| e(x.into()))?;
+                    meta.insert("identity", id_bytes.as_slice())
+                        .map_err(|x| e(x.into()))?;
+                    meta.insert("next_id", 0u32.to_le_bytes().as_slice())
+                        .map_err(|x| e(x.into()))?;
+                    Meta {
+                        next_id: 0,
+                        format: FORMAT_VERSION,
+                    }
+                }
+                Some(version) => {
+                    if !(1..=FORMAT_VERSION).contains(&version) {
+                        return Err(err(
+                            path,
+                            format!(
+                                "index format version {version}, this build reads {FORMAT_VERSION}"
+                            ),
+                        ));
+                    }
+                    let stored = meta
+                        .get("identity")
+                        .map_err(|x| e(x.into()))?
+                        .ok_or_else(|| err(path, "metadata `identity` missing: corrupt index"))?;
+                    let corrupt = |x: postcard::Error| {
+                        err(path, format!("metadata `identity` is corrupt: {x}"))
+                    };
+                    let refused = |why: String| {
+                        err(
+                            path,
+                            format!(
+                                "{why}; use the same detector chain and signature settings, \
+                                 or a new index file"
+                            ),
+                        )
+                    };
+                    if version == FORMAT_VERSION {
+                        let stored: StoreIdentity =
+                            postcard::from_bytes(stored.value()).map_err(corrupt)?;
+                        if let Some(why) = stored.mismatch(identity) {
+                            return Err(refused(why));
+                        }
+                    } else {
+                        // Formats 1 and 2 recorded a fingerprint only.
+                        let stored: LegacyIdentity =
+                            postcard::from_bytes(stored.value()).map_err(corrupt)?;
+                        if let Some(why) = identity.legacy_mismatch(&stored) {
+                            return Err(refused(why));
+                        }
+                    }
+                    drop(stored);
+                    if version == 2 {
+                        // Same config: record its settings (format 3). A
+                        // format-1 file gets them in its upgrade, with the
+                        // format, so the two never disagree.
+                        meta.insert("identity", encode_identity(path, identity)?.as_slice())
+                            .map_err(|x| e(x.into()))?;
+                        meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                            .map_err(|x| e(x.into()))?;
+                        tracing::info!(path = %path.display(), "index identity upgraded to format {FORMAT_VERSION}");
+                    }
+                    let next = meta
+                        .get("next_id")
+                        .map_err(|x| e(x.into()))?
+                        .ok_or_else(|| err(path, "metadata `next_id` missing: corrupt index"))?;
+                    Meta {
+                        next_id: u32_of(path, "next_id", next.value())?,
+                        format: version,
+                    }
+                }
+            }
+        };
+        // Create the other tables so readers always find them.
+        txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+        txn.commit().map_err(|x| e(x.into()))?;
+        Ok(meta_out)
+    }
+
+    /// The index file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes not yet committed by [`DocStore::flush`].
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Hits, misses and size of the record cache so far.
+    pub fn cache_stats(&self) -> CacheStats {
+        let c = self.lock_cache();
+        CacheStats {
+            hits: c.hits,
+            misses: c.misses,
+            bytes: c.bytes,
+            records: c.entries.len(),
+        }
+    }
+
+    /// Records in the file, as of the last flush (for checks and reports).
+    ///
+    /// # Errors
+    /// If the file cannot be read.
+    pub fn stored_len(&self) -> Result<u64> {
+        let e = |x: redb::Error| err(&self.path, x);
+        let read = self.db.begin_read().map_err(|x| e(x.into()))?;
+        let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
+        docs.len().map_err(|x| e(x.into()))
+    }
+
+    /// The cache, usable again after a panic elsewhere (it is then
+    /// emptied: a cache may always forget).
+    fn lock_cache(&self) -> MutexGuard<'_, Lru> {
+        match self.cache.lock() {
+            Ok(c) => c,
+            Err(poisoned) => {
+                let mut c = poisoned.into_inner();
+                c.clear();
+                c
+            }
+        }
+    }
+
+    /// Reads a committed record from the file; a panic inside redb on a
+    /// damaged page comes back as an error (see [`guarded`]).
+    fn read_committed(&self, id: DocId) -> Result<Option<DocRecord>> {
+        guarded(&self.path, || self.read_committed_unguarded(id))
+    }
+
+    fn read_committed_unguarded(&self, id: DocId) -> Result<Option<DocRecord>> {
+        let e = |x: redb::Error| err(&self.path, x);
+        let mut reader = match self.reader.lock() {
+            Ok(r) => r,
+            Err(poisoned) => {
+                let mut r = poisoned.into_inner();
+                *r = None;
+                r
+            }
+        };
+        if reader.is_none() {
+            let read = self.db.begin_read().map_err(|x| e(x.into()))?;
+            *reader = Some(read.open_table(DOCS).map_err(|x| e(x.into()))?);
+        }
+        let Some(table) = reader.as_ref() else {
+            return Ok(None);
+        };
+        let Some(bytes) = table.get(id).map_err(|x| e(x.into()))? else {
+            return Ok(None);
+        };
+        decode(&self.path, id, bytes.value(), self.detectors).map(Some)
+    }
+
+    fn set_pending(&mut self, id: DocId, op: Pending) {
+        if let Pending::Put(r) = &op {
+            self.pending_bytes += record_bytes(r);
+        }
+        if let Some(Pending::Put(old)) = self.pending.insert(id, op) {
+            self.pending_bytes -= record_bytes(&old);
+        }
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        let e = |x: redb::Error| err(&path, x);
+        // redb's default durability is `Immediate`: fsync before commit returns.
+        let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+            for (id, op) in &self.pending {
+                match op {
+                    Pending::Put(rec) => {
+                        docs.insert(*id, encode(&path, rec)?.as_slice())
+                            .map_err(|x| e(x.into()))?;
+                    }
+                    Pending::Removed => {
+                        docs.remove(*id).map_err(|x| e(x.into()))?;
+                    }
+                }
+            }
+            let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+            meta.insert("next_id", self.next_id.to_le_bytes().as_slice())
+                .map_err(|x| e(x.into()))?;
+        }
+        txn.commit().map_err(|x| e(x.into()))?;
+        // Committed records move to the cache: they were just used.
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_bytes = 0;
+        let mut cache = self.lock_cache();
+        for (id, op) in pending {
+            if let Pending::Put(rec) = op {
+                cache.insert(id, rec);
+            }
+        }
+        drop(cache);
+        // Later misses must see this commit.
+        match self.reader.get_mut() {
+            Ok(r) => *r = None,
+            Err(poisoned) => *poisoned.into_inner() = None,
+        }
+        Ok(())
+    }
+}
+
+impl DocStore for RedbStore {
+    fn insert(&mut self, record: DocRecord) -> Result<DocId> {
+        let id = self.next_id;
+        self.next_id = id.checked_add(1).ok_or_else(|| {
+            err(
+                &self.path,
+                "more than u32::MAX documents: the id space is exhausted",
+            )
+        })?;
+        self.set_pending(id, Pending::Put(Arc::new(record)));
+        self.live += 1;
+        Ok(id)
+    }
+
+    fn get(&self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
+        match self.pending.get(&id) {
+            Some(Pending::Put(rec)) => return Ok(Some(Arc::clone(rec))),
+            Some(Pending::Removed) => return Ok(None),
+            None => {}
+        }
+        if id >= self.next_id {
+            return Ok(None);
+        }
+        if let Some(rec) = self.lock_cache().get(id) {
+            return Ok(Some(rec));
+        }
+        let Some(rec) = self.read_committed(id)? else {
+            return Ok(None);
+        };
+        let rec = Arc::new(rec);
+        self.lock_cache().insert(id, Arc::clone(&rec));
+        Ok(Some(rec))
+    }
+
+    fn remove(&mut self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
+        let Some(rec) = self.get(id)? else {
+            return Ok(None);
+        };
+        self.lock_cache().remove(id);
+        self.set_pending(id, Pending::Removed);
+        self.live -= 1;
+        Ok(Some(rec))
+    }
+
+    fn touch(&mut self, id: DocId, fetched_at: u64) -> Result<bool> {
+        let Some(rec) = self.get(id)? else {
+            return Ok(false);
+        };
+        if rec.fetched_at != fetched_at {
+            let mut updated = DocRecord::clone(&rec);
+            updated.fetched_at = fetched_at;
+            self.lock_cache().remove(id);
+            self.set_pending(id, Pending::Put(Arc::new(updated)));
+        }
+        Ok(true)
+    }
+
+    /// Reads the file (as of the last flush) with the unflushed writes
+    /// applied over it; records read here bypass the cache, so rebuilding
+    /// the candidate indexes of a large file does not evict the hot set.
+    /// A panic inside redb while walking a damaged file comes back as an
+    /// [`Error::Store`] (see `guarded`).
+    fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
+        guarded(&self.path, || self.for_each_unguarded(f))
+    }
+
+    /// A panic inside redb while committing to a damaged file comes back
+    /// as an [`Error::Store`] (see `guarded`); what was committed before
+    /// stays as it was (redb's commit is atomic).
+    fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        guarded(&path, || self.commit())
+    }
+
+    fn len(&self) -> usize {
+        self.live
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.lock_cache().heap_bytes()
+            + self.pending_bytes
+            + self.pending.len() * std::mem::size_of::<(DocId, Pending)>() * 2
+    }
+}
+
+impl RedbStore {
+    /// [`DocStore::for_each`] without the panic guard.
+    fn for_each_unguarded(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
+        let e = |x: redb::Error| err(&self.path, x);
+        let read = self.db.begin_read().map_err(|x| e(x.into()))?;
+        let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
+        for entry in docs.iter().map_err(|x| e(x.into()))? {
+            let (id, bytes) = entry.map_err(|x| e(x.into()))?;
+            let id = id.value();
+            match self.pending.get(&id) {
+                Some(Pending::Removed) => continue,
+                Some(Pending::Put(rec)) => {
+                    f(id, rec);
+                    continue;
+                }
+                None => {}
+            }
+            let rec = decode(&self.path, id, bytes.value(), self.detectors)?;
+            f(id, &Arc::new(rec));
+        }
+        // Unflushed new records: ids above every committed one.
+        for (id, op) in &self.pending {
+            if let Pending::Put(rec) = op {
+                if docs.get(*id).map_err(|x| e(x.into()))?.is_none() {
+                    f(*id, rec);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for RedbStore {
+    fn drop(&mut self) {
+        if let Err(e) = self.flush() {
+            tracing::warn!(error = %e, "index not flushed on close");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(n: u32, payload: usize) -> Arc<DocRecord> {
+        Arc::new(DocRecord {
+            key: format!("k{n}"),
+            url: String::new(),
+            site: String::new(),
+            signatures: vec![Signature::Set(vec![n; payload])],
+            fetched_at: 0,
+        })
+    }
+
+    #[test]
+    fn lru_evicts_least_recently_used_within_its_byte_budget() {
+        let one = record_bytes(&rec(0, 10)) + NODE_BYTES;
+        let mut lru = Lru::new(3 * one);
+        for n in 0..3 {
+            lru.insert(n, rec(n, 10));
+        }
+        assert!(lru.get(0).is_some(), "0 is now most recent");
+        lru.insert(3, rec(3, 10));
+        assert!(lru.get(1).is_none(), "1 was least recently used");
+        for n in [0, 2, 3] {
+            assert_eq!(lru.get(n).map(|r| r.key.clone()), Some(format!("k{n}")));
+        }
+        assert!(lru.bytes <= 3 * one);
+        lru.remove(2);
+        assert!(lru.get(2).is_none());
+        assert_eq!(lru.entries.len(), 2);
+        // A record larger than the whole budget is not cached.
+        lru.insert(9, rec(9, 10_000));
+        assert!(lru.get(9).is_none());
+        assert_eq!((lru.hits, lru.misses), (4, 3));
+    }
+}

@@ -1,0 +1,475 @@
+//! [`RedisStore`]: one document store shared by many worker processes,
+//! kept in Redis as an append-only log.
+//!
+//! # Layout (namespace `NS`, from `?ns=NS`, default `default`)
+//! - `{nd:NS}:log` — a list; entry `i` is either a kept document (its
+//!   record: key, URL, site, one signature per detector, postcard-encoded
+//!   exactly like [`super::RedbStore`]'s `docs` table) or a tombstone
+//!   naming an earlier entry. **A document's id is its position in the
+//!   log**, so ids are assigned in insertion order and never reused; a
+//!   tombstone takes a position too (that id simply never holds a record).
+//! - `{nd:NS}:meta` — postcard of (format version, [`StoreIdentity`]):
+//!   written once by the first worker (`SET NX`); every later worker must
+//!   present the same detector chain and signature settings or is refused.
+//!
+//! Both keys carry the hash tag `{nd:NS}`, so on Redis Cluster a namespace
+//! lives in one slot and the check-and-insert script below stays legal
+//! (a script may only touch keys of one slot). Sharding is by namespace.
+//!
+//! # Workers
+//! Each worker keeps every record and its candidate indexes in RAM, as with
+//! the other stores, plus its position in the log. Before each decision it
+//! catches up ([`DocStore::sync`]: one `LRANGE log pos -1`, a single round
+//! trip when nothing is new) and applies new records and tombstones to its
+//! candidate indexes. A kept page is appended with a Lua script that pushes
+//! only if the log length still equals the position the decision was made
+//! at ([`DocStore::insert_if_current`]); if another worker appended in
+//! between, the worker catches up and decides again. Redis runs scripts one
+//! at a time, so of two workers that get copies of one page at the same
+//! moment exactly one appends it; the other sees it on catching up and
+//! reports a duplicate. Every detector works, plugins included, because the
+//! log carries whole signatures.
+//!
+//! # Durability
+//! A write is acknowledged once Redis has executed it; whether it survives
+//! a Redis restart is Redis's persistence setting (AOF with
+//! `appendfsync everysec` or `always` for a crawl that must not lose
+//! pages). [`DocStore::flush`] has nothing to do.
+
+use std::sync::Arc;
+
+use neardup_api::{DocId, Signature};
+use serde::{Deserialize, Serialize};
+
+use super::location::RedisLocation;
+use super::store::{Change, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
+use crate::Error;
+use crate::Result;
+
+/// Version of the log layout and its metadata; bumped on any incompatible
+/// change. Format 2 records the signature settings in the metadata (format
+/// 1: a fingerprint; see [`StoreIdentity`]).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// Entries fetched per `LRANGE` while catching up, so a worker joining a
+/// large log never asks Redis for one huge reply.
+const SYNC_BATCH: isize = 4096;
+
+/// Appends `ARGV[2]` to the log `KEYS[1]` only if the log still has
+/// `ARGV[1]` entries; returns -1 if appended, else the log's length (more:
+/// another writer was first; fewer: the log lost entries).
+const APPEND_IF_LEN: &str = r"
+local n = redis.call('LLEN', KEYS[1])
+if n ~= tonumber(ARGV[1]) then return n end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+return -1
+";
+
+/// Connect, read and write timeout: a stalled server must not hang a
+/// worker forever.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A log entry as written (borrowing). The record's field order matches
+/// the redb store's encoding.
+#[derive(Serialize)]
+enum EntryRef<'a> {
+    Add {
+        key: &'a str,
+        url: &'a str,
+        site: &'a str,
+        signatures: &'a [Signature],
+    },
+    Remove(DocId),
+}
+
+/// A log entry as read.
+#[derive(Deserialize)]
+enum EntryOwned {
+    Add {
+        key: String,
+        url: String,
+        site: String,
+        signatures: Vec<Signature>,
+    },
+    Remove(DocId),
+}
+
+/// A connection with [`TIMEOUT`] on connect, reads and writes.
+fn connect(client: &redis::Client) -> std::result::Result<redis::Connection, String> {
+    let con = client
+        .get_connection_with_timeout(TIMEOUT)
+        .map_err(|e| format!("cannot connect to Redis: {e}"))?;
+    con.set_read_timeout(Some(TIMEOUT))
+        .and_then(|()| con.set_write_timeout(Some(TIMEOUT)))
+        .map_err(|e| format!("cannot set socket timeouts: {e}"))?;
+    Ok(con)
+}
+
+/// The document store shared through Redis. See the module docs.
+pub struct RedisStore {
+    client: redis::Client,
+    /// `None` after a failed command: the next one reconnects (a reply may
+    /// still be pending on the old socket, so it is never reused).
+    con: Option<redis::Connection>,
+    location: RedisLocation,
+    log_key: String,
+    append: Arc<redis::Script>,
+    detectors: usize,
+    /// Every log position read so far: `Some` for a live record.
+    records: Vec<Option<Arc<DocRecord>>>,
+    live: usize,
+    bytes: usize,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("location", &self.location.display())
+            .field("position", &self.records.len())
+            .field("live", &self.live)
+            .finish()
+    }
+}
+
+fn record_bytes(r: &DocRecord) -> usize {
+    std::mem::size_of::<DocRecord>()
+        + r.key.capacity()
+        + r.url.capacity()
+        + r.site.capacity()
+        + r.signatures.capacity() * std::mem::size_of::<Signature>()
+        + r.signatures
+            .iter()
+            .map(Signature::heap_bytes)
+            .sum::<usize>()
+}
+
+impl RedisStore {
+    /// Connects to the index at `location` (an empty namespace is created)
+    /// and checks its identity. Reads no record yet: the first
+    /// [`DocStore::sync`] loads the whole log.
+    ///
+    /// # Errors
+    /// [`Error::Store`] if Redis cannot be reached (within 5 s), the
+    /// namespace was created with another detector chain, signature
+    /// settings or format, or its metadata is corrupt.
+    pub fn open(location: &RedisLocation, identity: &StoreIdentity) -> Result<RedisStore> {
+        let shown = location.display();
+        let err = |message: String| Error::Store {
+            path: shown.clone().into(),
+            message,
+        };
+        let client = redis::Client::open(location.url.as_str())
+            .map_err(|e| err(format!("bad Redis URL: {e}")))?;
+        let mut con = connect(&client).map_err(err)?;
+        let meta = postcard::to_allocvec(&(FORMAT_VERSION, identity))
+            .map_err(|e| err(format!("cannot encode identity: {e}")))?;
+        let meta_key = location.meta_key();
+        // The first worker writes the identity; everyone compares with it.
+        let _: Option<String> = redis::cmd("SET")
+            .arg(&meta_key)
+            .arg(&meta)
+            .arg("NX")
+            .query(&mut con)
+            .map_err(|e| err(format!("cannot write {meta_key}: {e}")))?;
+        let stored: Vec<u8> = redis::cmd("GET")
+            .arg(&meta_key)
+            .query(&mut con)
+            .map_err(|e| err(format!("cannot read {meta_key}: {e}")))?;
+        let corrupt = |e: postcard::Error| err(format!("{meta_key} is corrupt: {e}"));
+        let (format, rest): (u32, &[u8]) = postcard::take_from_bytes(&stored).map_err(corrupt)?;
+        let refused = |why: String| {
+            err(format!(
+                "{why}; use the same detector chain and signature settings, or another \
+                 namespace (?ns=NAME)"
+            ))
+        };
+        match format {
+            FORMAT_VERSION => {
+                let stored: StoreIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
+                if let Some(why) = stored.mismatch(identity) {
+                    return Err(refused(why));
+                }
+            }
+            1 => {
+                // Format 1 recorded a fingerprint only: accepted when this
+                // config is the one it was built with, and then recorded in
+                // the new form (every worker accepted here writes the same
+                // bytes, so a race between them is harmless).
+                let stored: LegacyIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
+                if let Some(why) = identity.legacy_mismatch(&stored) {
+                    return Err(refused(why));
+                }
+                let _: () = redis::cmd("SET")
+                    .arg(&meta_key)
+                    .arg(&meta)
+                    .query(&mut con)
+                    .map_err(|e| err(format!("cannot write {meta_key}: {e}")))?;
+            }
+            other => {
+                return Err(err(format!(
+                    "log format {other}, this build reads {FORMAT_VERSION}"
+                )))
+            }
+        }
+        Ok(RedisStore {
+            client,
+            con: Some(con),
+            location: location.clone(),
+            log_key: location.log_key(),
+            append: Arc::new(redis::Script::new(APPEND_IF_LEN)),
+            detectors: identity.detectors.len(),
+            records: Vec::new(),
+            live: 0,
+            bytes: 0,
+        })
+    }
+
+    /// Where this store lives (password hidden).
+    pub fn location(&self) -> String {
+        self.location.display()
+    }
+
+    /// The number of log entries applied so far (records and tombstones).
+    pub fn position(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Runs `f` on the connection, reconnecting first if the last command
+    /// failed; any failure drops the connection.
+    fn run<T>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T> {
+        let mut con = match self.con.take() {
+            Some(con) => con,
+            None => connect(&self.client).map_err(|m| self.err(m))?,
+        };
+        match f(&mut con) {
+            Ok(v) => {
+                self.con = Some(con);
+                Ok(v)
+            }
+            Err(e) => Err(self.err(format!("{what}: {e}"))),
+        }
+    }
+
+    fn err(&self, message: String) -> Error {
+        Error::Store {
+            path: self.location.display().into(),
+            message,
+        }
+    }
+
+    /// The next id, as a `u32`, or an error when the id space is exhausted.
+    fn next_id(&self) -> Result<DocId> {
+        DocId::try_from(self.records.len()).map_err(|_| {
+            self.err("more than u32::MAX log entries: the id space is exhausted".into())
+        })
+    }
+
+    fn encode(&self, entry: &EntryRef<'_>) -> Result<Vec<u8>> {
+        postcard::to_allocvec(entry).map_err(|e| self.err(format!("cannot encode entry: {e}")))
+    }
+
+    fn push_live(&mut self, record: Arc<DocRecord>) {
+        self.bytes += record_bytes(&record);
+        self.live += 1;
+        self.records.push(Some(record));
+    }
+
+    fn take(&mut self, id: DocId) -> Option<Arc<DocRecord>> {
+        let r = self.records.get_mut(id as usize).and_then(Option::take)?;
+        self.live -= 1;
+        self.bytes -= record_bytes(&r);
+        Some(r)
+    }
+}
+
+impl DocStore for RedisStore {
+    /// Appends unconditionally is not possible without losing the dense
+    /// log positions, so this is [`DocStore::insert_if_current`] and fails
+    /// when another worker wrote since the last [`DocStore::sync`].
+    fn insert(&mut self, record: DocRecord) -> Result<DocId> {
+        match self.insert_if_current(record)? {
+            Ok(id) => Ok(id),
+            Err(_) => {
+                Err(self.err("another worker appended since the last sync: sync and retry".into()))
+            }
+        }
+    }
+
+    fn insert_if_current(
+        &mut self,
+        record: DocRecord,
+    ) -> Result<std::result::Result<DocId, DocRecord>> {
+        let id = self.next_id()?;
+        let bytes = self.encode(&EntryRef::Add {
+            key: &record.key,
+            url: &record.url,
+            site: &record.site,
+            signatures: &record.signatures,
+        })?;
+        let script = Arc::clone(&self.append);
+        let key = self.log_key.clone();
+        let what = format!("append to {key}");
+        let len: i64 = self.run(&what, |con| script.key(&key).arg(id).arg(bytes).invoke(con))?;
+        if len >= 0 {
+            if len < i64::from(id) {
+                // Retrying could never succeed: the log lost entries this
+                // worker has applied (Redis restarted without persistence,
+                // or the key was deleted).
+                return Err(self.err(format!(
+                    "the log has {len} entries but this worker has read {id}: Redis lost \
+                     data (restarted without persistence, or the key was deleted); \
+                     restart the workers on a fresh namespace"
+                )));
+            }
+            return Ok(Err(record));
+        }
+        self.push_live(Arc::new(record));
+        Ok(Ok(id))
+    }
+
+    fn get(&self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
+        Ok(self.records.get(id as usize).and_then(Clone::clone))
+    }
+
+    /// Appends a tombstone (unconditionally: removing is idempotent) and
+    /// forgets the record here; other workers drop it on their next sync.
+    fn remove(&mut self, id: DocId) -> Result<Option<Arc<DocRecord>>> {
+        if self.get(id)?.is_none() {
+            return Ok(None);
+        }
+        let bytes = self.encode(&EntryRef::Remove(id))?;
+        let key = self.log_key.clone();
+        let what = format!("append tombstone to {key}");
+        let _: i64 = self.run(&what, |con| {
+            redis::cmd("RPUSH").arg(&key).arg(bytes).query(con)
+        })?;
+        // The tombstone's own position is filled when sync reads it.
+        Ok(self.take(id))
+    }
+
+    fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
+        for (id, rec) in (0..).zip(&self.records) {
+            if let Some(rec) = rec {
+                f(id, rec);
+            }
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self, apply: &mut dyn FnMut(Change<'_>)) -> Result<()> {
+        loop {
+            let start = self.records.len() as isize;
+            let key = self.log_key.clone();
+            let what = format!("read {key}");
+            let entries: Vec<Vec<u8>> = self.run(&what, |con| {
+                redis::cmd("LRANGE")
+                    .arg(&key)
+                    .arg(start)
+                    .arg(start + SYNC_BATCH - 1)
+                    .query(con)
+            })?;
+            let n = entries.len();
+            for bytes in entries {
+                let id = self.next_id()?;
+                // A corrupt entry stops the worker rather than being
+                // skipped: every worker must see the same log.
+                let entry: EntryOwned = postcard::from_bytes(&bytes).map_err(|e| {
+                    self.err(format!(
+                        "log entry {id} is corrupt ({} bytes): {e}",
+                        bytes.len()
+                    ))
+                })?;
+                match entry {
+                    EntryOwned::Add {
+                        key,
+                        url,
+                        site,
+                        signatures,
+                    } => {
+                        if signatures.len() != self.detectors {
+                            return Err(self.err(format!(
+                                "log entry {id} has {} signatures, the chain has {}",
+                                signatures.len(),
+                                self.detectors
+                            )));
+                        }
+                        let rec = Arc::new(DocRecord {
+                            key,
+                            url,
+                            site,
+                            signatures,
+                            fetched_at: 0,
+                        });
+                        self.push_live(Arc::clone(&rec));
+                        apply(Change::Added(id, &rec));
+                    }
+                    EntryOwned::Remove(target) => {
+                        self.records.push(None);
+                        if let Some(rec) = self.take(target) {
+                            apply(Change::Removed(target, &rec));
+                        }
+                    }
+                }
+            }
+            if n < SYNC_BATCH as usize {
+                return Ok(());
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.live
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.bytes + self.records.capacity() * std::mem::size_of::<Option<Arc<DocRecord>>>()
+    }
+
+    fn is_remote(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_parses_namespace_and_db() {
+        let l = RedisLocation::parse("redis://127.0.0.1:6379/2?ns=site-a").unwrap();
+        assert_eq!(l.url, "redis://127.0.0.1:6379/2");
+        assert_eq!(l.namespace, "site-a");
+        assert_eq!(l.log_key(), "{nd:site-a}:log");
+        assert_eq!(l.meta_key(), "{nd:site-a}:meta");
+        let d = RedisLocation::parse("redis://localhost").unwrap();
+        assert_eq!(d.namespace, "default");
+    }
+
+    #[test]
+    fn location_rejects_bad_input_clearly() {
+        for (text, needle) in [
+            ("http://x:1", "scheme"),
+            ("redis://x:1?db=3", "unknown parameter"),
+            ("redis://x:1?ns=a}b", "namespace"),
+            ("redis://x:1?ns=", "namespace"),
+            ("not a url", "not a redis"),
+        ] {
+            let e = RedisLocation::parse(text).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn password_is_hidden_in_messages() {
+        let l = RedisLocation::parse("redis://:secret@127.0.0.1:1/0?ns=a").unwrap();
+        assert!(!l.display().contains("secret"), "{}", l.display());
+        let e = RedisLocation::parse("redis://:secret@h:1?x=1")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("secret"), "{e}");
+    }
+}

@@ -1,0 +1,19 @@
+//! The crawl frontier's building blocks: which URL a link means
+//! ([`canonical`]), whether it is crawled ([`scope`]), whether the site
+//! lets us ([`robots`]) and which queued URL goes next ([`queue`]: one FIFO
+//! per host, handed out when the host's politeness slot has come).
+//!
+//! The crawl loop builds the frontier (seen set, depth, budgets) on top of
+//! these.
+
+pub mod queue;
+pub mod robots;
+pub mod robots_rules;
+pub mod scope;
+pub mod sitemap;
+
+pub use neardup::canonical::{CanonError, Canonicalizer};
+pub use queue::HostQueues;
+pub use robots::{RobotsCache, RobotsDecision};
+pub use robots_rules::RobotsRules;
+pub use scope::{Link, Links, Scope, SkipReason};

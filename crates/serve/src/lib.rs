@@ -1,0 +1,1015 @@
+//! `neardup serve`: the HTTP/JSON API over a [`SharedDeduper`], for crawlers
+//! not written in Rust. This module is the only one that knows HTTP: the
+//! wire types live in [`dto`], the API contract in `docs/openapi.json`.
+//!
+//! | method and path | answer |
+//! |---|---|
+//! | `POST /v1/check` | the verdict on one page |
+//! | `POST /v1/check/batch` | verdicts on many pages, decided in order |
+//! | `DELETE /v1/docs/{id}` | removes an indexed page |
+//! | `DELETE /v1/docs?url=URL` | removes the page indexed at a URL |
+//! | `GET /v1/stats` | counters, detector chain, memory per tier |
+//! | `GET /healthz` | `{"status":"ok"}` while the process serves (liveness), never authenticated |
+//! | `GET /readyz` | 200 if the index backend answers, else 503 (readiness), never authenticated |
+//! | `GET /metrics` | Prometheus text |
+//!
+//! # Limits and errors
+//! Every error is `{"error": {"code", "message"}}` with a 4xx/5xx status:
+//! a body over [`ServeOptions::max_body`] is 413 (at once when its declared
+//! length is over, without reading it), a body not received within
+//! [`ServeOptions::body_timeout`] is 408, a body that is not
+//! `application/json` is 415, bad JSON or fields are 400, a missing or wrong
+//! bearer token is 401, more than [`ServeOptions::max_concurrency`] requests
+//! in flight, or request bodies over [`ServeOptions::max_body_memory`] in
+//! memory, is 503 (load is shed at once, with `Retry-After: 1`, rather than
+//! queued: a crawler retries later, and a queue would only add latency to
+//! every request), and a request running longer than
+//! [`ServeOptions::timeout`] after its body arrived is 504.
+//!
+//! A request's body is read before it takes one of the
+//! [`ServeOptions::max_concurrency`] slots: a slow or stalled upload holds
+//! only its connection and the bytes it sent, never a slot. Connections
+//! themselves are bounded by the accept loop (`conn`): header-read and
+//! idle timeouts, and a cap per client address.
+//!
+//! # Logs
+//! One access line per request (`tracing`, target `neardup_serve::access`,
+//! level info: method, path, status, latency, bytes in and out, peer, and
+//! the error code of an error answer) and one error line with the cause of
+//! every 500 (target `crate`, level error).
+//!
+//! A page that times out before its decision is not indexed; one that times
+//! out during it may be (the client cannot tell, so a 504 means "unknown":
+//! re-check the page).
+//!
+//! # Text input
+//! `html` is analyzed as HTML (decode, main-content extraction); `text` (or
+//! `html` with `headers.content-type: text/plain`) skips extraction: the
+//! caller already extracted it, and every paragraph counts as main content
+//! ([`Deduper::analyze_text`](neardup::Deduper::analyze_text)). JSON strings
+//! are Unicode, so a `charset` in `headers.content-type` is ignored.
+//!
+//! # Example
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use neardup::deduper::SharedDeduper;
+//! use neardup::{Config, Deduper};
+//! use neardup_serve as serve;
+//!
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let deduper = SharedDeduper::new(Deduper::new(Config::default())?);
+//! serve::run(listener, deduper, serve::ServeOptions::default(), async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .await?;
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod conn;
+mod decider;
+pub mod dto;
+mod metrics;
+
+use std::fmt::Write as _;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, MatchedPath, Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use futures_util::StreamExt as _;
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use decider::{Decider, Job, RemoveTarget};
+use dto::{
+    BatchBody, BatchRequest, CheckRequest, DeletedBody, ErrorBody, ErrorDetail, HealthBody,
+    StatsBody, VerdictBody,
+};
+use metrics::Metrics;
+use neardup::deduper::{Analyzed, Analyzer, SharedDeduper};
+
+/// Server limits and access control.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Largest request body, in bytes (413 above).
+    pub max_body: usize,
+    /// Longest a request may take once its body has arrived (504 after).
+    pub timeout: Duration,
+    /// Longest the upload of a request body may take, from the end of its
+    /// headers (408 after).
+    pub body_timeout: Duration,
+    /// Bytes of request bodies held in memory at once, over all requests
+    /// (503 above): bounds memory whatever the number of clients.
+    pub max_body_memory: usize,
+    /// Longest wait for a request's headers once its first byte arrived
+    /// (the connection is closed after).
+    pub header_timeout: Duration,
+    /// Longest a connection may stay open without a request in progress
+    /// (keep-alive included; closed after).
+    pub idle_timeout: Duration,
+    /// Open connections per client IP address (503 and closed above).
+    pub max_connections_per_address: usize,
+    /// Requests in flight on `/v1/*` before new ones get 503.
+    pub max_concurrency: usize,
+    /// Most pages in one batch (400 above).
+    pub max_batch: usize,
+    /// Bearer token required on every endpoint but `/healthz`, if set.
+    pub token: Option<String>,
+    /// Threads analyzing batches and single pages over 256 KB (smaller
+    /// single checks are analyzed on the async runtime's threads); 0 means
+    /// one per core.
+    pub workers: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions {
+            max_body: 16 << 20,
+            timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            max_body_memory: 256 << 20,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections_per_address: 256,
+            max_concurrency: 256,
+            max_batch: 1000,
+            token: None,
+            workers: 0,
+        }
+    }
+}
+
+/// What every handler shares.
+struct AppState {
+    deduper: SharedDeduper,
+    /// Analysis needs no lock: pages are analyzed while the decider holds
+    /// the deduper for a decision or a commit.
+    analyzer: Arc<Analyzer>,
+    /// Decides pages in arrival order and commits them in groups.
+    decider: Decider,
+    options: ServeOptions,
+    /// Permits for requests in flight on `/v1/*`.
+    in_flight: Arc<Semaphore>,
+    /// One permit per byte of request body held in memory.
+    body_memory: Arc<Semaphore>,
+    /// Permits `body_memory` started with.
+    body_budget: usize,
+    metrics: Metrics,
+    /// Work off the runtime (pages over `INLINE_MAX`, stats reads, handing
+    /// a job to a full decider queue): a fixed pool, one thread per core, rather than
+    /// tokio's blocking pool, which grows a thread per waiting request.
+    workers: rayon::ThreadPool,
+    /// Where batches run, their pages analyzed in parallel; apart from
+    /// `workers` so that one large batch does not hold up single checks.
+    batch_workers: rayon::ThreadPool,
+}
+
+type Shared = Arc<AppState>;
+
+/// Serves the API on `listener` until `shutdown` completes, then stops
+/// accepting, lets requests in flight finish, and returns.
+///
+/// # Errors
+/// If the index cannot be flushed at the end.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    deduper: SharedDeduper,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> neardup::Result<()> {
+    let limits = conn::ConnLimits {
+        header_timeout: options.header_timeout,
+        idle_timeout: options.idle_timeout,
+        max_per_address: options.max_connections_per_address,
+    };
+    let (app, decider) = build(deduper.clone(), options)?;
+    conn::serve(listener, app, limits, shutdown).await;
+    // Every request has been answered and the app dropped with its
+    // senders: the decider finishes and lets go of the deduper, so the
+    // caller holds the only handle (and may reopen the index file).
+    tokio::task::spawn_blocking(move || decider.join())
+        .await
+        .map_err(|e| neardup::Error::runtime("decider thread", format!("join failed: {e}")))?;
+    // The decider commits each group before answering; this flush only
+    // covers writes of requests abandoned while their group was decided.
+    deduper.with(|d| d.flush()).and_then(|r| r)?;
+    Ok(())
+}
+
+/// The routes and middleware; public so that tests and embedders can drive
+/// it without a socket.
+///
+/// # Errors
+/// If the worker threads cannot be started.
+pub fn router(deduper: SharedDeduper, options: ServeOptions) -> neardup::Result<Router> {
+    // Detached: the decider stops by itself once the router is dropped.
+    build(deduper, options).map(|(router, _)| router)
+}
+
+/// The router and the decider thread behind it.
+fn build(
+    deduper: SharedDeduper,
+    options: ServeOptions,
+) -> neardup::Result<(Router, decider::DeciderThread)> {
+    let pool = |name: &'static str| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(options.workers)
+            .thread_name(move |i| format!("neardup-{name}-{i}"))
+            .build()
+            .map_err(|e| {
+                neardup::Error::runtime(format!("{name} thread pool"), format!("cannot start: {e}"))
+            })
+    };
+    let workers = pool("check")?;
+    let batch_workers = pool("batch")?;
+    let analyzer = deduper.read(|d| d.analyzer())?;
+    let (decider, decider_thread) = Decider::start(deduper.clone())?;
+    // At least one largest body fits, so every valid request can pass
+    // when the server is otherwise idle.
+    let body_budget = options
+        .max_body_memory
+        .max(options.max_body)
+        .min(Semaphore::MAX_PERMITS);
+    let state = Arc::new(AppState {
+        deduper,
+        analyzer,
+        decider,
+        in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
+        body_memory: Arc::new(Semaphore::new(body_budget)),
+        body_budget,
+        options,
+        metrics: Metrics::default(),
+        workers,
+        batch_workers,
+    });
+    let api = Router::new()
+        .route("/v1/check", post(check))
+        .route("/v1/check/batch", post(check_batch))
+        .route("/v1/docs/{id}", delete(remove_doc))
+        .route("/v1/docs", delete(remove_doc_by_url))
+        .route("/v1/stats", get(stats))
+        .route_layer(middleware::from_fn_with_state(state.clone(), limit));
+    let router = Router::new()
+        .merge(api)
+        .route("/metrics", get(metrics))
+        .route_layer(middleware::from_fn_with_state(state.clone(), auth))
+        // Added after the auth layer, so probes need no token.
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.options.max_body))
+        .layer(middleware::from_fn_with_state(state.clone(), track))
+        .with_state(state);
+    Ok((router, decider_thread))
+}
+
+/// An error answer: status, stable code, message.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    fn internal(err: impl std::fmt::Display) -> ApiError {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            err.to_string(),
+        )
+    }
+}
+
+/// The error code of an error answer, in its extensions: for the access log.
+#[derive(Clone, Copy, Debug)]
+struct ErrorCode(&'static str);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if self.status.is_server_error() && self.status != StatusCode::SERVICE_UNAVAILABLE {
+            // A fault of the server or its index backend: say why, once per
+            // answer (the access line says which request).
+            tracing::error!(code = self.code, status = self.status.as_u16(), cause = %self.message, "request failed");
+        }
+        let (status, code) = (self.status, self.code);
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code.to_owned(),
+                message: self.message,
+            },
+        };
+        let mut resp = (status, Json(body)).into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if matches!(
+            status,
+            StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT
+        ) {
+            // The rest of the body was not read: the connection cannot
+            // carry another request.
+            resp.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        resp.extensions_mut().insert(ErrorCode(code));
+        resp
+    }
+}
+
+/// Outermost layer: counts every answer by route and status, with latency,
+/// and writes the access log line.
+async fn track(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    let endpoint = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str)
+        .to_owned();
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0);
+    let declared = content_length(req.headers());
+    let start = Instant::now();
+    let resp = next.run(req).await;
+    let elapsed = start.elapsed();
+    let status = resp.status().as_u16();
+    state.metrics.record(&endpoint, status, elapsed);
+    let bytes_out = axum::body::HttpBody::size_hint(resp.body()).exact();
+    // Received if the body was read; else what the client declared (a body
+    // refused unread, or an endpoint that reads none).
+    let bytes_in = resp
+        .extensions()
+        .get::<BodyBytes>()
+        .map(|b| b.0)
+        .or(declared)
+        .unwrap_or(0);
+    tracing::info!(
+        target: "neardup_serve::access",
+        method = %method,
+        path = %path,
+        status,
+        latency_ms = format_args!("{:.3}", elapsed.as_secs_f64() * 1000.0),
+        bytes_in,
+        bytes_out,
+        peer = peer.map(tracing::field::display),
+        error = resp.extensions().get::<ErrorCode>().map(|c| c.0),
+    );
+    resp
+}
+
+/// The declared `Content-Length` of a request, if valid.
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Bearer-token check; the token is compared in constant time so its
+/// content cannot be guessed from response timing.
+async fn auth(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    if let Some(token) = &state.options.token {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let ok: bool = subtle::ConstantTimeEq::ct_eq(given.as_bytes(), token.as_bytes()).into();
+        if !ok {
+            return ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "missing or wrong bearer token (Authorization: Bearer <token>)",
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// Body, memory, concurrency and time limits for `/v1/*`, in that order:
+/// the body is read first (its own deadline and size limit, its bytes
+/// counted against [`ServeOptions::max_body_memory`]), and only a request
+/// whose body has arrived takes a concurrency slot. So a stalled upload
+/// never holds a slot, and the slots bound the CPU work, not the wait for
+/// slow clients.
+async fn limit(State(state): State<Shared>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    // Held until the answer is ready: the body's bytes stay in memory (as
+    // bytes, then parsed) until then.
+    let (body, _memory) = match read_body(&state, &parts.headers, body).await {
+        Ok(read) => read,
+        Err(e) => return e.into_response(),
+    };
+    let received = BodyBytes(body.len() as u64);
+    let req = Request::from_parts(parts, Body::from(body));
+    let Ok(_permit) = state.in_flight.clone().try_acquire_owned() else {
+        let mut resp = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "overloaded",
+            format!(
+                "more than {} requests in flight; retry later",
+                state.options.max_concurrency
+            ),
+        )
+        .into_response();
+        resp.extensions_mut().insert(received);
+        return resp;
+    };
+    let mut resp = match tokio::time::timeout(state.options.timeout, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "timeout",
+            format!(
+                "request took longer than {} ms; its page may or may not be indexed",
+                state.options.timeout.as_millis()
+            ),
+        )
+        .into_response(),
+    };
+    resp.extensions_mut().insert(received);
+    resp
+}
+
+/// The bytes of a request body actually received, in its answer's
+/// extensions: for the access log (a chunked body declares no length).
+#[derive(Clone, Copy, Debug)]
+struct BodyBytes(u64);
+
+/// Reads a request body into memory within the limits: over
+/// [`ServeOptions::max_body`] is 413 (at once if the declared length is
+/// over: the body is not read, and a client that sent
+/// `Expect: 100-continue` is never told to send it), not complete within
+/// [`ServeOptions::body_timeout`] is 408, and bytes that do not fit in
+/// [`ServeOptions::max_body_memory`] (all bodies being read or answered)
+/// are 503. Permits are taken as bytes arrive, so a stalled upload holds
+/// only what it sent.
+async fn read_body(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), ApiError> {
+    let max = state.options.max_body;
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("request body exceeds the server's limit of {max} bytes (--max-body)"),
+        )
+    };
+    let declared = content_length(headers);
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(too_large());
+    }
+    let deadline = tokio::time::Instant::now() + state.options.body_timeout;
+    let mut stream = body.into_data_stream();
+    // Not the declared length: a client may declare much and send nothing.
+    let start = declared.map_or(0, |n| usize::try_from(n).unwrap_or(0));
+    let mut buf = Vec::with_capacity(start.min(64 << 10));
+    let mut held: Option<OwnedSemaphorePermit> = None;
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(None) => break,
+            Ok(Some(Ok(chunk))) => chunk,
+            Ok(Some(Err(e))) => {
+                return Err(ApiError::bad_request(
+                    "bad_body",
+                    format!("reading the request body: {e}"),
+                ))
+            }
+            Err(_) => {
+                return Err(ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body_timeout",
+                    format!(
+                        "request body not received within {} ms (--body-timeout-ms): got {} \
+                         of {} bytes",
+                        state.options.body_timeout.as_millis(),
+                        buf.len(),
+                        declared.map_or_else(|| "?".to_owned(), |n| n.to_string())
+                    ),
+                ))
+            }
+        };
+        if buf.len() + chunk.len() > max {
+            return Err(too_large());
+        }
+        let permit = u32::try_from(chunk.len())
+            .ok()
+            .and_then(|n| state.body_memory.clone().try_acquire_many_owned(n).ok())
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "overloaded",
+                    format!(
+                        "request bodies in memory exceed {} bytes (--max-body-memory); retry later",
+                        state.options.max_body_memory
+                    ),
+                )
+            })?;
+        match &mut held {
+            Some(h) => h.merge(permit),
+            None => held = Some(permit),
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok((Bytes::from(buf), held))
+}
+
+/// Checks the content type and parses the body as JSON `T`.
+fn parse_json<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = ct.split(';').next().unwrap_or("").trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            format!("Content-Type must be application/json, got {ct:?}"),
+        ));
+    }
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "request body exceeds the server's limit (--max-body)",
+            )
+        } else {
+            ApiError::bad_request("bad_body", rejection.body_text())
+        }
+    })?;
+    serde_json::from_slice(&body).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => ApiError::bad_request("invalid_field", e.to_string()),
+        _ => ApiError::bad_request("malformed_json", e.to_string()),
+    })
+}
+
+/// A request validated into what analysis needs.
+struct Page {
+    url: String,
+    key: String,
+    body: String,
+    is_text: bool,
+}
+
+impl Page {
+    /// Validates one request; `at` prefixes field names (`pages[3].`).
+    fn from_request(req: CheckRequest, at: &str) -> Result<Page, ApiError> {
+        let url = req.url.ok_or_else(|| {
+            ApiError::bad_request("missing_field", format!("{at}url is required"))
+        })?;
+        match url::Url::parse(&url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            Ok(u) => {
+                return Err(ApiError::bad_request(
+                    "invalid_url",
+                    format!("{at}url must be http or https, got scheme {:?}", u.scheme()),
+                ))
+            }
+            Err(e) => {
+                return Err(ApiError::bad_request(
+                    "invalid_url",
+                    format!("{at}url {url:?} is not a valid absolute URL: {e}"),
+                ))
+            }
+        }
+        let declared_text = req
+            .headers
+            .as_ref()
+            .and_then(|h| {
+                h.iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+                    .map(|(_, v)| v.split(';').next().unwrap_or("").trim())
+            })
+            .is_some_and(|mime| mime.eq_ignore_ascii_case("text/plain"));
+        let (body, is_text) = match (req.html, req.text) {
+            (Some(html), None) => (html, declared_text),
+            (None, Some(text)) => (text, true),
+            (None, None) => {
+                return Err(ApiError::bad_request(
+                    "missing_field",
+                    format!("{at}html or {at}text is required"),
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(ApiError::bad_request(
+                    "invalid_field",
+                    format!("give {at}html or {at}text, not both"),
+                ))
+            }
+        };
+        Ok(Page {
+            key: req.key.unwrap_or_else(|| url.clone()),
+            url,
+            body,
+            is_text,
+        })
+    }
+
+    fn analyze(&self, d: &Analyzer) -> Analyzed {
+        if self.is_text {
+            d.analyze_text(&self.key, &self.url, &self.body)
+        } else {
+            // The body is already Unicode (a JSON string): say UTF-8 so a
+            // stale <meta charset> cannot re-decode it.
+            d.analyze(
+                &self.key,
+                &self.url,
+                self.body.as_bytes(),
+                Some("text/html; charset=utf-8"),
+            )
+        }
+    }
+}
+
+/// Sets its flag when dropped unless disarmed: tells the blocking task that
+/// the request was abandoned (timeout, client gone) before its decision.
+struct CancelOnDrop(Arc<AtomicBool>, bool);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Runs `f` on `pool` and awaits its result without blocking the runtime.
+async fn on_pool<R: Send + 'static>(
+    pool: &rayon::ThreadPool,
+    f: impl FnOnce() -> neardup::Result<R> + Send + 'static,
+) -> Result<R, ApiError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    pool.spawn(move || {
+        // The receiver is gone only if the request was abandoned.
+        let _ = tx.send(f());
+    });
+    rx.await
+        .map_err(|_| ApiError::internal("worker task failed"))?
+        .map_err(ApiError::internal)
+}
+
+/// Runs `f` on the check workers.
+async fn on_workers<R: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce() -> neardup::Result<R> + Send + 'static,
+) -> Result<R, ApiError> {
+    on_pool(&state.workers, f).await
+}
+
+/// Largest page analyzed on the async runtime's own thread, in bytes.
+const INLINE_MAX: usize = 256 * 1024;
+
+/// Analyzes `pages`, then has the decider decide them in order and commit
+/// them; the answer comes after the commit that covers them.
+///
+/// One page of at most [`INLINE_MAX`] bytes is analyzed right here, on the
+/// runtime thread that parsed its request: such a page costs a few hundred
+/// microseconds of CPU, and handing it to another thread would add two
+/// context switches per check. Larger pages go to the worker pool, so that
+/// one huge page does not stall the other connections of this thread; a
+/// batch is analyzed in parallel on its own pool.
+async fn check_pages(state: &AppState, pages: Vec<Page>) -> Result<Vec<VerdictBody>, ApiError> {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let mut guard = CancelOnDrop(cancelled.clone(), true);
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let inline = pages.len() == 1 && pages.iter().all(|p| p.body.len() <= INLINE_MAX);
+    if !inline {
+        let analyzer = Arc::clone(&state.analyzer);
+        let decider = state.decider.clone();
+        let pool = if pages.len() > 1 {
+            &state.batch_workers
+        } else {
+            &state.workers
+        };
+        pool.spawn(move || {
+            if cancelled.load(Ordering::SeqCst) {
+                return;
+            }
+            let pages = if pages.len() > 1 {
+                pages.par_iter().map(|p| p.analyze(&analyzer)).collect()
+            } else {
+                pages.iter().map(|p| p.analyze(&analyzer)).collect()
+            };
+            decider.send(Job::Check {
+                pages,
+                cancelled,
+                reply,
+            });
+        });
+    } else {
+        let pages = pages.iter().map(|p| p.analyze(&state.analyzer)).collect();
+        let job = Job::Check {
+            pages,
+            cancelled,
+            reply,
+        };
+        if let Err(job) = state.decider.try_send(job) {
+            // The queue is full: wait for room off the runtime.
+            let decider = state.decider.clone();
+            state.workers.spawn(move || decider.send(job));
+        }
+    }
+    let verdicts = answer
+        .await
+        .map_err(|_| ApiError::internal("worker task failed"))??;
+    guard.1 = false;
+    // None only when cancelled, and then nobody reads this answer.
+    verdicts
+        .map(|v| v.into_iter().map(VerdictBody::from).collect())
+        .ok_or_else(|| ApiError::internal("request cancelled"))
+}
+
+async fn check(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<VerdictBody>, ApiError> {
+    let req: CheckRequest = parse_json(&headers, body)?;
+    let page = Page::from_request(req, "")?;
+    let mut verdicts = check_pages(&state, vec![page]).await?;
+    verdicts
+        .pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::internal("no verdict"))
+}
+
+async fn check_batch(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<BatchBody>, ApiError> {
+    let req: BatchRequest = parse_json(&headers, body)?;
+    let requests = req
+        .pages
+        .ok_or_else(|| ApiError::bad_request("missing_field", "pages is required"))?;
+    if requests.len() > state.options.max_batch {
+        return Err(ApiError::bad_request(
+            "batch_too_large",
+            format!(
+                "{} pages in one batch; at most {} (--max-batch)",
+                requests.len(),
+                state.options.max_batch
+            ),
+        ));
+    }
+    // All or nothing: one bad page rejects the batch before any decision,
+    // so a retry after fixing it does not see its own earlier pages.
+    let pages = requests
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| Page::from_request(r, &format!("pages[{i}].")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let verdicts = check_pages(&state, pages).await?;
+    Ok(Json(BatchBody { verdicts }))
+}
+
+/// What a `{id}` path segment names.
+#[derive(Debug, PartialEq, Eq)]
+enum IdParam {
+    /// A document id that can exist.
+    Id(neardup_api::DocId),
+    /// An integer >= 0 past the largest id the index hands out (2^32-1):
+    /// valid, but no document has it.
+    OutOfRange,
+}
+
+/// Parses a document id: any integer >= 0 (as documented); the error says
+/// what is wrong with anything else.
+fn parse_id(text: &str) -> Result<IdParam, ApiError> {
+    let invalid = |why: &str| {
+        ApiError::bad_request(
+            "invalid_id",
+            format!("document id {text:?} {why}; ids are integers >= 0"),
+        )
+    };
+    if text.is_empty() {
+        return Err(invalid("is empty"));
+    }
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    if let Some(rest) = text.strip_prefix('-') {
+        return Err(
+            if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+                invalid("is negative")
+            } else {
+                invalid("is not an integer")
+            },
+        );
+    }
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid("is not an integer"));
+    }
+    Ok(digits
+        .parse::<neardup_api::DocId>()
+        .map_or(IdParam::OutOfRange, IdParam::Id))
+}
+
+async fn remove_doc(
+    State(state): State<Shared>,
+    Path(text): Path<String>,
+) -> Result<Json<DeletedBody>, ApiError> {
+    let not_found = || {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no indexed document with id {text}"),
+        )
+    };
+    let id = match parse_id(&text)? {
+        IdParam::Id(id) => id,
+        IdParam::OutOfRange => return Err(not_found()),
+    };
+    match remove(&state, RemoveTarget::Id(id)).await? {
+        Some(id) => Ok(Json(DeletedBody { id, removed: true })),
+        None => Err(not_found()),
+    }
+}
+
+/// Has the decider remove a document, in order with the checks, and
+/// commit the removal before answering.
+async fn remove(
+    state: &AppState,
+    target: RemoveTarget,
+) -> Result<Option<neardup_api::DocId>, ApiError> {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let decider = state.decider.clone();
+    // Sending may wait for room in the decider's queue, so it runs on a
+    // worker.
+    state
+        .workers
+        .spawn(move || decider.send(Job::Remove { target, reply }));
+    answer
+        .await
+        .map_err(|_| ApiError::internal("worker task failed"))?
+}
+
+/// `DELETE /v1/docs?url=URL`: removes the page indexed at the URL's
+/// canonical form (what a recrawl replaces), e.g. a page that went away.
+async fn remove_doc_by_url(
+    State(state): State<Shared>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Result<Json<DeletedBody>, ApiError> {
+    let url = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == "url")
+        .map(|(_, v)| v.into_owned())
+        .ok_or_else(|| ApiError::bad_request("missing_field", "query parameter url is required"))?;
+    if let Err(e) = url::Url::parse(&url) {
+        return Err(ApiError::bad_request(
+            "invalid_url",
+            format!("url {url:?} is not a valid absolute URL: {e}"),
+        ));
+    }
+    match remove(&state, RemoveTarget::Url(url.clone())).await? {
+        Some(id) => Ok(Json(DeletedBody { id, removed: true })),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no indexed document at {url}"),
+        )),
+    }
+}
+
+/// Counters, chain and memory, read off the runtime (the read lock may wait
+/// for a decision).
+async fn snapshot(state: &AppState) -> Result<StatsBody, ApiError> {
+    let deduper = state.deduper.clone();
+    on_workers(state, move || {
+        deduper.read(|d| StatsBody::new(d.stats(), d.detector_names(), d.memory()))
+    })
+    .await
+}
+
+async fn stats(State(state): State<Shared>) -> Result<Json<StatsBody>, ApiError> {
+    snapshot(&state).await.map(Json)
+}
+
+async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
+    let snap = snapshot(&state).await?;
+    let stats = neardup::deduper::Stats {
+        checked: snap.checked,
+        unique: snap.unique,
+        duplicates: snap.duplicates,
+        near_duplicates: snap.near_duplicates,
+        indexed: snap.indexed,
+    };
+    let memory: Vec<(String, usize)> = snap
+        .memory
+        .into_iter()
+        .map(|m| (m.tier, usize::try_from(m.bytes).unwrap_or(usize::MAX)))
+        .collect();
+    let mut text = state
+        .metrics
+        .render(stats, state.decider.commits(), &memory);
+    // The limits in use now: slots taken, body bytes held.
+    let slots = state.options.max_concurrency.max(1);
+    let _ = write!(
+        text,
+        "# HELP neardup_http_requests_in_flight Requests on /v1/* holding a concurrency slot \
+         (body received, being answered).\n\
+         # TYPE neardup_http_requests_in_flight gauge\n\
+         neardup_http_requests_in_flight {}\n\
+         # HELP neardup_request_body_bytes Bytes of request bodies held in memory \
+         (of --max-body-memory).\n\
+         # TYPE neardup_request_body_bytes gauge\n\
+         neardup_request_body_bytes {}\n",
+        slots.saturating_sub(state.in_flight.available_permits()),
+        state
+            .body_budget
+            .saturating_sub(state.body_memory.available_permits())
+    );
+    Response::builder()
+        .header(header::CONTENT_TYPE, "text/plain; version=0.0.4")
+        .body(Body::from(text))
+        .map_err(ApiError::internal)
+}
+
+/// Liveness: the process serves HTTP. Says nothing about the index (see
+/// [`readyz`]): a prober that restarts on failure must not restart every
+/// server because their shared Redis is down.
+async fn healthz() -> Json<HealthBody> {
+    Json(HealthBody {
+        status: "ok".into(),
+    })
+}
+
+/// Longest a readiness probe waits for the index backend.
+const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Readiness: 200 `{"status":"ready"}` if the index backend answers (for
+/// Redis one round trip), else 503 `not_ready` with the cause. Load
+/// balancers send traffic only to ready servers.
+async fn readyz(State(state): State<Shared>) -> Result<Json<HealthBody>, ApiError> {
+    let deduper = state.deduper.clone();
+    let probe = on_workers(&state, move || deduper.with(|d| d.ping()).and_then(|r| r));
+    let not_ready = |why: String| {
+        tracing::warn!(cause = %why, "not ready");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", why)
+    };
+    match tokio::time::timeout(READY_TIMEOUT, probe).await {
+        Ok(Ok(())) => Ok(Json(HealthBody {
+            status: "ready".into(),
+        })),
+        Ok(Err(e)) => Err(not_ready(format!("index backend: {}", e.message))),
+        Err(_) => Err(not_ready(format!(
+            "index backend did not answer within {} ms",
+            READY_TIMEOUT.as_millis()
+        ))),
+    }
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "method not allowed on this endpoint",
+    )
+}

@@ -1,0 +1,352 @@
+//! Text normalization: NFKC, lowercase, Unicode words, language, stop words,
+//! stems.
+//!
+//! [`Normalizer::normalize`] turns a page's main text into
+//! - `words`: NFKC, lowercased, Unicode word boundaries (UAX #29), each CJK
+//!   ideograph / kana its own word, numbers included, stop words kept;
+//! - `terms`: `words` without the stop words of the page's language (nltk
+//!   lists) and stemmed with its Snowball stemmer;
+//! - `lang`: ISO 639-3 code: on a bounded sample, the language whose stop
+//!   words clearly dominate it (see `lang::StopWordVote`), else whatlang's,
+//!   or the page's declared language when whatlang is unreliable, or
+//!   `"und"`.
+//!
+//! Pure and total: any input gives a result, and a stemmer panic costs one
+//! word its stem and adds a warning (see `stem.rs`). Pure-ASCII text skips
+//! the NFKC pass (ASCII is already NFKC).
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod lang;
+mod stem;
+mod words;
+
+pub use words::for_each_word;
+
+use neardup_api::SettingError;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+use rustc_hash::FxHashSet;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+use lang::LANGS;
+use stem::SafeStemmer;
+
+/// Words and terms of a text, plus its language.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Normalized {
+    /// ISO 639-3 code, or `"und"`.
+    pub lang: String,
+    /// Normalized words, stop words kept.
+    pub words: Vec<String>,
+    /// Words without stop words, stemmed.
+    pub terms: Vec<String>,
+    /// Problems that did not stop normalization (a stemmer that failed on
+    /// some words), one line each.
+    pub warnings: Vec<String>,
+}
+
+/// Stop words and stemmer of one language (an entry of `LANGS`).
+#[derive(Debug)]
+struct LangResources {
+    /// ISO 639-3 code.
+    code: &'static str,
+    /// The nltk stop words, NFKC and lowercase like the words they filter.
+    stop_words: FxHashSet<String>,
+    /// The Snowball stemmer, if the language has one.
+    stemmer: Option<SafeStemmer>,
+}
+
+/// Normalizes text. Cheap to share across threads (`&self` methods); the
+/// stem cache is per thread.
+#[derive(Debug)]
+pub struct Normalizer {
+    /// Which steps run.
+    config: TextConfig,
+    /// Per-language resources, built once.
+    langs: Vec<LangResources>,
+    /// The stop-word vote that settles clear cases before whatlang.
+    vote: lang::StopWordVote,
+}
+
+impl Normalizer {
+    /// A normalizer with the given settings. Builds the stop-word sets of
+    /// every supported language (a few thousand words in all).
+    pub fn new(config: &TextConfig) -> Normalizer {
+        let langs: Vec<LangResources> = LANGS
+            .iter()
+            .enumerate()
+            .map(|(slot, spec)| LangResources {
+                code: spec.code,
+                stop_words: spec
+                    .stop_words
+                    .and_then(stop_words::lookup)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|w| w.nfkc().collect::<String>().to_lowercase())
+                    .collect(),
+                stemmer: spec.stemmer.map(|alg| SafeStemmer::new(slot, alg)),
+            })
+            .collect();
+        let vote = lang::StopWordVote::new(langs.iter().map(|r| &r.stop_words).enumerate());
+        Normalizer {
+            config: config.clone(),
+            langs,
+            vote,
+        }
+    }
+
+    /// Normalizes `text`. `lang_hint` is the page's declared language, if
+    /// any (BCP 47 such as `en-US`, or an ISO 639-3 code); it is used when
+    /// detection fails or is unreliable.
+    pub fn normalize(&self, text: &str, lang_hint: Option<&str>) -> Normalized {
+        let nfkc = nfkc(text);
+        let lower = lowercase(&nfkc);
+        let lang = self.language(&nfkc, &lower, lang_hint);
+        let res = self.langs.iter().find(|r| r.code == lang);
+        let stemmer = res.and_then(|r| r.stemmer.as_ref());
+
+        // About one word per 6 bytes of Latin text.
+        let mut words = Vec::with_capacity(lower.len() / 6 + 1);
+        let mut terms = Vec::with_capacity(lower.len() / 8 + 1);
+        let mut failed: Vec<String> = Vec::new();
+        let (use_stop, use_stem) = (self.config.stop_words, self.config.stem);
+        let stop_set = res.map(|r| &r.stop_words);
+        let is_stop = |w: &str| stop_set.is_some_and(|s| s.contains(w));
+        stem::with_cache(|cache| {
+            let mut scratch = None;
+            words::for_each_word(&lower, |w| {
+                words.push(w.to_owned());
+                // Numbers and other letterless words are neither stop words
+                // nor stemmed, and would only crowd the cache.
+                let has_letter = words::has_letter(w);
+                match stemmer {
+                    Some(st) if has_letter && (use_stop || use_stem) => {
+                        let t = st.lookup(w, is_stop, cache, &mut scratch);
+                        if use_stop && t.stop {
+                            return;
+                        }
+                        terms.push(match (t.stem(), use_stem) {
+                            (Some(stem), true) => stem.to_string(),
+                            (None, true) => {
+                                if failed.len() < 3 && !failed.iter().any(|f| f == w) {
+                                    failed.push(w.to_owned());
+                                }
+                                w.to_owned()
+                            }
+                            (_, false) => w.to_owned(),
+                        });
+                    }
+                    _ => {
+                        if !(use_stop && has_letter && is_stop(w)) {
+                            terms.push(w.to_owned());
+                        }
+                    }
+                }
+            });
+        });
+
+        let mut warnings = Vec::new();
+        if let (false, Some(st)) = (failed.is_empty(), stemmer) {
+            warnings.push(format!(
+                "{} stemmer failed on some words (e.g. {}); kept them unstemmed",
+                st.language(),
+                failed.join(", ")
+            ));
+        }
+        Normalized {
+            lang: lang.to_owned(),
+            words,
+            terms,
+            warnings,
+        }
+    }
+
+    /// Whether the stop-word vote alone settles the language of `text`
+    /// (so whatlang is not asked): for diagnostics and the test that the
+    /// vote agrees with whatlang on real pages.
+    pub fn settled_by_vote(&self, text: &str) -> bool {
+        let lower = lowercase(&nfkc(text)).into_owned();
+        self.vote.vote(&lower, self.config.detect_bytes).is_some()
+    }
+
+    /// The page's language: the stop-word vote's when it is clear-cut,
+    /// else whatlang's when reliable, else the declared one when known,
+    /// else whatlang's best guess, else `"und"`.
+    fn language(&self, text: &str, lower: &str, hint: Option<&str>) -> &'static str {
+        if let Some(r) = self
+            .config
+            .stop_word_vote
+            .then(|| self.vote.vote(lower, self.config.detect_bytes))
+            .flatten()
+            .and_then(|slot| self.langs.get(slot))
+        {
+            return r.code;
+        }
+        let detected = lang::detect(text, self.config.detect_bytes);
+        let hinted = hint.and_then(lang::resolve_hint);
+        match (detected, hinted) {
+            (Some(d), _) if d.reliable => d.code,
+            (_, Some(h)) => h,
+            (Some(d), None) => d.code,
+            (None, None) => "und",
+        }
+    }
+}
+
+/// NFKC of `text`; borrowed when it already is (all ASCII text is).
+///
+/// Web text in Latin script is mostly ASCII with a few curly quotes, dashes
+/// and no-break spaces, so only the non-ASCII runs are normalized, each with
+/// the ASCII character before it (a base that a combining mark may compose
+/// with). Cutting there is exact: an ASCII character is a starter that is
+/// never the second half of a composition, so NFKC never reaches across it.
+fn nfkc(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        return Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let Some(off) = bytes
+            .get(i..)
+            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
+        else {
+            out.push_str(text.get(i..).unwrap_or(""));
+            break;
+        };
+        let first = i + off;
+        let start = if first > i { first - 1 } else { first };
+        out.push_str(text.get(i..start).unwrap_or(""));
+        let end = bytes
+            .get(first..)
+            .and_then(|b| b.iter().position(u8::is_ascii))
+            .map_or(text.len(), |p| first + p);
+        let run = text.get(start..end).unwrap_or("");
+        if is_nfkc_quick(run.chars()) == IsNormalized::Yes {
+            out.push_str(run);
+        } else {
+            out.extend(run.nfkc());
+        }
+        i = end;
+    }
+    Cow::Owned(out)
+}
+
+/// Lowercase, full Unicode mapping; borrowed when nothing changes. ASCII
+/// stretches are lowercased bytewise and only the non-ASCII runs between
+/// them go through `str::to_lowercase` (whose one context rule, Greek final
+/// sigma, looks at letters inside the run, i.e. inside the word).
+fn lowercase(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(text.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(text)
+        };
+    }
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let first = bytes
+            .get(i..)
+            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
+            .map_or(text.len(), |p| i + p);
+        let ascii_start = out.len();
+        out.push_str(text.get(i..first).unwrap_or(""));
+        if let Some(pushed) = out.get_mut(ascii_start..) {
+            pushed.make_ascii_lowercase();
+        }
+        let end = bytes
+            .get(first..)
+            .and_then(|b| b.iter().position(u8::is_ascii))
+            .map_or(text.len(), |p| first + p);
+        let run = text.get(first..end).unwrap_or("");
+        if run.contains('Σ') {
+            out.push_str(&run.to_lowercase());
+        } else {
+            out.extend(run.chars().flat_map(char::to_lowercase));
+        }
+        i = end;
+    }
+    Cow::Owned(out)
+}
+
+/// Text normalization settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TextConfig {
+    /// Drop stop words (nltk lists, chosen by detected language).
+    pub stop_words: bool,
+    /// Stem words with the Snowball stemmer of the detected language. Off by
+    /// default: stems tie features to language detection, which flips on
+    /// pages with chrome in another language (see configs/default.toml).
+    pub stem: bool,
+    /// Bytes from the start of the text that language detection looks at.
+    /// Detection is the costliest step per page; a bounded sample keeps it
+    /// constant, and a page's first kilobytes are enough to tell its language.
+    pub detect_bytes: usize,
+    /// Settle the language by a stop-word vote when it is clear-cut, and
+    /// only otherwise run whatlang (a third of a check's CPU). Off: always
+    /// whatlang, as before the vote existed.
+    pub stop_word_vote: bool,
+}
+
+impl Default for TextConfig {
+    fn default() -> Self {
+        TextConfig {
+            stop_words: true,
+            stem: false,
+            detect_bytes: 1024,
+            stop_word_vote: true,
+        }
+    }
+}
+
+impl TextConfig {
+    /// Checks every range of `[text]`.
+    ///
+    /// # Errors
+    /// The first bad key, its value and what is allowed.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        SettingError::range("text.detect_bytes", self.detect_bytes, 64, 1 << 20)
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+// The tests' one way to skip (a failure under CI), shared with tests/.
+#[cfg(test)]
+#[path = "../../../tests/skip.rs"]
+mod skip;
+
+#[cfg(test)]
+mod nfkc_tests {
+    use unicode_normalization::UnicodeNormalization;
+
+    proptest::proptest! {
+        /// Run-wise NFKC equals NFKC of the whole text.
+        #[test]
+        fn runwise_nfkc_is_exact(text in "[a-eA-E .\u{300}\u{301}\u{308}\u{327}éﬁ１Ａ\u{a0}\u{2019}ｶﬂ\u{3099}か]{0,30}") {
+            let whole: String = text.nfkc().collect();
+            proptest::prop_assert_eq!(super::nfkc(&text).into_owned(), whole);
+        }
+
+        /// Run-wise lowercase equals `str::to_lowercase` (Σ handled per run;
+        /// it is tested separately).
+        #[test]
+        fn runwise_lowercase_is_exact(text in "[a-dA-D .ÉéÄİẞΩω\u{301}ЖЯǅ]{0,30}") {
+            proptest::prop_assert_eq!(super::lowercase(&text).into_owned(), text.to_lowercase());
+        }
+    }
+
+    #[test]
+    fn final_sigma() {
+        assert_eq!(super::lowercase("ΟΔΟΣ ΟΔΟΣ. ΣΑΣ"), "οδος οδος. σας");
+    }
+}

@@ -1,0 +1,218 @@
+//! Word segmentation: Unicode word boundaries (UAX #29), then each CJK
+//! ideograph and kana character as its own word.
+//!
+//! UAX #29 already separates ideographs and hiragana, but keeps katakana runs
+//! together and joins letters of other scripts adjacent to them; splitting
+//! every Han / kana character gives Chinese and Japanese text without spaces
+//! character unigrams, which shingle and chunk sensibly without a dictionary.
+//! Scripts without spaces and without a UAX #29 rule (Thai, Lao, Khmer,
+//! Myanmar) come out one character cluster per word: crude, but total.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Returns true if and only if `c` is a Han ideograph, a kana character or a
+/// CJK symbol that works as one (iteration marks, the ideographic zero).
+#[inline]
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{2E80}'..='\u{2FDF}'   // CJK radicals, Kangxi radicals
+        | '\u{3005}'..='\u{3007}' // 々 〆 〇
+        | '\u{3021}'..='\u{3029}' // Hangzhou numerals
+        | '\u{3031}'..='\u{3035}' // kana repeat marks
+        | '\u{3040}'..='\u{30FF}' // hiragana, katakana
+        | '\u{31F0}'..='\u{31FF}' // katakana phonetic extensions
+        | '\u{3400}'..='\u{4DBF}' // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
+        | '\u{F900}'..='\u{FAFF}' // CJK compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}' // halfwidth katakana (NFKC widens them)
+        | '\u{20000}'..='\u{3134F}' // CJK extensions B..G
+    )
+}
+
+/// Calls `f` with each word of `text` (already NFKC and lowercased), in
+/// order. Typographic apostrophes inside words become ASCII ones so that
+/// "don’t" and "don't" are the same word (NFKC keeps U+2019).
+///
+/// Speed: UAX #29 never joins across ASCII whitespace, so the text is cut
+/// there first; pure-ASCII pieces (most of Latin-script text) go through
+/// [`ascii_words`], a table-free equivalent of the UAX #29 rules for ASCII,
+/// and only pieces with other characters through `unicode_words`.
+#[inline]
+pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    let mut scratch = String::new();
+    for piece in text.split(|c: char| c.is_ascii_whitespace()) {
+        if piece.is_ascii() {
+            ascii_words(piece, &mut f);
+        } else {
+            unicode_piece(piece, &mut scratch, &mut f);
+        }
+    }
+}
+
+/// Whether a word has a letter: numbers and other letterless words are
+/// neither stop words nor stemmed, and do not count as language evidence.
+pub(crate) fn has_letter(w: &str) -> bool {
+    if w.is_ascii() {
+        w.bytes().any(|b| b.is_ascii_alphabetic())
+    } else {
+        w.chars().any(char::is_alphabetic)
+    }
+}
+
+/// UAX #29 words of a piece that has non-ASCII characters.
+fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
+    for word in piece.unicode_words() {
+        if word.is_ascii() {
+            f(word);
+            continue;
+        }
+        let word = if word.contains('\u{2019}') {
+            scratch.clear();
+            scratch.extend(word.chars().map(|c| if c == '\u{2019}' { '\'' } else { c }));
+            scratch.as_str()
+        } else {
+            word
+        };
+        if !word.chars().any(is_cjk) {
+            f(word);
+            continue;
+        }
+        // Split: each CJK character alone, other runs kept whole.
+        let mut run_start: Option<usize> = None;
+        for (i, c) in word.char_indices() {
+            if is_cjk(c) {
+                if let Some(s) = run_start.take() {
+                    emit(word, s, i, f);
+                }
+                emit(word, i, i + c.len_utf8(), f);
+            } else if run_start.is_none() {
+                run_start = Some(i);
+            }
+        }
+        if let Some(s) = run_start {
+            emit(word, s, word.len(), f);
+        }
+    }
+}
+
+/// Letters, digits and `_` (UAX #29 ALetter, Numeric, ExtendNumLet): any two
+/// adjacent ones are in the same word (WB5, WB8-WB10, WB13a/b).
+#[inline]
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The UAX #29 words of an ASCII piece without whitespace, as
+/// `unicode_words` gives them (a proptest checks the equivalence). Besides
+/// runs of letters, digits and `_`, a letter-`:`/`.`/`'`-letter sequence
+/// joins (WB6/7: "e.g", "it's") and so does digit-`,`/`;`/`.`/`'`-digit
+/// (WB11/12: "3.14", "1,000"). Segments without a letter or digit are not
+/// words.
+pub(crate) fn ascii_words(piece: &str, f: &mut impl FnMut(&str)) {
+    let b = piece.as_bytes();
+    let n = b.len();
+    let mut i = 0;
+    while i < n {
+        if !b.get(i).copied().is_some_and(is_word_byte) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut j = i + 1;
+        while j < n {
+            let (prev, mid) = (b[j - 1], b[j]);
+            if is_word_byte(mid) {
+                j += 1;
+                continue;
+            }
+            let Some(&next) = b.get(j + 1) else { break };
+            let joins = (prev.is_ascii_alphabetic()
+                && next.is_ascii_alphabetic()
+                && matches!(mid, b':' | b'.' | b'\''))
+                || (prev.is_ascii_digit()
+                    && next.is_ascii_digit()
+                    && matches!(mid, b',' | b';' | b'.' | b'\''));
+            if joins {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        if let Some(word) = piece.get(start..j) {
+            if word.bytes().any(|c| c.is_ascii_alphanumeric()) {
+                f(word);
+            }
+        }
+        i = j;
+    }
+}
+
+/// Calls `f` with `word[start..end]` if it is a word (has a letter or digit;
+/// a lone combining mark or the katakana middle dot is not).
+fn emit(word: &str, start: usize, end: usize, f: &mut impl FnMut(&str)) {
+    if let Some(piece) = word.get(start..end) {
+        if piece.chars().any(char::is_alphanumeric) {
+            f(piece);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        for_each_word(text, |w| v.push(w.to_owned()));
+        v
+    }
+
+    #[test]
+    fn english_words_numbers_and_apostrophes() {
+        assert_eq!(
+            words("it's 3.14, don’t stop-words!"),
+            ["it's", "3.14", "don't", "stop", "words"]
+        );
+    }
+
+    #[test]
+    fn chinese_and_japanese_one_word_per_character() {
+        assert_eq!(words("中文文本"), ["中", "文", "文", "本"]);
+        // Katakana runs are one UAX #29 word; we split them too.
+        assert_eq!(
+            words("コンピュータを使う"),
+            ["コ", "ン", "ピ", "ュ", "ー", "タ", "を", "使", "う"]
+        );
+        assert_eq!(words("abc中def"), ["abc", "中", "def"]);
+    }
+
+    #[test]
+    fn korean_keeps_words() {
+        assert_eq!(words("한국어 텍스트"), ["한국어", "텍스트"]);
+    }
+
+    #[test]
+    fn ascii_rules() {
+        assert_eq!(
+            words("e.g. a:b 1,000.5 x_1 __ _a 3.a a.3 can't 'quoted' ..a"),
+            ["e.g", "a:b", "1,000.5", "x_1", "_a", "3", "a", "a", "3", "can't", "quoted", "a"]
+        );
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path segments exactly like `unicode_words`.
+        #[test]
+        fn ascii_fast_path_equals_uax29(text in "[a-c0-2_.,;:' \t\n!?()-]{0,40}") {
+            let fast = words(&text);
+            let slow: Vec<String> = text.unicode_words().map(str::to_owned).collect();
+            proptest::prop_assert_eq!(fast, slow);
+        }
+    }
+
+    #[test]
+    fn thai_does_not_crash() {
+        let w = words("ภาษาไทยไม่มีช่องว่าง");
+        assert!(!w.is_empty());
+        assert_eq!(w.concat(), "ภาษาไทยไม่มีช่องว่าง");
+    }
+}
