@@ -1116,7 +1116,13 @@ impl Decider {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Decides one fetch result, in dispatch order. The steps: its
+    /// `pages.jsonl` line ([`write_page_line`]); for a 2xx HTML page, a
+    /// redirect stub is followed ([`Decider::follow_stub`]), a `noindex`
+    /// page only has its links expanded, any other page gets a verdict
+    /// ([`Decider::judge`]) that is counted ([`Decider::tally`]) and sent
+    /// to the sink, and its links are expanded unless too many duplicates
+    /// came in a row.
     async fn process(
         &mut self,
         done: Done,
@@ -1127,96 +1133,12 @@ impl Decider {
     ) -> Result<()> {
         let Done { job, fetched } = done;
         let key = job.key.as_str().to_owned();
-        let requested = job.url.as_str();
         // Redirect stubs in a row that led here; the entry is not needed
         // any more.
         let stub_hops = frontier.stub_hops.remove(&key).unwrap_or(0);
         summary.attempts += 1;
         count_outcome(&fetched, summary);
-        let (robots_note, stub) = match &fetched {
-            Fetched::Done {
-                analyzed: Some(page),
-                ..
-            } => (
-                page.directives.describe(),
-                page.analyzed.extracted.redirect.clone(),
-            ),
-            _ => (None, None),
-        };
-        let line = match &fetched {
-            Fetched::Disallowed { unreachable } => {
-                summary.robots_disallowed += 1;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: None,
-                    status: None,
-                    bytes: 0,
-                    ms: 0,
-                    content_type: None,
-                    depth: job.depth,
-                    error: Some(if *unreachable {
-                        "robots_unreachable".into()
-                    } else {
-                        "robots_disallowed".into()
-                    }),
-                }
-            }
-            Fetched::Failed(e, elapsed) => {
-                summary.fetch_errors += 1;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: None,
-                    status: None,
-                    bytes: 0,
-                    ms: millis(*elapsed),
-                    content_type: None,
-                    depth: job.depth,
-                    error: Some(format!("{}: {e}", e.name())),
-                }
-            }
-            Fetched::Internal(message) => {
-                summary.fetch_errors += 1;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: None,
-                    status: None,
-                    bytes: 0,
-                    ms: 0,
-                    content_type: None,
-                    depth: job.depth,
-                    error: Some(format!("internal: {message}")),
-                }
-            }
-            Fetched::Done { outcome, .. } => {
-                summary.bytes += outcome.bytes as u64;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: Some(outcome.final_url.as_str()),
-                    status: Some(outcome.status),
-                    bytes: outcome.bytes,
-                    ms: millis(outcome.elapsed),
-                    content_type: outcome.content_type.as_deref(),
-                    depth: job.depth,
-                    error: outcome
-                        .skipped_content_type
-                        .then(|| "skipped_content_type".to_owned()),
-                }
-            }
-        };
-        let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
-        let pages = out.pages();
-        let line = LineWithRobots {
-            line,
-            robots: robots_note,
-            redirect_to: stub.as_ref().map(|r| r.to.as_str()),
-            redirect_kind: stub.as_ref().map(|r| r.kind.as_str()),
-        };
-        serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
-        pages.write_all(b"\n").map_err(io)?;
+        write_page_line(out.pages(), &job, &key, &fetched, summary)?;
 
         let Fetched::Done {
             outcome,
@@ -1249,16 +1171,7 @@ impl Decider {
         if let Some(redirect) = analyzed.extracted.redirect.take() {
             summary.redirect_stubs += 1;
             out.answer(&key, &outcome, None)?;
-            let refused = match redirect.kind {
-                RedirectKind::MetaRefresh => None,
-                RedirectKind::LinkStub if !follow => Some("meta_nofollow"),
-                RedirectKind::LinkStub if rel_nofollow > 0 => Some("rel_nofollow"),
-                RedirectKind::LinkStub => None,
-            };
-            match refused {
-                Some(reason) => frontier.skip(reason),
-                None => self.redirect_stub(frontier, &redirect, &job, stub_hops),
-            }
+            self.follow_stub(frontier, &redirect, &job, stub_hops, follow, rel_nofollow);
             return Ok(());
         }
         let page_links = PageLinks {
@@ -1277,71 +1190,22 @@ impl Decider {
         }
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
-        // What each block counts as, for the diff view: known when the
-        // page's content is judged (not for a redirect or canonical match).
-        let mut roles = vec![None; blocks.len()];
-        // A redirect target fetched before: this page is that page.
-        let by_redirect = redirected
-            .then(|| self.fetched.get(final_url.as_str()).cloned())
-            .flatten()
-            .map(|of| (of, MatchBasis::Redirect, final_url.as_str()));
-        let by_canonical = page_canonical
-            .as_ref()
-            .filter(|c| **c != job.key && **c != final_url)
-            .and_then(|c| {
-                Some((
-                    self.fetched.get(c.as_str()).cloned()?,
-                    MatchBasis::Canonical,
-                    c.as_str(),
-                ))
-            });
         let bytes = analyzed.bytes;
-
-        let verdict = match by_redirect.or(by_canonical) {
+        let known = self.known_match(&job, &final_url, redirected, page_canonical.as_ref());
+        let (verdict, roles) = match known {
             Some((of, basis, via)) => {
                 if basis == MatchBasis::Canonical {
                     summary.canonical_duplicates += 1;
                 }
-                let reason = format!("{basis}: {via}");
-                Verdict {
-                    kind: VerdictKind::Duplicate,
-                    // The page fetched at that URL, known by key: it may
-                    // itself be a duplicate, so it has no index id.
-                    matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
-                    indexed_as: None,
-                    stored_as: None,
-                    redirect: None,
-                    warnings: analyzed.warnings,
-                }
+                // What each block counts as is known only when the
+                // page's content is judged.
+                let roles = vec![None; blocks.len()];
+                (url_duplicate(of, basis, via, analyzed.warnings), roles)
             }
             None => {
-                let decide = move |d: &mut crate::Deduper| {
-                    let judged = d.content_roles(&analyzed).1;
-                    (judged, d.decide(analyzed))
-                };
-                let (judged, verdict) = if self.remote_store {
-                    // A shared store (Redis) makes synchronous network
-                    // round trips while deciding (catch up, conditional
-                    // append): on a blocking thread, so the runtime's
-                    // workers keep fetching meanwhile. The loop still
-                    // waits for the verdict before the next page: the
-                    // order of decisions is unchanged.
-                    let d = deduper.clone();
-                    tokio::task::spawn_blocking(move || d.with(decide))
-                        .await
-                        .map_err(|_| worker_gone())??
-                } else {
-                    // A store in this process: inline, not on the blocking
-                    // pool. Deciding is short (about a tenth of a page's
-                    // analysis; a redb record not in the cache is a local
-                    // page read) and on the crawl's critical path, and a
-                    // hand-off to a pool thread waits for a core held by
-                    // the analyses (measured: four times the decision
-                    // itself).
-                    deduper.with(decide)?
-                };
-                roles = crate::batch::block_roles(blocks.len(), &judged);
-                verdict?
+                let (judged, verdict) = self.judge(deduper, analyzed).await?;
+                let roles = crate::batch::block_roles(blocks.len(), &judged);
+                (verdict?, roles)
             }
         };
         self.fetched.insert(key.clone(), key.clone());
@@ -1351,6 +1215,125 @@ impl Decider {
                 .or_insert_with(|| key.clone());
         }
         out.answer(&key, &outcome, Some(&verdict))?;
+        let (position, of) = self.tally(&key, &verdict, bytes, summary);
+        // Duplicates in a row ending at this page: its links are followed
+        // while they do not exceed `crawl.scope.duplicate_hops`.
+        let dups = match verdict.kind {
+            VerdictKind::Duplicate => job.dups.saturating_add(1),
+            _ => 0,
+        };
+        let expand = dups <= frontier.duplicate_hops;
+        out.sink().page(&PageRecord {
+            position,
+            key: key.clone(),
+            url: job.url.as_str().to_owned(),
+            site: site_with_port(&job.url),
+            bytes,
+            verdict,
+            of,
+            blocks,
+            roles,
+        })?;
+        if expand {
+            frontier.expand(page_links, job.depth, dups);
+        }
+        Ok(())
+    }
+
+    /// A redirect stub's target is followed ([`Decider::redirect_stub`])
+    /// unless the stub is a one-link page whose link is `nofollow` (by the
+    /// page's robots directive or the link's `rel`).
+    fn follow_stub(
+        &mut self,
+        frontier: &mut Frontier,
+        redirect: &Redirect,
+        job: &Job,
+        stub_hops: u32,
+        follow: bool,
+        rel_nofollow: u64,
+    ) {
+        let refused = match redirect.kind {
+            RedirectKind::MetaRefresh => None,
+            RedirectKind::LinkStub if !follow => Some("meta_nofollow"),
+            RedirectKind::LinkStub if rel_nofollow > 0 => Some("rel_nofollow"),
+            RedirectKind::LinkStub => None,
+        };
+        match refused {
+            Some(reason) => frontier.skip(reason),
+            None => self.redirect_stub(frontier, redirect, job, stub_hops),
+        }
+    }
+
+    /// The page fetched before that this page is, by URL alone: the
+    /// target of its redirect, else the page its `<link rel=canonical>`
+    /// names (when that is another URL); with the basis and the URL that
+    /// matched.
+    fn known_match<'u>(
+        &self,
+        job: &Job,
+        final_url: &'u Url,
+        redirected: bool,
+        page_canonical: Option<&'u Url>,
+    ) -> Option<(String, MatchBasis, &'u str)> {
+        // A redirect target fetched before: this page is that page.
+        let by_redirect = redirected
+            .then(|| self.fetched.get(final_url.as_str()).cloned())
+            .flatten()
+            .map(|of| (of, MatchBasis::Redirect, final_url.as_str()));
+        let by_canonical = page_canonical
+            .filter(|c| **c != job.key && *c != final_url)
+            .and_then(|c| {
+                Some((
+                    self.fetched.get(c.as_str()).cloned()?,
+                    MatchBasis::Canonical,
+                    c.as_str(),
+                ))
+            });
+        by_redirect.or(by_canonical)
+    }
+
+    /// The deduper's verdict on `analyzed`, with what its blocks counted
+    /// as.
+    async fn judge(
+        &self,
+        deduper: &SharedDeduper,
+        analyzed: Analyzed,
+    ) -> Result<(Vec<(u32, crate::content::Role)>, Result<Verdict>)> {
+        let decide = move |d: &mut crate::Deduper| {
+            let judged = d.content_roles(&analyzed).1;
+            (judged, d.decide(analyzed))
+        };
+        if self.remote_store {
+            // A shared store (Redis) makes synchronous network round trips
+            // while deciding (catch up, conditional append): on a blocking
+            // thread, so the runtime's workers keep fetching meanwhile. The
+            // loop still waits for the verdict before the next page: the
+            // order of decisions is unchanged.
+            let d = deduper.clone();
+            tokio::task::spawn_blocking(move || d.with(decide))
+                .await
+                .map_err(|_| worker_gone())?
+        } else {
+            // A store in this process: inline, not on the blocking pool.
+            // Deciding is short (about a tenth of a page's analysis; a redb
+            // record not in the cache is a local page read) and on the
+            // crawl's critical path, and a hand-off to a pool thread waits
+            // for a core held by the analyses (measured: four times the
+            // decision itself).
+            deduper.with(decide)
+        }
+    }
+
+    /// Counts a decided page (index watermark, position, summary and batch
+    /// counters); returns its position and that of the page it matched,
+    /// if that one was decided in this crawl.
+    fn tally(
+        &mut self,
+        key: &str,
+        verdict: &Verdict,
+        bytes: usize,
+        summary: &mut CrawlSummary,
+    ) -> (usize, Option<usize>) {
         if let Some(id) = verdict.indexed_as.or(verdict.stored_as) {
             self.watermark = self.watermark.max(id.saturating_add(1));
         }
@@ -1360,7 +1343,7 @@ impl Decider {
             .and_then(|m| self.positions.get(&m.key).copied());
         let position = self.records;
         self.records += 1;
-        self.positions.insert(key.clone(), position);
+        self.positions.insert(key.to_owned(), position);
         summary.pages += 1;
         let b = &mut self.batch;
         b.pages += 1;
@@ -1383,29 +1366,97 @@ impl Decider {
                 b.near_duplicates += 1;
             }
         }
-        // Duplicates in a row ending at this page: its links are followed
-        // while they do not exceed `crawl.scope.duplicate_hops`.
-        let dups = match verdict.kind {
-            VerdictKind::Duplicate => job.dups.saturating_add(1),
-            _ => 0,
-        };
-        let expand = dups <= frontier.duplicate_hops;
-        out.sink().page(&PageRecord {
-            position,
-            key: key.clone(),
-            url: requested.to_owned(),
-            site: site_with_port(&job.url),
-            bytes,
-            verdict,
-            of,
-            blocks,
-            roles,
-        })?;
-        if expand {
-            frontier.expand(page_links, job.depth, dups);
-        }
-        Ok(())
+        (position, of)
     }
+}
+
+/// The verdict of a page that is the page `of` by URL (`basis`: its
+/// redirect target or canonical link `via` was fetched before), without
+/// content comparison.
+fn url_duplicate(of: String, basis: MatchBasis, via: &str, warnings: Vec<String>) -> Verdict {
+    let reason = format!("{basis}: {via}");
+    Verdict {
+        kind: VerdictKind::Duplicate,
+        // The page fetched at that URL, known by key: it may itself be a
+        // duplicate, so it has no index id.
+        matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
+        indexed_as: None,
+        stored_as: None,
+        redirect: None,
+        warnings,
+    }
+}
+
+/// Writes the `pages.jsonl` line of a fetch attempt (with the page's
+/// robots directives and redirect stub target, if any) and counts robots
+/// refusals, fetch errors and bytes in `summary`.
+fn write_page_line(
+    pages: &mut dyn Write,
+    job: &Job,
+    key: &str,
+    fetched: &Fetched,
+    summary: &mut CrawlSummary,
+) -> Result<()> {
+    let (robots_note, stub) = match fetched {
+        Fetched::Done {
+            analyzed: Some(page),
+            ..
+        } => (
+            page.directives.describe(),
+            page.analyzed.extracted.redirect.as_ref(),
+        ),
+        _ => (None, None),
+    };
+    let mut line = PageLine {
+        url: job.url.as_str(),
+        key,
+        final_url: None,
+        status: None,
+        bytes: 0,
+        ms: 0,
+        content_type: None,
+        depth: job.depth,
+        error: None,
+    };
+    match fetched {
+        Fetched::Disallowed { unreachable } => {
+            summary.robots_disallowed += 1;
+            line.error = Some(if *unreachable {
+                "robots_unreachable".into()
+            } else {
+                "robots_disallowed".into()
+            });
+        }
+        Fetched::Failed(e, elapsed) => {
+            summary.fetch_errors += 1;
+            line.ms = millis(*elapsed);
+            line.error = Some(format!("{}: {e}", e.name()));
+        }
+        Fetched::Internal(message) => {
+            summary.fetch_errors += 1;
+            line.error = Some(format!("internal: {message}"));
+        }
+        Fetched::Done { outcome, .. } => {
+            summary.bytes += outcome.bytes as u64;
+            line.final_url = Some(outcome.final_url.as_str());
+            line.status = Some(outcome.status);
+            line.bytes = outcome.bytes;
+            line.ms = millis(outcome.elapsed);
+            line.content_type = outcome.content_type.as_deref();
+            line.error = outcome
+                .skipped_content_type
+                .then(|| "skipped_content_type".to_owned());
+        }
+    }
+    let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
+    let line = LineWithRobots {
+        line,
+        robots: robots_note,
+        redirect_to: stub.map(|r| r.to.as_str()),
+        redirect_kind: stub.map(|r| r.kind.as_str()),
+    };
+    serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
+    pages.write_all(b"\n").map_err(io)
 }
 
 /// The page URLs of the start's sitemaps, with the depth they are queued
