@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::crawl::{run, CrawlSummary, Options};
+use neardup::crawl::{CrawlSummary, Crawler, Options};
 use neardup::deduper::SharedDeduper;
 use neardup::fetch::Fetcher;
 use neardup::output::OutputDir;
@@ -163,18 +163,12 @@ pub async fn crawl(
         max_in_flight: 1,
         ..Options::default()
     };
-    let summary = run(
-        seeds,
-        config,
-        &options,
-        deduper,
-        Arc::new(fetcher),
-        &mut pages,
-        &mut sink,
-        std::future::pending(),
-    )
-    .await
-    .expect("crawl");
+    let summary = Crawler::new(config, deduper, Arc::new(fetcher))
+        .seeds(seeds)
+        .options(options.clone())
+        .run(&mut pages, &mut sink, std::future::pending())
+        .await
+        .expect("crawl");
     let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
     let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
     (summary, pages, verdicts)

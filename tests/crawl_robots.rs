@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::crawl::{run, CrawlSummary, Options};
+use neardup::crawl::{CrawlSummary, Crawler, Options};
 use neardup::deduper::SharedDeduper;
 use neardup::fetch::{FetchError, Fetcher};
 use neardup::frontier::robots::RobotsSource;
@@ -98,18 +98,12 @@ async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSumm
         max_in_flight: 1,
         ..Options::default()
     };
-    let summary = run(
-        vec![Url::parse(seed).expect("seed")],
-        config,
-        &options,
-        deduper,
-        fetcher,
-        &mut pages,
-        &mut sink,
-        std::future::pending(),
-    )
-    .await
-    .expect("crawl");
+    let summary = Crawler::new(config, deduper, fetcher)
+        .seeds(vec![Url::parse(seed).expect("seed")])
+        .options(options.clone())
+        .run(&mut pages, &mut sink, std::future::pending())
+        .await
+        .expect("crawl");
     let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
     (summary, pages)
 }

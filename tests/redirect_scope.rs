@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::crawl::{run, Options};
+use neardup::crawl::Crawler;
 use neardup::deduper::SharedDeduper;
 use neardup::fetch::Fetcher;
 use neardup::output::OutputDir;
@@ -81,18 +81,11 @@ async fn redirects_out_of_robots_or_scope_are_refused() {
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
     let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
-    run(
-        seeds,
-        &config,
-        &Options::default(),
-        deduper,
-        fetcher,
-        &mut pages,
-        &mut sink,
-        std::future::pending(),
-    )
-    .await
-    .expect("crawl");
+    Crawler::new(&config, deduper, fetcher)
+        .seeds(seeds)
+        .run(&mut pages, &mut sink, std::future::pending())
+        .await
+        .expect("crawl");
     let pages: Vec<Value> = std::str::from_utf8(&pages)
         .expect("utf-8")
         .lines()

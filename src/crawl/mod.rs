@@ -122,8 +122,8 @@
 //! dispatching, drains the work in flight (its verdicts are written) and
 //! finishes the sinks, so every output file is complete.
 //!
-//! [`run`] writes to plain writers and keeps nothing on disk; the CLI uses
-//! [`state::run_in_dir`], the same loop with checkpoints so `--resume`
+//! [`Crawler::run`] writes to plain writers and keeps nothing on disk; the
+//! CLI uses [`Crawler::run_in_dir`], the same loop with checkpoints so `--resume`
 //! can continue a crawl stopped by Ctrl-C or killed (see [`state`]), an
 //! optional WARC output ([`warc`]) and a progress bar ([`progress`]).
 
@@ -369,33 +369,6 @@ struct Shared {
     nofollow_mask: u8,
 }
 
-/// Crawls from `seeds` until the frontier is empty and nothing is in
-/// flight, or until `shutdown` resolves (then in-flight work is drained).
-/// Writes one `pages.jsonl` line per fetch attempt to `pages` and pushes
-/// every checked page to `sink` (verdicts, clusters), then calls
-/// [`Sink::finish`].
-///
-/// # Errors
-/// Invalid scope patterns, sink or `pages` write errors, a poisoned
-/// deduper. Fetch errors are outcomes, not errors.
-#[allow(clippy::too_many_arguments)]
-pub async fn run(
-    seeds: Vec<Url>,
-    config: &Config,
-    options: &Options,
-    deduper: SharedDeduper,
-    fetcher: Arc<Fetcher>,
-    pages: &mut dyn Write,
-    sink: &mut dyn Sink,
-    shutdown: impl Future<Output = ()>,
-) -> Result<CrawlSummary> {
-    let mut out = Plain { pages, sink };
-    drive(
-        seeds, None, config, options, deduper, fetcher, &mut out, shutdown,
-    )
-    .await
-}
-
 /// Where the crawl loop writes, and when and how it checkpoints.
 pub(crate) trait Outputs {
     /// The `pages.jsonl` writer.
@@ -435,7 +408,7 @@ pub(crate) trait Outputs {
     fn progress(&mut self, _summary: &CrawlSummary, _queued: usize, _in_flight: u64) {}
 }
 
-/// The outputs of [`run`]: plain writers, no checkpoints.
+/// The outputs of [`Crawler::run`]: plain writers, no checkpoints.
 struct Plain<'a> {
     pages: &'a mut dyn Write,
     sink: &'a mut dyn Sink,
@@ -450,221 +423,446 @@ impl Outputs for Plain<'_> {
     }
 }
 
-/// The crawl loop. `restored` is the state of an interrupted crawl to
-/// continue (then `seeds` only define the scope).
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn drive(
-    seeds: Vec<Url>,
-    restored: Option<state::CrawlState>,
-    config: &Config,
-    options: &Options,
+/// A crawl to run: what every crawl needs is given to [`Crawler::new`],
+/// the seeds and the loop's [`Options`] by builder methods (defaults: no
+/// seeds, [`Options::default`]). [`Crawler::run`] crawls to plain
+/// writers; [`Crawler::run_in_dir`] into a crawl directory, with
+/// checkpoints.
+///
+/// ```no_run
+/// # async fn f(
+/// #     config: &neardup::config::Config,
+/// #     deduper: neardup::deduper::SharedDeduper,
+/// #     fetcher: std::sync::Arc<neardup::fetch::Fetcher>,
+/// #     sink: &mut dyn neardup::output::Sink,
+/// # ) -> neardup::Result<()> {
+/// let seed = url::Url::parse("http://127.0.0.1:8080/").expect("seed");
+/// let mut pages = Vec::new();
+/// let summary = neardup::crawl::Crawler::new(config, deduper, fetcher)
+///     .seeds(vec![seed])
+///     .run(&mut pages, sink, std::future::pending())
+///     .await?;
+/// # Ok(()) }
+/// ```
+pub struct Crawler<'c> {
+    config: &'c Config,
     deduper: SharedDeduper,
     fetcher: Arc<Fetcher>,
-    out: &mut dyn Outputs,
-    shutdown: impl Future<Output = ()>,
-) -> Result<CrawlSummary> {
-    let start = Instant::now();
-    let canon = Canonicalizer::new(&config.crawl.canonical);
-    let mut frontier = Frontier::new(config, options, &canon, &seeds)?;
-    let workers = match options.workers {
-        0 => config.crawl.fetch.concurrency.max(1),
-        n => n,
-    };
-    let max_in_flight = match options.max_in_flight {
-        0 => workers.saturating_mul(4),
-        n => n,
+    seeds: Vec<Url>,
+    options: Options,
+}
+
+impl<'c> Crawler<'c> {
+    /// A crawl under `config`, deciding with `deduper` and fetching with
+    /// `fetcher`.
+    pub fn new(config: &'c Config, deduper: SharedDeduper, fetcher: Arc<Fetcher>) -> Self {
+        Crawler {
+            config,
+            deduper,
+            fetcher,
+            seeds: Vec::new(),
+            options: Options::default(),
+        }
     }
-    .max(1);
-    let cores = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(1024) as u32;
-    let shared = Arc::new(Shared {
-        fetcher: Arc::clone(&fetcher),
-        robots: RobotsCache::new(&config.crawl),
-        analyzer: deduper.read(|d| d.analyzer())?,
-        hops: hops::HopScope::new(config, &seeds)?,
-        canon,
-        max_links: config.extract.max_links,
-        analysis: tokio::sync::Semaphore::new(cores as usize),
-        analysis_permits: cores,
-        keep_bodies: out.keeps_bodies(),
-        fetch_options: crate::fetch::FetchOptions {
-            body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
-            ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
-        },
-        directives: config.crawl.directives.clone(),
-        robots_token: config.crawl.robots_token.clone(),
-        nofollow_mask: manners::nofollow_mask(&config.crawl.directives),
-    });
+
+    /// The URLs the crawl starts from (they also define its scope).
+    #[must_use]
+    pub fn seeds(mut self, seeds: Vec<Url>) -> Self {
+        self.seeds = seeds;
+        self
+    }
+
+    /// The crawl-loop settings that are not part of the config.
+    #[must_use]
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Crawls from the seeds until the frontier is empty and nothing is
+    /// in flight, or until `shutdown` resolves (then in-flight work is
+    /// drained). Writes one `pages.jsonl` line per fetch attempt to
+    /// `pages` and pushes every checked page to `sink` (verdicts,
+    /// clusters), then calls [`Sink::finish`].
+    ///
+    /// # Errors
+    /// Invalid scope patterns, sink or `pages` write errors, a poisoned
+    /// deduper. Fetch errors are outcomes, not errors.
+    pub async fn run(
+        self,
+        pages: &mut dyn Write,
+        sink: &mut dyn Sink,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<CrawlSummary> {
+        let mut out = Plain { pages, sink };
+        self.drive(None, &mut out, shutdown).await
+    }
+
+    /// The crawl loop. `restored` is the state of an interrupted crawl to
+    /// continue (then the seeds only define the scope). The steps: the
+    /// frontier and the workers are set up ([`Shared::new`],
+    /// [`spawn_workers`]), the start's sitemaps read, then the loop runs
+    /// ([`Loop::run`]) and the outputs are finished ([`Loop::finish`]).
+    pub(crate) async fn drive(
+        self,
+        restored: Option<state::CrawlState>,
+        out: &mut dyn Outputs,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<CrawlSummary> {
+        let start = Instant::now();
+        let Crawler {
+            config,
+            deduper,
+            fetcher,
+            seeds,
+            options,
+        } = self;
+        let canon = Canonicalizer::new(&config.crawl.canonical);
+        let mut frontier = Frontier::new(config, &options, &canon, &seeds)?;
+        let workers = match options.workers {
+            0 => config.crawl.fetch.concurrency.max(1),
+            n => n,
+        };
+        let max_in_flight = match options.max_in_flight {
+            0 => workers.saturating_mul(4),
+            n => n,
+        }
+        .max(1);
+        let keep_bodies = out.keeps_bodies();
+        let shared = Arc::new(Shared::new(
+            config,
+            &options,
+            &deduper,
+            &fetcher,
+            &seeds,
+            canon,
+            keep_bodies,
+        )?);
+        let (mut channels, handles) = spawn_workers(workers, max_in_flight, &shared);
+
+        let mut summary = CrawlSummary::default();
+        out.sink().begin()?;
+        let mut decider = Decider {
+            positions: HashMap::new(),
+            fetched: HashMap::new(),
+            records: 0,
+            watermark: 0,
+            batch: Summary::default(),
+            remote_store: deduper.read(crate::Deduper::store_is_remote)?,
+        };
+        if let Some(r) = restored {
+            r.restore(&mut frontier, &mut decider, &mut summary);
+        }
+        tokio::pin!(shutdown);
+        // Sitemaps are read once per crawl, before the first dispatch (a
+        // resumed crawl has their URLs in its restored queue); the shutdown
+        // signal stops the reading like the crawl.
+        let mut stopped_early = false;
+        if !frontier.sitemaps_read {
+            tokio::select! {
+                biased;
+                () = &mut shutdown => stopped_early = true,
+                found = read_sitemaps(&shared, config, &seeds) => {
+                    found.offer(&shared.canon, &mut frontier, &mut summary);
+                    frontier.sitemaps_read = true;
+                }
+            }
+        }
+        if stopped_early {
+            summary.interrupted = true;
+        }
+        let mut l = Loop {
+            frontier,
+            decider,
+            summary,
+            deduper,
+            out,
+            in_flight_urls: BTreeMap::new(),
+            since_checkpoint: 0,
+            holding: HashSet::new(),
+            next_dispatch: 0,
+            next_decide: 0,
+            reorder: BTreeMap::new(),
+            // A shutdown seen while reading sitemaps: `shutdown` is done
+            // and must not be polled again.
+            stopping: stopped_early,
+            max_in_flight: max_in_flight as u64,
+        };
+        if l.out.durable() {
+            // The starting point is a checkpoint too: a crash before the
+            // first periodic one resumes from here.
+            l.checkpoint().await?;
+        }
+        l.run(shutdown, &mut channels, fetcher.politeness()).await?;
+        // Closing the job channel ends the workers.
+        channels.job_tx.take();
+        for h in handles {
+            let _ = h.await;
+        }
+        l.finish(start, workers).await
+    }
+}
+
+impl Shared {
+    /// What the workers share: the fetcher, robots.txt cache, analyzer,
+    /// URL rules and the crawl's limits.
+    fn new(
+        config: &Config,
+        options: &Options,
+        deduper: &SharedDeduper,
+        fetcher: &Arc<Fetcher>,
+        seeds: &[Url],
+        canon: Canonicalizer,
+        keep_bodies: bool,
+    ) -> Result<Shared> {
+        let cores = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(1024) as u32;
+        Ok(Shared {
+            fetcher: Arc::clone(fetcher),
+            robots: RobotsCache::new(&config.crawl),
+            analyzer: deduper.read(|d| d.analyzer())?,
+            hops: hops::HopScope::new(config, seeds)?,
+            canon,
+            max_links: config.extract.max_links,
+            analysis: tokio::sync::Semaphore::new(cores as usize),
+            analysis_permits: cores,
+            keep_bodies,
+            fetch_options: crate::fetch::FetchOptions {
+                body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
+                ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
+            },
+            directives: config.crawl.directives.clone(),
+            robots_token: config.crawl.robots_token.clone(),
+            nofollow_mask: manners::nofollow_mask(&config.crawl.directives),
+        })
+    }
+}
+
+/// The frontier's ends of the channels to and from the workers.
+struct Channels {
+    /// Jobs to fetch; `None` once closed (which ends the workers).
+    job_tx: Option<mpsc::Sender<Job>>,
+    /// Fetched and analyzed pages, in the order they finish.
+    done_rx: mpsc::Receiver<Done>,
+    /// Sequence numbers of pages whose fetch is over (analysis follows):
+    /// their host's slot is free for the next URL.
+    fetched_rx: mpsc::Receiver<u64>,
+}
+
+/// Starts `workers` fetch workers sharing one job queue.
+fn spawn_workers(
+    workers: usize,
+    max_in_flight: usize,
+    shared: &Arc<Shared>,
+) -> (Channels, Vec<tokio::task::JoinHandle<()>>) {
     let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
-    let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
-    // Sequence numbers of pages whose fetch is over (analysis follows):
-    // their host's slot is free for the next URL. At most one per page in
-    // flight, so a send never finds it full.
-    let (fetched_tx, mut fetched_rx) = mpsc::channel::<u64>(max_in_flight);
+    let (done_tx, done_rx) = mpsc::channel::<Done>(workers);
+    // At most one fetch-over message per page in flight, so a send never
+    // finds the channel full.
+    let (fetched_tx, fetched_rx) = mpsc::channel::<u64>(max_in_flight);
     let job_rx = Arc::new(tokio::sync::Mutex::new(job_rx));
     let mut handles = Vec::with_capacity(workers);
     for _ in 0..workers {
         let rx = Arc::clone(&job_rx);
         let tx = done_tx.clone();
         let fetched = fetched_tx.clone();
-        let shared = Arc::clone(&shared);
+        let shared = Arc::clone(shared);
         handles.push(tokio::spawn(worker(rx, tx, fetched, shared)));
     }
-    drop(done_tx);
-    drop(fetched_tx);
-
-    let mut summary = CrawlSummary::default();
-    out.sink().begin()?;
-    let mut state = Decider {
-        positions: HashMap::new(),
-        fetched: HashMap::new(),
-        records: 0,
-        watermark: 0,
-        batch: Summary::default(),
-        remote_store: deduper.read(crate::Deduper::store_is_remote)?,
+    let channels = Channels {
+        job_tx: Some(job_tx),
+        done_rx,
+        fetched_rx,
     };
-    if let Some(r) = restored {
-        r.restore(&mut frontier, &mut state, &mut summary);
-    }
-    tokio::pin!(shutdown);
-    // Sitemaps are read once per crawl, before the first dispatch (a
-    // resumed crawl has their URLs in its restored queue); the shutdown
-    // signal stops the reading like the crawl.
-    let mut stopped_early = false;
-    if !frontier.sitemaps_read {
-        tokio::select! {
-            biased;
-            () = &mut shutdown => stopped_early = true,
-            found = read_sitemaps(&shared, config, &seeds) => {
-                found.offer(&shared.canon, &mut frontier, &mut summary);
-                frontier.sitemaps_read = true;
+    (channels, handles)
+}
+
+/// The frontier task's state while the crawl loop runs.
+struct Loop<'o> {
+    frontier: Frontier,
+    decider: Decider,
+    summary: CrawlSummary,
+    deduper: SharedDeduper,
+    out: &'o mut dyn Outputs,
+    /// Dispatched and not yet decided, by sequence number: a checkpoint
+    /// records them at the head of the queue, to be fetched again.
+    in_flight_urls: BTreeMap<u64, Queued>,
+    /// Pages decided since the last checkpoint.
+    since_checkpoint: u64,
+    /// Dispatched pages still counted against their host's concurrency:
+    /// until their fetch is over (or, failing that signal, their result
+    /// comes).
+    holding: HashSet<u64>,
+    next_dispatch: u64,
+    next_decide: u64,
+    /// Results that came before an earlier dispatched page's.
+    reorder: BTreeMap<u64, Done>,
+    /// No more dispatching: the shutdown signal came (it must not be
+    /// polled again) or every worker is gone.
+    stopping: bool,
+    max_in_flight: u64,
+}
+
+impl Loop<'_> {
+    /// Dispatches, receives and decides until the frontier is empty and
+    /// nothing is in flight, or, after a shutdown, until the work in
+    /// flight is drained.
+    async fn run(
+        &mut self,
+        mut shutdown: std::pin::Pin<&mut impl Future<Output = ()>>,
+        ch: &mut Channels,
+        politeness: &Politeness,
+    ) -> Result<()> {
+        loop {
+            let in_flight = self.next_dispatch - self.next_decide;
+            if in_flight == 0 && (self.frontier.queue.is_empty() || self.stopping) {
+                return Ok(());
             }
-        }
-    }
-    if stopped_early {
-        summary.interrupted = true;
-    }
-    // Dispatched and not yet decided, by sequence number: a checkpoint
-    // records them at the head of the queue, to be fetched again.
-    let mut in_flight_urls: BTreeMap<u64, Queued> = BTreeMap::new();
-    let mut since_checkpoint: u64 = 0;
-    if out.durable() {
-        // The starting point is a checkpoint too: a crash before the first
-        // periodic one resumes from here.
-        checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
-    }
-    // Dispatched pages still counted against their host's concurrency:
-    // until their fetch is over (or, failing that signal, their result
-    // comes).
-    let mut holding: HashSet<u64> = HashSet::new();
-    let mut next_dispatch: u64 = 0;
-    let mut next_decide: u64 = 0;
-    let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
-    // A shutdown seen while reading sitemaps: `shutdown` is done and must
-    // not be polled again.
-    let mut stopping = stopped_early;
-    let mut job_tx = Some(job_tx);
-    let politeness = fetcher.politeness();
-    loop {
-        let in_flight = next_dispatch - next_decide;
-        if in_flight == 0 && (frontier.queue.is_empty() || stopping) {
-            break;
-        }
-        let can_dispatch =
-            !stopping && !frontier.queue.is_empty() && in_flight < max_in_flight as u64;
-        // Which host may go now; if none, when the first one may. Idle:
-        // every host with queued URLs is at its concurrency, so a result
-        // must come first (there is one in flight).
-        let poll = if can_dispatch {
-            frontier.queue.poll(tokio::time::Instant::now(), politeness)
-        } else {
-            Poll::Idle
-        };
-        let ready = poll == Poll::Ready;
-        let wake = match poll {
-            Poll::Until(at) => Some(at),
-            Poll::Ready | Poll::Idle => None,
-        };
-        // Biased: a shutdown is seen at once, and finished work is decided
-        // before more is dispatched (fewer bodies held).
-        tokio::select! {
-            biased;
-            () = &mut shutdown, if !stopping => {
-                tracing::info!("shutdown: draining {in_flight} pages in flight");
-                stopping = true;
-                summary.interrupted = true;
-            }
-            Some(seq) = fetched_rx.recv(), if in_flight > 0 => {
-                if holding.remove(&seq) {
-                    if let Some((url, _, _)) = in_flight_urls.get(&seq) {
-                        frontier.queue.done(&host_key(url));
+            let can_dispatch =
+                !self.stopping && !self.frontier.queue.is_empty() && in_flight < self.max_in_flight;
+            // Which host may go now; if none, when the first one may.
+            // Idle: every host with queued URLs is at its concurrency, so a
+            // result must come first (there is one in flight).
+            let poll = if can_dispatch {
+                self.frontier
+                    .queue
+                    .poll(tokio::time::Instant::now(), politeness)
+            } else {
+                Poll::Idle
+            };
+            let ready = poll == Poll::Ready;
+            let wake = match poll {
+                Poll::Until(at) => Some(at),
+                Poll::Ready | Poll::Idle => None,
+            };
+            let stopping = self.stopping;
+            let job_tx = &ch.job_tx;
+            // Biased: a shutdown is seen at once, and finished work is
+            // decided before more is dispatched (fewer bodies held).
+            tokio::select! {
+                biased;
+                () = &mut shutdown, if !stopping => {
+                    tracing::info!("shutdown: draining {in_flight} pages in flight");
+                    self.stopping = true;
+                    self.summary.interrupted = true;
+                }
+                Some(seq) = ch.fetched_rx.recv(), if in_flight > 0 => self.fetch_over(seq),
+                done = ch.done_rx.recv(), if in_flight > 0 => {
+                    let Some(done) = done else {
+                        return Err(worker_gone());
+                    };
+                    self.receive(done).await?;
+                }
+                permit = async { match job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if ready => {
+                    match permit {
+                        Some(permit) => self.dispatch(permit, politeness),
+                        // Every worker is gone: nothing more can be fetched.
+                        None => self.stopping = true,
                     }
                 }
+                // No host is ready: wait for the first slot (results and
+                // the shutdown signal still come in meanwhile).
+                () = async { if let Some(at) = wake { tokio::time::sleep_until(at).await } }, if wake.is_some() => {}
             }
-            done = done_rx.recv(), if in_flight > 0 => {
-                let Some(done) = done else {
-                    return Err(worker_gone());
-                };
-                if holding.remove(&done.job.seq) {
-                    frontier.queue.done(&host_key(&done.job.url));
-                }
-                reorder.insert(done.job.seq, done);
-                while let Some(done) = reorder.remove(&next_decide) {
-                    next_decide += 1;
-                    in_flight_urls.remove(&done.job.seq);
-                    state.process(done, &mut frontier, &deduper, out, &mut summary).await?;
-                    since_checkpoint += 1;
-                }
-                out.progress(&summary, frontier.queue.len(), next_dispatch - next_decide);
-                if out.checkpoint_due(since_checkpoint) {
-                    checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
-                    since_checkpoint = 0;
-                }
-            }
-            permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if ready => {
-                let Some(permit) = permit else {
-                    // Every worker is gone: nothing more can be fetched.
-                    stopping = true;
-                    continue;
-                };
-                // None when the host's slot moved while the permit was
-                // awaited (a redirect or robots.txt fetch took it): the
-                // next turn waits for it.
-                if let Some((url, depth, dups)) =
-                    frontier.next(tokio::time::Instant::now(), politeness)
-                {
-                    in_flight_urls.insert(next_dispatch, (url.clone(), depth, dups));
-                    holding.insert(next_dispatch);
-                    let key = frontier.key(&url);
-                    permit.send(Job { seq: next_dispatch, url, key, depth, dups });
-                    next_dispatch += 1;
-                }
-            }
-            // No host is ready: wait for the first slot (results and the
-            // shutdown signal still come in meanwhile).
-            () = async { if let Some(at) = wake { tokio::time::sleep_until(at).await } }, if wake.is_some() => {}
         }
     }
-    // Closing the job channel ends the workers.
-    job_tx.take();
-    for h in handles {
-        let _ = h.await;
+
+    /// A page's fetch is over: its host's slot is free.
+    fn fetch_over(&mut self, seq: u64) {
+        if self.holding.remove(&seq) {
+            if let Some((url, _, _)) = self.in_flight_urls.get(&seq) {
+                self.frontier.queue.done(&host_key(url));
+            }
+        }
     }
-    out.pages()
-        .flush()
-        .map_err(|e| Error::io(std::path::Path::new("pages.jsonl"), e))?;
-    summary.elapsed = start.elapsed();
-    state.batch.elapsed = summary.elapsed;
-    state.batch.threads = workers;
-    out.sink().finish(&state.batch)?;
-    if out.durable() {
-        // The last checkpoint: nothing in flight; an empty queue (and no
-        // interruption) marks the crawl finished.
-        checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
+
+    /// A page's result: decided with every result now in dispatch order
+    /// ([`Decider::process`]), then progress and, when due, a checkpoint.
+    async fn receive(&mut self, done: Done) -> Result<()> {
+        if self.holding.remove(&done.job.seq) {
+            self.frontier.queue.done(&host_key(&done.job.url));
+        }
+        self.reorder.insert(done.job.seq, done);
+        while let Some(done) = self.reorder.remove(&self.next_decide) {
+            self.next_decide += 1;
+            self.in_flight_urls.remove(&done.job.seq);
+            self.decider
+                .process(
+                    done,
+                    &mut self.frontier,
+                    &self.deduper,
+                    &mut *self.out,
+                    &mut self.summary,
+                )
+                .await?;
+            self.since_checkpoint += 1;
+        }
+        self.out.progress(
+            &self.summary,
+            self.frontier.queue.len(),
+            self.next_dispatch - self.next_decide,
+        );
+        if self.out.checkpoint_due(self.since_checkpoint) {
+            self.checkpoint().await?;
+            self.since_checkpoint = 0;
+        }
+        Ok(())
     }
-    summary.skipped = std::mem::take(&mut frontier.skipped);
-    Ok(summary)
+
+    /// Sends the next URL of a ready host to a worker. None is sent when
+    /// the host's slot moved while the permit was awaited (a redirect or
+    /// robots.txt fetch took it): the next turn waits for it.
+    fn dispatch(&mut self, permit: mpsc::Permit<'_, Job>, politeness: &Politeness) {
+        if let Some((url, depth, dups)) =
+            self.frontier.next(tokio::time::Instant::now(), politeness)
+        {
+            let seq = self.next_dispatch;
+            self.in_flight_urls.insert(seq, (url.clone(), depth, dups));
+            self.holding.insert(seq);
+            let key = self.frontier.key(&url);
+            permit.send(Job {
+                seq,
+                url,
+                key,
+                depth,
+                dups,
+            });
+            self.next_dispatch += 1;
+        }
+    }
+
+    /// See [`checkpoint`].
+    async fn checkpoint(&mut self) -> Result<()> {
+        checkpoint(
+            &mut *self.out,
+            &self.deduper,
+            &self.frontier,
+            &self.decider,
+            &self.summary,
+            &self.in_flight_urls,
+        )
+        .await
+    }
+
+    /// After the loop: flushes `pages.jsonl`, finishes the sink, writes the
+    /// last checkpoint (nothing in flight; an empty queue and no
+    /// interruption mark the crawl finished) and returns the summary.
+    async fn finish(mut self, start: Instant, workers: usize) -> Result<CrawlSummary> {
+        self.out
+            .pages()
+            .flush()
+            .map_err(|e| Error::io(std::path::Path::new("pages.jsonl"), e))?;
+        self.summary.elapsed = start.elapsed();
+        self.decider.batch.elapsed = self.summary.elapsed;
+        self.decider.batch.threads = workers;
+        self.out.sink().finish(&self.decider.batch)?;
+        if self.out.durable() {
+            self.checkpoint().await?;
+        }
+        self.summary.skipped = std::mem::take(&mut self.frontier.skipped);
+        Ok(self.summary)
+    }
 }
 
 /// Flushes the index (on the blocking pool: it fsyncs), then lets `out`
