@@ -1317,10 +1317,8 @@ impl Decider {
     /// Decides one fetch result, in dispatch order. The steps: its
     /// `pages.jsonl` line ([`write_page_line`]); for a 2xx HTML page, a
     /// redirect stub is followed ([`Decider::follow_stub`]), a `noindex`
-    /// page only has its links expanded, any other page gets a verdict
-    /// ([`Decider::judge`]) that is counted ([`Decider::tally`]) and sent
-    /// to the sink, and its links are expanded unless too many duplicates
-    /// came in a row.
+    /// page only has its links expanded, any other page is checked
+    /// ([`Decider::check`]).
     async fn process(
         &mut self,
         done: Done,
@@ -1386,6 +1384,47 @@ impl Decider {
             frontier.expand(page_links, job.depth, job.dups);
             return Ok(());
         }
+        self.check(
+            Checked {
+                job,
+                key,
+                outcome,
+                final_url,
+                redirected,
+                analyzed,
+                canonical: page_canonical,
+                links: page_links,
+            },
+            frontier,
+            deduper,
+            out,
+            summary,
+        )
+        .await
+    }
+
+    /// Decides a checked page: its verdict by URL ([`Decider::known_match`])
+    /// or by content ([`Decider::judge`]), counted ([`Decider::tally`]) and
+    /// sent to the sink; its links are expanded unless too many duplicates
+    /// came in a row.
+    async fn check(
+        &mut self,
+        page: Checked,
+        frontier: &mut Frontier,
+        deduper: &SharedDeduper,
+        out: &mut dyn Outputs,
+        summary: &mut CrawlSummary,
+    ) -> Result<()> {
+        let Checked {
+            job,
+            key,
+            outcome,
+            final_url,
+            redirected,
+            mut analyzed,
+            canonical: page_canonical,
+            links: page_links,
+        } = page;
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
         let bytes = analyzed.bytes;
@@ -1744,6 +1783,24 @@ async fn read_sitemaps(shared: &Shared, config: &Config, seeds: &[Url]) -> Sitem
         out.urls.extend(found.urls.into_iter().map(|u| (u, depth)));
     }
     out
+}
+
+/// A page to check for duplicates (a 2xx HTML answer, not a redirect
+/// stub, not `noindex`), as [`Decider::process`] hands it to
+/// [`Decider::check`].
+struct Checked {
+    job: Job,
+    /// The page's canonical key.
+    key: String,
+    outcome: Box<FetchOutcome>,
+    /// The URL that answered, canonicalized.
+    final_url: Url,
+    /// The answer came from another URL than the key.
+    redirected: bool,
+    analyzed: Analyzed,
+    /// `<link rel=canonical>`, canonicalized.
+    canonical: Option<Url>,
+    links: PageLinks,
 }
 
 /// A page's links with what decides whether they are followed.
