@@ -16,7 +16,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup_batch::output::OutputDir;
 use neardup_crawl::fetch::Fetcher;
-use neardup_crawl::{run, Options};
+use neardup_crawl::{Crawler, Options};
 use serde_json::Value;
 use url::Url;
 
@@ -270,11 +270,12 @@ async fn crawl(
     let mut sink = OutputDir::create(out).expect("out dir");
     let mut pages = Vec::new();
     let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
-    let summary = run(
-        seeds, &config, options, deduper, fetcher, &mut pages, &mut sink, shutdown,
-    )
-    .await
-    .expect("crawl");
+    let summary = Crawler::new(&config, deduper, fetcher)
+        .seeds(seeds)
+        .options(options.clone())
+        .run(&mut pages, &mut sink, shutdown)
+        .await
+        .expect("crawl");
     let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
     (summary, pages)
 }
@@ -530,18 +531,12 @@ async fn links_of_duplicates_follow_duplicate_hops() {
             ..Options::default()
         };
         let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
-        let summary = run(
-            seeds,
-            &config,
-            &options,
-            deduper,
-            fetcher,
-            &mut pages,
-            &mut sink,
-            std::future::pending(),
-        )
-        .await
-        .expect("crawl");
+        let summary = Crawler::new(&config, deduper, fetcher)
+            .seeds(seeds)
+            .options(options.clone())
+            .run(&mut pages, &mut sink, std::future::pending())
+            .await
+            .expect("crawl");
         let hits = hits.lock().expect("lock").clone();
         let fetched = |p: &str| hits.iter().any(|h| h == p);
         assert!(fetched("/copy.html"), "{hits:?}");
@@ -689,18 +684,12 @@ async fn crawl_seeds(config: &Config, seeds: &[String], options: &Options) -> Ve
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
     let seeds = seeds.iter().map(|s| Url::parse(s).expect("seed")).collect();
-    run(
-        seeds,
-        config,
-        options,
-        deduper,
-        fetcher,
-        &mut pages,
-        &mut sink,
-        std::future::pending(),
-    )
-    .await
-    .expect("crawl");
+    Crawler::new(config, deduper, fetcher)
+        .seeds(seeds)
+        .options(options.clone())
+        .run(&mut pages, &mut sink, std::future::pending())
+        .await
+        .expect("crawl");
     json_lines(std::str::from_utf8(&pages).expect("utf-8"))
 }
 
@@ -881,18 +870,12 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
             ..Options::default()
         };
         let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
-        run(
-            seeds,
-            &config,
-            &options,
-            SharedDeduper::new(deduper),
-            fetcher,
-            &mut Vec::new(),
-            &mut sink,
-            std::future::pending(),
-        )
-        .await
-        .expect("crawl");
+        Crawler::new(&config, SharedDeduper::new(deduper), fetcher)
+            .seeds(seeds)
+            .options(options.clone())
+            .run(&mut Vec::new(), &mut sink, std::future::pending())
+            .await
+            .expect("crawl");
     });
     let verdicts = json_lines(&dir.read("out/verdicts.jsonl"))
         .into_iter()

@@ -17,7 +17,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup_batch::output::OutputDir;
 use neardup_crawl::fetch::Fetcher;
-use neardup_crawl::{run, CrawlSummary, Options};
+use neardup_crawl::{CrawlSummary, Crawler, Options};
 use serde_json::Value;
 use url::Url;
 
@@ -164,18 +164,12 @@ pub async fn crawl(
         max_in_flight: 1,
         ..Options::default()
     };
-    let summary = run(
-        seeds,
-        config,
-        &options,
-        deduper,
-        Arc::new(fetcher),
-        &mut pages,
-        &mut sink,
-        std::future::pending(),
-    )
-    .await
-    .expect("crawl");
+    let summary = Crawler::new(config, deduper, Arc::new(fetcher))
+        .seeds(seeds)
+        .options(options.clone())
+        .run(&mut pages, &mut sink, std::future::pending())
+        .await
+        .expect("crawl");
     let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
     let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
     (summary, pages, verdicts)

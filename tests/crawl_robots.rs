@@ -20,7 +20,7 @@ use neardup_batch::output::OutputDir;
 use neardup_crawl::fetch::{FetchError, Fetcher};
 use neardup_crawl::frontier::robots::RobotsSource;
 use neardup_crawl::frontier::RobotsCache;
-use neardup_crawl::{run, CrawlSummary, Options};
+use neardup_crawl::{CrawlSummary, Crawler, Options};
 use serde_json::Value;
 use url::Url;
 
@@ -99,18 +99,12 @@ async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSumm
         max_in_flight: 1,
         ..Options::default()
     };
-    let summary = run(
-        vec![Url::parse(seed).expect("seed")],
-        config,
-        &options,
-        deduper,
-        fetcher,
-        &mut pages,
-        &mut sink,
-        std::future::pending(),
-    )
-    .await
-    .expect("crawl");
+    let summary = Crawler::new(config, deduper, fetcher)
+        .seeds(vec![Url::parse(seed).expect("seed")])
+        .options(options.clone())
+        .run(&mut pages, &mut sink, std::future::pending())
+        .await
+        .expect("crawl");
     let pages = json_lines(std::str::from_utf8(&pages).expect("utf-8"));
     (summary, pages)
 }

@@ -14,7 +14,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup_batch::output::OutputDir;
 use neardup_crawl::fetch::Fetcher;
-use neardup_crawl::{run, Options};
+use neardup_crawl::Crawler;
 use serde_json::Value;
 use url::Url;
 
@@ -82,18 +82,11 @@ async fn redirects_out_of_robots_or_scope_are_refused() {
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
     let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
-    run(
-        seeds,
-        &config,
-        &Options::default(),
-        deduper,
-        fetcher,
-        &mut pages,
-        &mut sink,
-        std::future::pending(),
-    )
-    .await
-    .expect("crawl");
+    Crawler::new(&config, deduper, fetcher)
+        .seeds(seeds)
+        .run(&mut pages, &mut sink, std::future::pending())
+        .await
+        .expect("crawl");
     let pages: Vec<Value> = std::str::from_utf8(&pages)
         .expect("utf-8")
         .lines()

@@ -1,10 +1,11 @@
-//! `neardup crawl`: seeds and flags to a [`neardup_crawl::run`] call on a
+//! `neardup crawl`: seeds and flags to a [`neardup_crawl::Crawler`] run on a
 //! tokio runtime; `--demo` first starts the built-in sites.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use neardup::config::Config;
 use neardup::deduper::SharedDeduper;
 use neardup::Deduper;
 use neardup_batch::output::OutputDir;
@@ -12,87 +13,26 @@ use neardup_cli::demo::{demo_config, DemoSites};
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::progress::Progress;
 use neardup_crawl::seeds::{parse_seed, parse_seeds_bytes};
-use neardup_crawl::state::{run_in_dir, CheckpointPolicy, CrawlDir, Resumed};
-use neardup_crawl::{format_report, format_summary, CrawlSummary, Options};
+use neardup_crawl::state::{CheckpointPolicy, CrawlDir, Resumed};
+use neardup_crawl::{format_report, format_summary, CrawlSummary, Crawler, Options};
+use url::Url;
 
 use super::args::{Args, CrawlArgs};
 
-/// Runs the command.
+/// Runs the command: the config ([`crawl_config`]), seeds
+/// ([`read_seeds`]) and checkpoint policy ([`checkpoint_policy`]) from
+/// the flags, then, on a tokio runtime, the demo sites if asked, the
+/// crawl directory ([`open_dir`]) and the crawl; then the summary and
+/// report ([`print_results`]).
 pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
-    // A resumed crawl reads the config it saved, unless one is given (then
-    // the crawl state's config hash must match, as before).
-    let saved = a
-        .resume
-        .as_ref()
-        .map(|d| d.join(neardup_batch::output::CONFIG_TOML))
-        .filter(|p| args.config.is_none() && p.is_file());
-    let config_file = args.config.as_deref().or(saved.as_deref());
-    let mut config = super::load_config(config_file, &a.detectors.detectors)?;
-    if a.allow_private {
-        config.crawl.allow_private = true;
-    }
-    if let Some(proxy) = &a.proxy {
-        config.crawl.fetch.proxy = proxy.trim().to_owned();
-        config.validate().context("invalid --proxy")?;
-    }
-    if a.demo {
-        config = demo_config(config);
-    } else if !config.crawl.user_agent_has_contact() {
-        eprintln!(
-            "neardup: warning: crawl.user_agent {:?} names no contact URL or e-mail; \
-             site operators cannot reach you (see configs/default.toml)",
-            config.crawl.user_agent
-        );
-    }
-    let mut seeds = Vec::new();
-    if let Some(path) = &a.seeds {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("read seeds file {}", path.display()))?;
-        let (good, bad) = parse_seeds_bytes(&bytes, config.canonical.max_url_len);
-        for b in &bad {
-            eprintln!("neardup: {}: skipped seed {b}", path.display());
-        }
-        seeds.extend(good);
-    }
-    for s in &a.seed {
-        match parse_seed(s) {
-            Ok(u) => seeds.push(u),
-            Err(e) => eprintln!("neardup: skipped --seed {s:?}: {e}"),
-        }
-    }
-    if seeds.is_empty() && !a.demo && a.resume.is_none() {
-        anyhow::bail!("no valid seed URL (give --seeds FILE or --seed URL)");
-    }
+    let config = crawl_config(args, a)?;
+    let mut seeds = read_seeds(a, &config)?;
     let out_dir = a
         .resume
         .clone()
         .or_else(|| a.out.clone())
         .unwrap_or_else(|| std::path::PathBuf::from("neardup-demo"));
-    if let Some(index) = &a.index {
-        // The crawl's own index lives in DIR/index.redb so that --resume can
-        // roll it back to the last checkpoint; a shared index holds other
-        // workers' pages too and cannot be rolled back.
-        if !index.is_redis() {
-            anyhow::bail!(
-                "crawl keeps its own index in DIR/index.redb; --index takes only a shared redis:// index"
-            );
-        }
-        if a.resume.is_some() {
-            anyhow::bail!(
-                "--resume needs the crawl's own embedded index; it cannot be combined with a shared --index redis://..."
-            );
-        }
-    }
-    if !(a.progress_secs.is_finite() && a.progress_secs >= 0.0) {
-        anyhow::bail!("--progress-secs must be a number of seconds >= 0");
-    }
-    if !(a.checkpoint_secs.is_finite() && a.checkpoint_secs >= 0.0) {
-        anyhow::bail!("--checkpoint-secs must be a number of seconds >= 0");
-    }
-    let policy = CheckpointPolicy {
-        pages: a.checkpoint_pages.max(1),
-        interval: std::time::Duration::from_secs_f64(a.checkpoint_secs),
-    };
+    let policy = checkpoint_policy(a)?;
     let registry = neardup::plugins::registry();
     // The chain's names, as the index and the crawl state record them.
     let detectors = Deduper::with_registry(
@@ -127,72 +67,185 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         } else {
             None
         };
-        let mut dir = match &a.resume {
-            Some(d) => match CrawlDir::resume(d, &config, detectors, policy)
-                .with_context(|| format!("resume the crawl in {}", d.display()))?
-            {
-                Resumed::Finished(s) => {
-                    if !a.quiet {
-                        eprintln!(
-                            "neardup: the crawl in {} had finished ({} pages checked): nothing to do",
-                            d.display(),
-                            s.pages
-                        );
-                    }
-                    return anyhow::Ok(None);
-                }
-                Resumed::Ready(dir) => *dir,
-            },
-            None => CrawlDir::create(
-                &out_dir,
-                &config,
-                detectors,
-                &seeds,
-                policy,
-                a.warc_out.as_deref(),
-            )
-                .with_context(|| format!("start the crawl in {}", out_dir.display()))?,
+        let Some(mut dir) = open_dir(a, &config, detectors, &seeds, policy, &out_dir)? else {
+            return anyhow::Ok(None);
         };
-        super::report_cmd::write_config(dir.dir(), &config)?;
-        if let (Some(n), false) = (dir.resumed_pages(), a.quiet) {
-            eprintln!(
-                "neardup: resuming the crawl in {} after {n} pages checked",
-                out_dir.display()
-            );
-        }
-        if !a.quiet {
-            if let Some(p) =
-                Progress::for_stderr(std::time::Duration::from_secs_f64(a.progress_secs))
-            {
-                dir.show_progress(p);
-            }
-        }
         let deduper = SharedDeduper::new(match &a.index {
             Some(shared) => super::open_deduper(config.clone(), Some(shared))?,
             None => Deduper::open(config.clone(), &registry, &dir.index_path())
                 .with_context(|| format!("open the index {}", dir.index_path().display()))?,
         });
-        let summary = run_in_dir(
-            &mut dir,
-            &config,
-            &options,
-            deduper,
-            fetcher,
-            super::shutdown_signal("neardup: stopping: finishing the pages in flight"),
-        )
-        .await?;
+        let summary = Crawler::new(&config, deduper, fetcher)
+            .options(options)
+            .run_in_dir(
+                &mut dir,
+                super::shutdown_signal("neardup: stopping: finishing the pages in flight"),
+            )
+            .await?;
         anyhow::Ok(Some(summary))
     })?;
     let Some(summary) = summary else {
         return Ok(ExitCode::SUCCESS);
     };
-    write_summary(&out_dir, &summary)?;
+    print_results(a, &out_dir, &summary)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The crawl's config: a resumed crawl reads the config it saved, unless
+/// one is given (then the crawl state's config hash must match, as
+/// before); `--allow-private`, `--proxy` and `--demo` apply on top. Warns
+/// when the user agent names no contact.
+fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<Config> {
+    let saved = a
+        .resume
+        .as_ref()
+        .map(|d| d.join(neardup_batch::output::CONFIG_TOML))
+        .filter(|p| args.config.is_none() && p.is_file());
+    let config_file = args.config.as_deref().or(saved.as_deref());
+    let mut config = super::load_config(config_file, &a.detectors.detectors)?;
+    if a.allow_private {
+        config.crawl.allow_private = true;
+    }
+    if let Some(proxy) = &a.proxy {
+        config.crawl.fetch.proxy = proxy.trim().to_owned();
+        config.validate().context("invalid --proxy")?;
+    }
+    if a.demo {
+        config = demo_config(config);
+    } else if !config.crawl.user_agent_has_contact() {
+        eprintln!(
+            "neardup: warning: crawl.user_agent {:?} names no contact URL or e-mail; \
+             site operators cannot reach you (see configs/default.toml)",
+            config.crawl.user_agent
+        );
+    }
+    Ok(config)
+}
+
+/// The seeds of `--seeds FILE` and `--seed URL` (bad ones skipped with a
+/// message); an error when there are none and neither `--demo` nor
+/// `--resume` supplies them.
+fn read_seeds(a: &CrawlArgs, config: &Config) -> anyhow::Result<Vec<Url>> {
+    let mut seeds = Vec::new();
+    if let Some(path) = &a.seeds {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("read seeds file {}", path.display()))?;
+        let (good, bad) = parse_seeds_bytes(&bytes, config.crawl.canonical.max_url_len);
+        for b in &bad {
+            eprintln!("neardup: {}: skipped seed {b}", path.display());
+        }
+        seeds.extend(good);
+    }
+    for s in &a.seed {
+        match parse_seed(s) {
+            Ok(u) => seeds.push(u),
+            Err(e) => eprintln!("neardup: skipped --seed {s:?}: {e}"),
+        }
+    }
+    if seeds.is_empty() && !a.demo && a.resume.is_none() {
+        anyhow::bail!("no valid seed URL (give --seeds FILE or --seed URL)");
+    }
+    Ok(seeds)
+}
+
+/// Checks the flags that cannot go together (`--index` other than a
+/// shared redis index, or with `--resume`) and the durations, and
+/// returns the checkpoint policy.
+fn checkpoint_policy(a: &CrawlArgs) -> anyhow::Result<CheckpointPolicy> {
+    if let Some(index) = &a.index {
+        // The crawl's own index lives in DIR/index.redb so that --resume can
+        // roll it back to the last checkpoint; a shared index holds other
+        // workers' pages too and cannot be rolled back.
+        if !index.is_redis() {
+            anyhow::bail!(
+                "crawl keeps its own index in DIR/index.redb; --index takes only a shared redis:// index"
+            );
+        }
+        if a.resume.is_some() {
+            anyhow::bail!(
+                "--resume needs the crawl's own embedded index; it cannot be combined with a shared --index redis://..."
+            );
+        }
+    }
+    if !(a.progress_secs.is_finite() && a.progress_secs >= 0.0) {
+        anyhow::bail!("--progress-secs must be a number of seconds >= 0");
+    }
+    if !(a.checkpoint_secs.is_finite() && a.checkpoint_secs >= 0.0) {
+        anyhow::bail!("--checkpoint-secs must be a number of seconds >= 0");
+    }
+    Ok(CheckpointPolicy {
+        pages: a.checkpoint_pages.max(1),
+        interval: std::time::Duration::from_secs_f64(a.checkpoint_secs),
+    })
+}
+
+/// The crawl directory: resumed (`None` when that crawl had finished:
+/// nothing to do) or created in `out_dir`; its config is written, and a
+/// progress bar attached unless `--quiet`.
+fn open_dir(
+    a: &CrawlArgs,
+    config: &Config,
+    detectors: Vec<String>,
+    seeds: &[Url],
+    policy: CheckpointPolicy,
+    out_dir: &std::path::Path,
+) -> anyhow::Result<Option<CrawlDir>> {
+    let mut dir = match &a.resume {
+        Some(d) => match CrawlDir::resume(d, config, detectors, policy)
+            .with_context(|| format!("resume the crawl in {}", d.display()))?
+        {
+            Resumed::Finished(s) => {
+                if !a.quiet {
+                    eprintln!(
+                        "neardup: the crawl in {} had finished ({} pages checked): nothing to do",
+                        d.display(),
+                        s.pages
+                    );
+                }
+                return Ok(None);
+            }
+            Resumed::Ready(dir) => *dir,
+        },
+        None => CrawlDir::create(
+            out_dir,
+            config,
+            detectors,
+            seeds,
+            policy,
+            a.warc_out.as_deref(),
+        )
+        .with_context(|| format!("start the crawl in {}", out_dir.display()))?,
+    };
+    super::report_cmd::write_config(dir.dir(), config)?;
+    if let (Some(n), false) = (dir.resumed_pages(), a.quiet) {
+        eprintln!(
+            "neardup: resuming the crawl in {} after {n} pages checked",
+            out_dir.display()
+        );
+    }
+    if !a.quiet {
+        if let Some(p) = Progress::for_stderr(std::time::Duration::from_secs_f64(a.progress_secs)) {
+            dir.show_progress(p);
+        }
+    }
+    Ok(Some(dir))
+}
+
+/// After the crawl: `crawl-summary.json`, then (unless `--quiet`) the demo's
+/// cluster report, the summary and skipped links on stderr, and the
+/// report (unless `--no-report`).
+fn print_results(
+    a: &CrawlArgs,
+    out_dir: &std::path::Path,
+    summary: &CrawlSummary,
+) -> anyhow::Result<()> {
+    write_summary(out_dir, summary)?;
     if !a.quiet {
         if a.demo {
-            let clusters = neardup_crawl::state::clusters_from_verdicts(&out_dir)?;
+            let clusters = neardup_crawl::state::clusters_from_verdicts(out_dir)?;
             print!("{}", format_report(&clusters.report()));
         }
-        for line in format_summary(&summary) {
+        for line in format_summary(summary) {
             eprintln!("neardup: {line}");
         }
         let skipped: Vec<String> = summary
@@ -212,9 +265,9 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if !a.no_report {
-        super::report_cmd::after_run(&out_dir, a.quiet)?;
+        super::report_cmd::after_run(out_dir, a.quiet)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Writes `DIR/crawl-summary.json`: the run's counters (this run's, over

@@ -122,8 +122,8 @@
 //! dispatching, drains the work in flight (its verdicts are written) and
 //! finishes the sinks, so every output file is complete.
 //!
-//! [`run`] writes to plain writers and keeps nothing on disk; the CLI uses
-//! [`state::run_in_dir`], the same loop with checkpoints so `--resume`
+//! [`Crawler::run`] writes to plain writers and keeps nothing on disk; the
+//! CLI uses [`Crawler::run_in_dir`], the same loop with checkpoints so `--resume`
 //! can continue a crawl stopped by Ctrl-C or killed (see [`state`]), an
 //! optional WARC output ([`warc`]) and a progress bar ([`progress`]).
 #![deny(missing_docs)]
@@ -372,33 +372,6 @@ struct Shared {
     nofollow_mask: u8,
 }
 
-/// Crawls from `seeds` until the frontier is empty and nothing is in
-/// flight, or until `shutdown` resolves (then in-flight work is drained).
-/// Writes one `pages.jsonl` line per fetch attempt to `pages` and pushes
-/// every checked page to `sink` (verdicts, clusters), then calls
-/// [`Sink::finish`].
-///
-/// # Errors
-/// Invalid scope patterns, sink or `pages` write errors, a poisoned
-/// deduper. Fetch errors are outcomes, not errors.
-#[allow(clippy::too_many_arguments)]
-pub async fn run(
-    seeds: Vec<Url>,
-    config: &Config,
-    options: &Options,
-    deduper: SharedDeduper,
-    fetcher: Arc<Fetcher>,
-    pages: &mut dyn Write,
-    sink: &mut dyn Sink,
-    shutdown: impl Future<Output = ()>,
-) -> Result<CrawlSummary> {
-    let mut out = Plain { pages, sink };
-    drive(
-        seeds, None, config, options, deduper, fetcher, &mut out, shutdown,
-    )
-    .await
-}
-
 /// Where the crawl loop writes, and when and how it checkpoints.
 pub(crate) trait Outputs {
     /// The `pages.jsonl` writer.
@@ -438,7 +411,7 @@ pub(crate) trait Outputs {
     fn progress(&mut self, _summary: &CrawlSummary, _queued: usize, _in_flight: u64) {}
 }
 
-/// The outputs of [`run`]: plain writers, no checkpoints.
+/// The outputs of [`Crawler::run`]: plain writers, no checkpoints.
 struct Plain<'a> {
     pages: &'a mut dyn Write,
     sink: &'a mut dyn Sink,
@@ -453,221 +426,446 @@ impl Outputs for Plain<'_> {
     }
 }
 
-/// The crawl loop. `restored` is the state of an interrupted crawl to
-/// continue (then `seeds` only define the scope).
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn drive(
-    seeds: Vec<Url>,
-    restored: Option<state::CrawlState>,
-    config: &Config,
-    options: &Options,
+/// A crawl to run: what every crawl needs is given to [`Crawler::new`],
+/// the seeds and the loop's [`Options`] by builder methods (defaults: no
+/// seeds, [`Options::default`]). [`Crawler::run`] crawls to plain
+/// writers; [`Crawler::run_in_dir`] into a crawl directory, with
+/// checkpoints.
+///
+/// ```no_run
+/// # async fn f(
+/// #     config: &neardup::config::Config,
+/// #     deduper: neardup::deduper::SharedDeduper,
+/// #     fetcher: std::sync::Arc<neardup_crawl::fetch::Fetcher>,
+/// #     sink: &mut dyn neardup_batch::output::Sink,
+/// # ) -> neardup::Result<()> {
+/// let seed = url::Url::parse("http://127.0.0.1:8080/").expect("seed");
+/// let mut pages = Vec::new();
+/// let summary = neardup_crawl::Crawler::new(config, deduper, fetcher)
+///     .seeds(vec![seed])
+///     .run(&mut pages, sink, std::future::pending())
+///     .await?;
+/// # Ok(()) }
+/// ```
+pub struct Crawler<'c> {
+    config: &'c Config,
     deduper: SharedDeduper,
     fetcher: Arc<Fetcher>,
-    out: &mut dyn Outputs,
-    shutdown: impl Future<Output = ()>,
-) -> Result<CrawlSummary> {
-    let start = Instant::now();
-    let canon = Canonicalizer::new(&config.canonical);
-    let mut frontier = Frontier::new(config, options, &canon, &seeds)?;
-    let workers = match options.workers {
-        0 => config.crawl.fetch.concurrency.max(1),
-        n => n,
-    };
-    let max_in_flight = match options.max_in_flight {
-        0 => workers.saturating_mul(4),
-        n => n,
+    seeds: Vec<Url>,
+    options: Options,
+}
+
+impl<'c> Crawler<'c> {
+    /// A crawl under `config`, deciding with `deduper` and fetching with
+    /// `fetcher`.
+    pub fn new(config: &'c Config, deduper: SharedDeduper, fetcher: Arc<Fetcher>) -> Self {
+        Crawler {
+            config,
+            deduper,
+            fetcher,
+            seeds: Vec::new(),
+            options: Options::default(),
+        }
     }
-    .max(1);
-    let cores = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(1024) as u32;
-    let shared = Arc::new(Shared {
-        fetcher: Arc::clone(&fetcher),
-        robots: RobotsCache::new(&config.crawl),
-        analyzer: deduper.read(|d| d.analyzer())?,
-        hops: hops::HopScope::new(config, &seeds)?,
-        canon,
-        max_links: config.extract.max_links,
-        analysis: tokio::sync::Semaphore::new(cores as usize),
-        analysis_permits: cores,
-        keep_bodies: out.keeps_bodies(),
-        fetch_options: crate::fetch::FetchOptions {
-            body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
-            ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
-        },
-        directives: config.crawl.directives.clone(),
-        robots_token: config.crawl.robots_token.clone(),
-        nofollow_mask: manners::nofollow_mask(&config.crawl.directives),
-    });
+
+    /// The URLs the crawl starts from (they also define its scope).
+    #[must_use]
+    pub fn seeds(mut self, seeds: Vec<Url>) -> Self {
+        self.seeds = seeds;
+        self
+    }
+
+    /// The crawl-loop settings that are not part of the config.
+    #[must_use]
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Crawls from the seeds until the frontier is empty and nothing is
+    /// in flight, or until `shutdown` resolves (then in-flight work is
+    /// drained). Writes one `pages.jsonl` line per fetch attempt to
+    /// `pages` and pushes every checked page to `sink` (verdicts,
+    /// clusters), then calls [`Sink::finish`].
+    ///
+    /// # Errors
+    /// Invalid scope patterns, sink or `pages` write errors, a poisoned
+    /// deduper. Fetch errors are outcomes, not errors.
+    pub async fn run(
+        self,
+        pages: &mut dyn Write,
+        sink: &mut dyn Sink,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<CrawlSummary> {
+        let mut out = Plain { pages, sink };
+        self.drive(None, &mut out, shutdown).await
+    }
+
+    /// The crawl loop. `restored` is the state of an interrupted crawl to
+    /// continue (then the seeds only define the scope). The steps: the
+    /// frontier and the workers are set up ([`Shared::new`],
+    /// [`spawn_workers`]), the start's sitemaps read, then the loop runs
+    /// ([`Loop::run`]) and the outputs are finished ([`Loop::finish`]).
+    pub(crate) async fn drive(
+        self,
+        restored: Option<state::CrawlState>,
+        out: &mut dyn Outputs,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<CrawlSummary> {
+        let start = Instant::now();
+        let Crawler {
+            config,
+            deduper,
+            fetcher,
+            seeds,
+            options,
+        } = self;
+        let canon = Canonicalizer::new(&config.crawl.canonical);
+        let mut frontier = Frontier::new(config, &options, &canon, &seeds)?;
+        let workers = match options.workers {
+            0 => config.crawl.fetch.concurrency.max(1),
+            n => n,
+        };
+        let max_in_flight = match options.max_in_flight {
+            0 => workers.saturating_mul(4),
+            n => n,
+        }
+        .max(1);
+        let keep_bodies = out.keeps_bodies();
+        let shared = Arc::new(Shared::new(
+            config,
+            &options,
+            &deduper,
+            &fetcher,
+            &seeds,
+            canon,
+            keep_bodies,
+        )?);
+        let (mut channels, handles) = spawn_workers(workers, max_in_flight, &shared);
+
+        let mut summary = CrawlSummary::default();
+        out.sink().begin()?;
+        let mut decider = Decider {
+            positions: HashMap::new(),
+            fetched: HashMap::new(),
+            records: 0,
+            watermark: 0,
+            batch: Summary::default(),
+            remote_store: deduper.read(neardup::Deduper::store_is_remote)?,
+        };
+        if let Some(r) = restored {
+            r.restore(&mut frontier, &mut decider, &mut summary);
+        }
+        tokio::pin!(shutdown);
+        // Sitemaps are read once per crawl, before the first dispatch (a
+        // resumed crawl has their URLs in its restored queue); the shutdown
+        // signal stops the reading like the crawl.
+        let mut stopped_early = false;
+        if !frontier.sitemaps_read {
+            tokio::select! {
+                biased;
+                () = &mut shutdown => stopped_early = true,
+                found = read_sitemaps(&shared, config, &seeds) => {
+                    found.offer(&shared.canon, &mut frontier, &mut summary);
+                    frontier.sitemaps_read = true;
+                }
+            }
+        }
+        if stopped_early {
+            summary.interrupted = true;
+        }
+        let mut l = Loop {
+            frontier,
+            decider,
+            summary,
+            deduper,
+            out,
+            in_flight_urls: BTreeMap::new(),
+            since_checkpoint: 0,
+            holding: HashSet::new(),
+            next_dispatch: 0,
+            next_decide: 0,
+            reorder: BTreeMap::new(),
+            // A shutdown seen while reading sitemaps: `shutdown` is done
+            // and must not be polled again.
+            stopping: stopped_early,
+            max_in_flight: max_in_flight as u64,
+        };
+        if l.out.durable() {
+            // The starting point is a checkpoint too: a crash before the
+            // first periodic one resumes from here.
+            l.checkpoint().await?;
+        }
+        l.run(shutdown, &mut channels, fetcher.politeness()).await?;
+        // Closing the job channel ends the workers.
+        channels.job_tx.take();
+        for h in handles {
+            let _ = h.await;
+        }
+        l.finish(start, workers).await
+    }
+}
+
+impl Shared {
+    /// What the workers share: the fetcher, robots.txt cache, analyzer,
+    /// URL rules and the crawl's limits.
+    fn new(
+        config: &Config,
+        options: &Options,
+        deduper: &SharedDeduper,
+        fetcher: &Arc<Fetcher>,
+        seeds: &[Url],
+        canon: Canonicalizer,
+        keep_bodies: bool,
+    ) -> Result<Shared> {
+        let cores = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(1024) as u32;
+        Ok(Shared {
+            fetcher: Arc::clone(fetcher),
+            robots: RobotsCache::new(&config.crawl),
+            analyzer: deduper.read(|d| d.analyzer())?,
+            hops: hops::HopScope::new(config, seeds)?,
+            canon,
+            max_links: config.extract.max_links,
+            analysis: tokio::sync::Semaphore::new(cores as usize),
+            analysis_permits: cores,
+            keep_bodies,
+            fetch_options: crate::fetch::FetchOptions {
+                body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
+                ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
+            },
+            directives: config.crawl.directives.clone(),
+            robots_token: config.crawl.robots_token.clone(),
+            nofollow_mask: manners::nofollow_mask(&config.crawl.directives),
+        })
+    }
+}
+
+/// The frontier's ends of the channels to and from the workers.
+struct Channels {
+    /// Jobs to fetch; `None` once closed (which ends the workers).
+    job_tx: Option<mpsc::Sender<Job>>,
+    /// Fetched and analyzed pages, in the order they finish.
+    done_rx: mpsc::Receiver<Done>,
+    /// Sequence numbers of pages whose fetch is over (analysis follows):
+    /// their host's slot is free for the next URL.
+    fetched_rx: mpsc::Receiver<u64>,
+}
+
+/// Starts `workers` fetch workers sharing one job queue.
+fn spawn_workers(
+    workers: usize,
+    max_in_flight: usize,
+    shared: &Arc<Shared>,
+) -> (Channels, Vec<tokio::task::JoinHandle<()>>) {
     let (job_tx, job_rx) = mpsc::channel::<Job>(workers);
-    let (done_tx, mut done_rx) = mpsc::channel::<Done>(workers);
-    // Sequence numbers of pages whose fetch is over (analysis follows):
-    // their host's slot is free for the next URL. At most one per page in
-    // flight, so a send never finds it full.
-    let (fetched_tx, mut fetched_rx) = mpsc::channel::<u64>(max_in_flight);
+    let (done_tx, done_rx) = mpsc::channel::<Done>(workers);
+    // At most one fetch-over message per page in flight, so a send never
+    // finds the channel full.
+    let (fetched_tx, fetched_rx) = mpsc::channel::<u64>(max_in_flight);
     let job_rx = Arc::new(tokio::sync::Mutex::new(job_rx));
     let mut handles = Vec::with_capacity(workers);
     for _ in 0..workers {
         let rx = Arc::clone(&job_rx);
         let tx = done_tx.clone();
         let fetched = fetched_tx.clone();
-        let shared = Arc::clone(&shared);
+        let shared = Arc::clone(shared);
         handles.push(tokio::spawn(worker(rx, tx, fetched, shared)));
     }
-    drop(done_tx);
-    drop(fetched_tx);
-
-    let mut summary = CrawlSummary::default();
-    out.sink().begin()?;
-    let mut state = Decider {
-        positions: HashMap::new(),
-        fetched: HashMap::new(),
-        records: 0,
-        watermark: 0,
-        batch: Summary::default(),
-        remote_store: deduper.read(neardup::Deduper::store_is_remote)?,
+    let channels = Channels {
+        job_tx: Some(job_tx),
+        done_rx,
+        fetched_rx,
     };
-    if let Some(r) = restored {
-        r.restore(&mut frontier, &mut state, &mut summary);
-    }
-    tokio::pin!(shutdown);
-    // Sitemaps are read once per crawl, before the first dispatch (a
-    // resumed crawl has their URLs in its restored queue); the shutdown
-    // signal stops the reading like the crawl.
-    let mut stopped_early = false;
-    if !frontier.sitemaps_read {
-        tokio::select! {
-            biased;
-            () = &mut shutdown => stopped_early = true,
-            found = read_sitemaps(&shared, config, &seeds) => {
-                found.offer(&shared.canon, &mut frontier, &mut summary);
-                frontier.sitemaps_read = true;
+    (channels, handles)
+}
+
+/// The frontier task's state while the crawl loop runs.
+struct Loop<'o> {
+    frontier: Frontier,
+    decider: Decider,
+    summary: CrawlSummary,
+    deduper: SharedDeduper,
+    out: &'o mut dyn Outputs,
+    /// Dispatched and not yet decided, by sequence number: a checkpoint
+    /// records them at the head of the queue, to be fetched again.
+    in_flight_urls: BTreeMap<u64, Queued>,
+    /// Pages decided since the last checkpoint.
+    since_checkpoint: u64,
+    /// Dispatched pages still counted against their host's concurrency:
+    /// until their fetch is over (or, failing that signal, their result
+    /// comes).
+    holding: HashSet<u64>,
+    next_dispatch: u64,
+    next_decide: u64,
+    /// Results that came before an earlier dispatched page's.
+    reorder: BTreeMap<u64, Done>,
+    /// No more dispatching: the shutdown signal came (it must not be
+    /// polled again) or every worker is gone.
+    stopping: bool,
+    max_in_flight: u64,
+}
+
+impl Loop<'_> {
+    /// Dispatches, receives and decides until the frontier is empty and
+    /// nothing is in flight, or, after a shutdown, until the work in
+    /// flight is drained.
+    async fn run(
+        &mut self,
+        mut shutdown: std::pin::Pin<&mut impl Future<Output = ()>>,
+        ch: &mut Channels,
+        politeness: &Politeness,
+    ) -> Result<()> {
+        loop {
+            let in_flight = self.next_dispatch - self.next_decide;
+            if in_flight == 0 && (self.frontier.queue.is_empty() || self.stopping) {
+                return Ok(());
             }
-        }
-    }
-    if stopped_early {
-        summary.interrupted = true;
-    }
-    // Dispatched and not yet decided, by sequence number: a checkpoint
-    // records them at the head of the queue, to be fetched again.
-    let mut in_flight_urls: BTreeMap<u64, Queued> = BTreeMap::new();
-    let mut since_checkpoint: u64 = 0;
-    if out.durable() {
-        // The starting point is a checkpoint too: a crash before the first
-        // periodic one resumes from here.
-        checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
-    }
-    // Dispatched pages still counted against their host's concurrency:
-    // until their fetch is over (or, failing that signal, their result
-    // comes).
-    let mut holding: HashSet<u64> = HashSet::new();
-    let mut next_dispatch: u64 = 0;
-    let mut next_decide: u64 = 0;
-    let mut reorder: BTreeMap<u64, Done> = BTreeMap::new();
-    // A shutdown seen while reading sitemaps: `shutdown` is done and must
-    // not be polled again.
-    let mut stopping = stopped_early;
-    let mut job_tx = Some(job_tx);
-    let politeness = fetcher.politeness();
-    loop {
-        let in_flight = next_dispatch - next_decide;
-        if in_flight == 0 && (frontier.queue.is_empty() || stopping) {
-            break;
-        }
-        let can_dispatch =
-            !stopping && !frontier.queue.is_empty() && in_flight < max_in_flight as u64;
-        // Which host may go now; if none, when the first one may. Idle:
-        // every host with queued URLs is at its concurrency, so a result
-        // must come first (there is one in flight).
-        let poll = if can_dispatch {
-            frontier.queue.poll(tokio::time::Instant::now(), politeness)
-        } else {
-            Poll::Idle
-        };
-        let ready = poll == Poll::Ready;
-        let wake = match poll {
-            Poll::Until(at) => Some(at),
-            Poll::Ready | Poll::Idle => None,
-        };
-        // Biased: a shutdown is seen at once, and finished work is decided
-        // before more is dispatched (fewer bodies held).
-        tokio::select! {
-            biased;
-            () = &mut shutdown, if !stopping => {
-                tracing::info!("shutdown: draining {in_flight} pages in flight");
-                stopping = true;
-                summary.interrupted = true;
-            }
-            Some(seq) = fetched_rx.recv(), if in_flight > 0 => {
-                if holding.remove(&seq) {
-                    if let Some((url, _, _)) = in_flight_urls.get(&seq) {
-                        frontier.queue.done(&host_key(url));
+            let can_dispatch =
+                !self.stopping && !self.frontier.queue.is_empty() && in_flight < self.max_in_flight;
+            // Which host may go now; if none, when the first one may.
+            // Idle: every host with queued URLs is at its concurrency, so a
+            // result must come first (there is one in flight).
+            let poll = if can_dispatch {
+                self.frontier
+                    .queue
+                    .poll(tokio::time::Instant::now(), politeness)
+            } else {
+                Poll::Idle
+            };
+            let ready = poll == Poll::Ready;
+            let wake = match poll {
+                Poll::Until(at) => Some(at),
+                Poll::Ready | Poll::Idle => None,
+            };
+            let stopping = self.stopping;
+            let job_tx = &ch.job_tx;
+            // Biased: a shutdown is seen at once, and finished work is
+            // decided before more is dispatched (fewer bodies held).
+            tokio::select! {
+                biased;
+                () = &mut shutdown, if !stopping => {
+                    tracing::info!("shutdown: draining {in_flight} pages in flight");
+                    self.stopping = true;
+                    self.summary.interrupted = true;
+                }
+                Some(seq) = ch.fetched_rx.recv(), if in_flight > 0 => self.fetch_over(seq),
+                done = ch.done_rx.recv(), if in_flight > 0 => {
+                    let Some(done) = done else {
+                        return Err(worker_gone());
+                    };
+                    self.receive(done).await?;
+                }
+                permit = async { match job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if ready => {
+                    match permit {
+                        Some(permit) => self.dispatch(permit, politeness),
+                        // Every worker is gone: nothing more can be fetched.
+                        None => self.stopping = true,
                     }
                 }
+                // No host is ready: wait for the first slot (results and
+                // the shutdown signal still come in meanwhile).
+                () = async { if let Some(at) = wake { tokio::time::sleep_until(at).await } }, if wake.is_some() => {}
             }
-            done = done_rx.recv(), if in_flight > 0 => {
-                let Some(done) = done else {
-                    return Err(worker_gone());
-                };
-                if holding.remove(&done.job.seq) {
-                    frontier.queue.done(&host_key(&done.job.url));
-                }
-                reorder.insert(done.job.seq, done);
-                while let Some(done) = reorder.remove(&next_decide) {
-                    next_decide += 1;
-                    in_flight_urls.remove(&done.job.seq);
-                    state.process(done, &mut frontier, &deduper, out, &mut summary).await?;
-                    since_checkpoint += 1;
-                }
-                out.progress(&summary, frontier.queue.len(), next_dispatch - next_decide);
-                if out.checkpoint_due(since_checkpoint) {
-                    checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
-                    since_checkpoint = 0;
-                }
-            }
-            permit = async { match &job_tx { Some(tx) => tx.reserve().await.ok(), None => None } }, if ready => {
-                let Some(permit) = permit else {
-                    // Every worker is gone: nothing more can be fetched.
-                    stopping = true;
-                    continue;
-                };
-                // None when the host's slot moved while the permit was
-                // awaited (a redirect or robots.txt fetch took it): the
-                // next turn waits for it.
-                if let Some((url, depth, dups)) =
-                    frontier.next(tokio::time::Instant::now(), politeness)
-                {
-                    in_flight_urls.insert(next_dispatch, (url.clone(), depth, dups));
-                    holding.insert(next_dispatch);
-                    let key = frontier.key(&url);
-                    permit.send(Job { seq: next_dispatch, url, key, depth, dups });
-                    next_dispatch += 1;
-                }
-            }
-            // No host is ready: wait for the first slot (results and the
-            // shutdown signal still come in meanwhile).
-            () = async { if let Some(at) = wake { tokio::time::sleep_until(at).await } }, if wake.is_some() => {}
         }
     }
-    // Closing the job channel ends the workers.
-    job_tx.take();
-    for h in handles {
-        let _ = h.await;
+
+    /// A page's fetch is over: its host's slot is free.
+    fn fetch_over(&mut self, seq: u64) {
+        if self.holding.remove(&seq) {
+            if let Some((url, _, _)) = self.in_flight_urls.get(&seq) {
+                self.frontier.queue.done(&host_key(url));
+            }
+        }
     }
-    out.pages()
-        .flush()
-        .map_err(|e| Error::io(std::path::Path::new("pages.jsonl"), e))?;
-    summary.elapsed = start.elapsed();
-    state.batch.elapsed = summary.elapsed;
-    state.batch.threads = workers;
-    out.sink().finish(&state.batch)?;
-    if out.durable() {
-        // The last checkpoint: nothing in flight; an empty queue (and no
-        // interruption) marks the crawl finished.
-        checkpoint(out, &deduper, &frontier, &state, &summary, &in_flight_urls).await?;
+
+    /// A page's result: decided with every result now in dispatch order
+    /// ([`Decider::process`]), then progress and, when due, a checkpoint.
+    async fn receive(&mut self, done: Done) -> Result<()> {
+        if self.holding.remove(&done.job.seq) {
+            self.frontier.queue.done(&host_key(&done.job.url));
+        }
+        self.reorder.insert(done.job.seq, done);
+        while let Some(done) = self.reorder.remove(&self.next_decide) {
+            self.next_decide += 1;
+            self.in_flight_urls.remove(&done.job.seq);
+            self.decider
+                .process(
+                    done,
+                    &mut self.frontier,
+                    &self.deduper,
+                    &mut *self.out,
+                    &mut self.summary,
+                )
+                .await?;
+            self.since_checkpoint += 1;
+        }
+        self.out.progress(
+            &self.summary,
+            self.frontier.queue.len(),
+            self.next_dispatch - self.next_decide,
+        );
+        if self.out.checkpoint_due(self.since_checkpoint) {
+            self.checkpoint().await?;
+            self.since_checkpoint = 0;
+        }
+        Ok(())
     }
-    summary.skipped = std::mem::take(&mut frontier.skipped);
-    Ok(summary)
+
+    /// Sends the next URL of a ready host to a worker. None is sent when
+    /// the host's slot moved while the permit was awaited (a redirect or
+    /// robots.txt fetch took it): the next turn waits for it.
+    fn dispatch(&mut self, permit: mpsc::Permit<'_, Job>, politeness: &Politeness) {
+        if let Some((url, depth, dups)) =
+            self.frontier.next(tokio::time::Instant::now(), politeness)
+        {
+            let seq = self.next_dispatch;
+            self.in_flight_urls.insert(seq, (url.clone(), depth, dups));
+            self.holding.insert(seq);
+            let key = self.frontier.key(&url);
+            permit.send(Job {
+                seq,
+                url,
+                key,
+                depth,
+                dups,
+            });
+            self.next_dispatch += 1;
+        }
+    }
+
+    /// See [`checkpoint`].
+    async fn checkpoint(&mut self) -> Result<()> {
+        checkpoint(
+            &mut *self.out,
+            &self.deduper,
+            &self.frontier,
+            &self.decider,
+            &self.summary,
+            &self.in_flight_urls,
+        )
+        .await
+    }
+
+    /// After the loop: flushes `pages.jsonl`, finishes the sink, writes the
+    /// last checkpoint (nothing in flight; an empty queue and no
+    /// interruption mark the crawl finished) and returns the summary.
+    async fn finish(mut self, start: Instant, workers: usize) -> Result<CrawlSummary> {
+        self.out
+            .pages()
+            .flush()
+            .map_err(|e| Error::io(std::path::Path::new("pages.jsonl"), e))?;
+        self.summary.elapsed = start.elapsed();
+        self.decider.batch.elapsed = self.summary.elapsed;
+        self.decider.batch.threads = workers;
+        self.out.sink().finish(&self.decider.batch)?;
+        if self.out.durable() {
+            self.checkpoint().await?;
+        }
+        self.summary.skipped = std::mem::take(&mut self.frontier.skipped);
+        Ok(self.summary)
+    }
 }
 
 /// Flushes the index (on the blocking pool: it fsyncs), then lets `out`
@@ -1119,7 +1317,11 @@ impl Decider {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Decides one fetch result, in dispatch order. The steps: its
+    /// `pages.jsonl` line ([`write_page_line`]); for a 2xx HTML page, a
+    /// redirect stub is followed ([`Decider::follow_stub`]), a `noindex`
+    /// page only has its links expanded, any other page is checked
+    /// ([`Decider::check`]).
     async fn process(
         &mut self,
         done: Done,
@@ -1130,96 +1332,12 @@ impl Decider {
     ) -> Result<()> {
         let Done { job, fetched } = done;
         let key = job.key.as_str().to_owned();
-        let requested = job.url.as_str();
         // Redirect stubs in a row that led here; the entry is not needed
         // any more.
         let stub_hops = frontier.stub_hops.remove(&key).unwrap_or(0);
         summary.attempts += 1;
         count_outcome(&fetched, summary);
-        let (robots_note, stub) = match &fetched {
-            Fetched::Done {
-                analyzed: Some(page),
-                ..
-            } => (
-                page.directives.describe(),
-                page.analyzed.extracted.redirect.clone(),
-            ),
-            _ => (None, None),
-        };
-        let line = match &fetched {
-            Fetched::Disallowed { unreachable } => {
-                summary.robots_disallowed += 1;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: None,
-                    status: None,
-                    bytes: 0,
-                    ms: 0,
-                    content_type: None,
-                    depth: job.depth,
-                    error: Some(if *unreachable {
-                        "robots_unreachable".into()
-                    } else {
-                        "robots_disallowed".into()
-                    }),
-                }
-            }
-            Fetched::Failed(e, elapsed) => {
-                summary.fetch_errors += 1;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: None,
-                    status: None,
-                    bytes: 0,
-                    ms: millis(*elapsed),
-                    content_type: None,
-                    depth: job.depth,
-                    error: Some(format!("{}: {e}", e.name())),
-                }
-            }
-            Fetched::Internal(message) => {
-                summary.fetch_errors += 1;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: None,
-                    status: None,
-                    bytes: 0,
-                    ms: 0,
-                    content_type: None,
-                    depth: job.depth,
-                    error: Some(format!("internal: {message}")),
-                }
-            }
-            Fetched::Done { outcome, .. } => {
-                summary.bytes += outcome.bytes as u64;
-                PageLine {
-                    url: requested,
-                    key: &key,
-                    final_url: Some(outcome.final_url.as_str()),
-                    status: Some(outcome.status),
-                    bytes: outcome.bytes,
-                    ms: millis(outcome.elapsed),
-                    content_type: outcome.content_type.as_deref(),
-                    depth: job.depth,
-                    error: outcome
-                        .skipped_content_type
-                        .then(|| "skipped_content_type".to_owned()),
-                }
-            }
-        };
-        let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
-        let pages = out.pages();
-        let line = LineWithRobots {
-            line,
-            robots: robots_note,
-            redirect_to: stub.as_ref().map(|r| r.to.as_str()),
-            redirect_kind: stub.as_ref().map(|r| r.kind.as_str()),
-        };
-        serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
-        pages.write_all(b"\n").map_err(io)?;
+        write_page_line(out.pages(), &job, &key, &fetched, summary)?;
 
         let Fetched::Done {
             outcome,
@@ -1252,16 +1370,7 @@ impl Decider {
         if let Some(redirect) = analyzed.extracted.redirect.take() {
             summary.redirect_stubs += 1;
             out.answer(&key, &outcome, None)?;
-            let refused = match redirect.kind {
-                RedirectKind::MetaRefresh => None,
-                RedirectKind::LinkStub if !follow => Some("meta_nofollow"),
-                RedirectKind::LinkStub if rel_nofollow > 0 => Some("rel_nofollow"),
-                RedirectKind::LinkStub => None,
-            };
-            match refused {
-                Some(reason) => frontier.skip(reason),
-                None => self.redirect_stub(frontier, &redirect, &job, stub_hops),
-            }
+            self.follow_stub(frontier, &redirect, &job, stub_hops, follow, rel_nofollow);
             return Ok(());
         }
         let page_links = PageLinks {
@@ -1278,73 +1387,65 @@ impl Decider {
             frontier.expand(page_links, job.depth, job.dups);
             return Ok(());
         }
+        self.check(
+            Checked {
+                job,
+                key,
+                outcome,
+                final_url,
+                redirected,
+                analyzed,
+                canonical: page_canonical,
+                links: page_links,
+            },
+            frontier,
+            deduper,
+            out,
+            summary,
+        )
+        .await
+    }
+
+    /// Decides a checked page: its verdict by URL ([`Decider::known_match`])
+    /// or by content ([`Decider::judge`]), counted ([`Decider::tally`]) and
+    /// sent to the sink; its links are expanded unless too many duplicates
+    /// came in a row.
+    async fn check(
+        &mut self,
+        page: Checked,
+        frontier: &mut Frontier,
+        deduper: &SharedDeduper,
+        out: &mut dyn Outputs,
+        summary: &mut CrawlSummary,
+    ) -> Result<()> {
+        let Checked {
+            job,
+            key,
+            outcome,
+            final_url,
+            redirected,
+            mut analyzed,
+            canonical: page_canonical,
+            links: page_links,
+        } = page;
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
-        // What each block counts as, for the diff view: known when the
-        // page's content is judged (not for a redirect or canonical match).
-        let mut roles = vec![None; blocks.len()];
-        // A redirect target fetched before: this page is that page.
-        let by_redirect = redirected
-            .then(|| self.fetched.get(final_url.as_str()).cloned())
-            .flatten()
-            .map(|of| (of, MatchBasis::Redirect, final_url.as_str()));
-        let by_canonical = page_canonical
-            .as_ref()
-            .filter(|c| **c != job.key && **c != final_url)
-            .and_then(|c| {
-                Some((
-                    self.fetched.get(c.as_str()).cloned()?,
-                    MatchBasis::Canonical,
-                    c.as_str(),
-                ))
-            });
         let bytes = analyzed.bytes;
-
-        let verdict = match by_redirect.or(by_canonical) {
+        let known = self.known_match(&job, &final_url, redirected, page_canonical.as_ref());
+        let (verdict, roles) = match known {
             Some((of, basis, via)) => {
                 if basis == MatchBasis::Canonical {
                     summary.canonical_duplicates += 1;
                 }
-                let reason = format!("{basis}: {via}");
-                Verdict {
-                    kind: VerdictKind::Duplicate,
-                    // The page fetched at that URL, known by key: it may
-                    // itself be a duplicate, so it has no index id.
-                    matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
-                    indexed_as: None,
-                    stored_as: None,
-                    redirect: None,
-                    warnings: analyzed.warnings,
-                }
+                // What each block counts as is known only when the
+                // page's content is judged.
+                let roles = vec![None; blocks.len()];
+                (url_duplicate(of, basis, via, analyzed.warnings), roles)
             }
             None => {
-                let decide = move |d: &mut neardup::Deduper| {
-                    let judged = d.content_roles(&analyzed).1;
-                    (judged, d.decide(analyzed))
-                };
-                let (judged, verdict) = if self.remote_store {
-                    // A shared store (Redis) makes synchronous network
-                    // round trips while deciding (catch up, conditional
-                    // append): on a blocking thread, so the runtime's
-                    // workers keep fetching meanwhile. The loop still
-                    // waits for the verdict before the next page: the
-                    // order of decisions is unchanged.
-                    let d = deduper.clone();
-                    tokio::task::spawn_blocking(move || d.with(decide))
-                        .await
-                        .map_err(|_| worker_gone())??
-                } else {
-                    // A store in this process: inline, not on the blocking
-                    // pool. Deciding is short (about a tenth of a page's
-                    // analysis; a redb record not in the cache is a local
-                    // page read) and on the crawl's critical path, and a
-                    // hand-off to a pool thread waits for a core held by
-                    // the analyses (measured: four times the decision
-                    // itself).
-                    deduper.with(decide)?
-                };
-                roles = neardup_batch::run::block_roles(blocks.len(), &judged);
-                verdict?
+                let (judged, verdict) = self.judge(deduper, analyzed).await?;
+                let roles = neardup_batch::run::block_roles(blocks.len(), &judged);
+                (verdict?, roles)
             }
         };
         self.fetched.insert(key.clone(), key.clone());
@@ -1354,6 +1455,125 @@ impl Decider {
                 .or_insert_with(|| key.clone());
         }
         out.answer(&key, &outcome, Some(&verdict))?;
+        let (position, of) = self.tally(&key, &verdict, bytes, summary);
+        // Duplicates in a row ending at this page: its links are followed
+        // while they do not exceed `crawl.scope.duplicate_hops`.
+        let dups = match verdict.kind {
+            VerdictKind::Duplicate => job.dups.saturating_add(1),
+            _ => 0,
+        };
+        let expand = dups <= frontier.duplicate_hops;
+        out.sink().page(&PageRecord {
+            position,
+            key: key.clone(),
+            url: job.url.as_str().to_owned(),
+            site: site_with_port(&job.url),
+            bytes,
+            verdict,
+            of,
+            blocks,
+            roles,
+        })?;
+        if expand {
+            frontier.expand(page_links, job.depth, dups);
+        }
+        Ok(())
+    }
+
+    /// A redirect stub's target is followed ([`Decider::redirect_stub`])
+    /// unless the stub is a one-link page whose link is `nofollow` (by the
+    /// page's robots directive or the link's `rel`).
+    fn follow_stub(
+        &mut self,
+        frontier: &mut Frontier,
+        redirect: &Redirect,
+        job: &Job,
+        stub_hops: u32,
+        follow: bool,
+        rel_nofollow: u64,
+    ) {
+        let refused = match redirect.kind {
+            RedirectKind::MetaRefresh => None,
+            RedirectKind::LinkStub if !follow => Some("meta_nofollow"),
+            RedirectKind::LinkStub if rel_nofollow > 0 => Some("rel_nofollow"),
+            RedirectKind::LinkStub => None,
+        };
+        match refused {
+            Some(reason) => frontier.skip(reason),
+            None => self.redirect_stub(frontier, redirect, job, stub_hops),
+        }
+    }
+
+    /// The page fetched before that this page is, by URL alone: the
+    /// target of its redirect, else the page its `<link rel=canonical>`
+    /// names (when that is another URL); with the basis and the URL that
+    /// matched.
+    fn known_match<'u>(
+        &self,
+        job: &Job,
+        final_url: &'u Url,
+        redirected: bool,
+        page_canonical: Option<&'u Url>,
+    ) -> Option<(String, MatchBasis, &'u str)> {
+        // A redirect target fetched before: this page is that page.
+        let by_redirect = redirected
+            .then(|| self.fetched.get(final_url.as_str()).cloned())
+            .flatten()
+            .map(|of| (of, MatchBasis::Redirect, final_url.as_str()));
+        let by_canonical = page_canonical
+            .filter(|c| **c != job.key && *c != final_url)
+            .and_then(|c| {
+                Some((
+                    self.fetched.get(c.as_str()).cloned()?,
+                    MatchBasis::Canonical,
+                    c.as_str(),
+                ))
+            });
+        by_redirect.or(by_canonical)
+    }
+
+    /// The deduper's verdict on `analyzed`, with what its blocks counted
+    /// as.
+    async fn judge(
+        &self,
+        deduper: &SharedDeduper,
+        analyzed: Analyzed,
+    ) -> Result<(Vec<(u32, neardup::content::Role)>, Result<Verdict>)> {
+        let decide = move |d: &mut neardup::Deduper| {
+            let judged = d.content_roles(&analyzed).1;
+            (judged, d.decide(analyzed))
+        };
+        if self.remote_store {
+            // A shared store (Redis) makes synchronous network round trips
+            // while deciding (catch up, conditional append): on a blocking
+            // thread, so the runtime's workers keep fetching meanwhile. The
+            // loop still waits for the verdict before the next page: the
+            // order of decisions is unchanged.
+            let d = deduper.clone();
+            tokio::task::spawn_blocking(move || d.with(decide))
+                .await
+                .map_err(|_| worker_gone())?
+        } else {
+            // A store in this process: inline, not on the blocking pool.
+            // Deciding is short (about a tenth of a page's analysis; a redb
+            // record not in the cache is a local page read) and on the
+            // crawl's critical path, and a hand-off to a pool thread waits
+            // for a core held by the analyses (measured: four times the
+            // decision itself).
+            deduper.with(decide)
+        }
+    }
+
+    /// Counts a decided page (index watermark, position, summary and batch
+    /// counters); returns its position and that of the page it matched,
+    /// if that one was decided in this crawl.
+    fn tally(
+        &mut self,
+        key: &str,
+        verdict: &Verdict,
+        bytes: usize,
+        summary: &mut CrawlSummary,
+    ) -> (usize, Option<usize>) {
         if let Some(id) = verdict.indexed_as.or(verdict.stored_as) {
             self.watermark = self.watermark.max(id.saturating_add(1));
         }
@@ -1363,7 +1583,7 @@ impl Decider {
             .and_then(|m| self.positions.get(&m.key).copied());
         let position = self.records;
         self.records += 1;
-        self.positions.insert(key.clone(), position);
+        self.positions.insert(key.to_owned(), position);
         summary.pages += 1;
         let b = &mut self.batch;
         b.pages += 1;
@@ -1386,29 +1606,97 @@ impl Decider {
                 b.near_duplicates += 1;
             }
         }
-        // Duplicates in a row ending at this page: its links are followed
-        // while they do not exceed `crawl.scope.duplicate_hops`.
-        let dups = match verdict.kind {
-            VerdictKind::Duplicate => job.dups.saturating_add(1),
-            _ => 0,
-        };
-        let expand = dups <= frontier.duplicate_hops;
-        out.sink().page(&PageRecord {
-            position,
-            key: key.clone(),
-            url: requested.to_owned(),
-            site: site_with_port(&job.url),
-            bytes,
-            verdict,
-            of,
-            blocks,
-            roles,
-        })?;
-        if expand {
-            frontier.expand(page_links, job.depth, dups);
-        }
-        Ok(())
+        (position, of)
     }
+}
+
+/// The verdict of a page that is the page `of` by URL (`basis`: its
+/// redirect target or canonical link `via` was fetched before), without
+/// content comparison.
+fn url_duplicate(of: String, basis: MatchBasis, via: &str, warnings: Vec<String>) -> Verdict {
+    let reason = format!("{basis}: {via}");
+    Verdict {
+        kind: VerdictKind::Duplicate,
+        // The page fetched at that URL, known by key: it may itself be a
+        // duplicate, so it has no index id.
+        matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
+        indexed_as: None,
+        stored_as: None,
+        redirect: None,
+        warnings,
+    }
+}
+
+/// Writes the `pages.jsonl` line of a fetch attempt (with the page's
+/// robots directives and redirect stub target, if any) and counts robots
+/// refusals, fetch errors and bytes in `summary`.
+fn write_page_line(
+    pages: &mut dyn Write,
+    job: &Job,
+    key: &str,
+    fetched: &Fetched,
+    summary: &mut CrawlSummary,
+) -> Result<()> {
+    let (robots_note, stub) = match fetched {
+        Fetched::Done {
+            analyzed: Some(page),
+            ..
+        } => (
+            page.directives.describe(),
+            page.analyzed.extracted.redirect.as_ref(),
+        ),
+        _ => (None, None),
+    };
+    let mut line = PageLine {
+        url: job.url.as_str(),
+        key,
+        final_url: None,
+        status: None,
+        bytes: 0,
+        ms: 0,
+        content_type: None,
+        depth: job.depth,
+        error: None,
+    };
+    match fetched {
+        Fetched::Disallowed { unreachable } => {
+            summary.robots_disallowed += 1;
+            line.error = Some(if *unreachable {
+                "robots_unreachable".into()
+            } else {
+                "robots_disallowed".into()
+            });
+        }
+        Fetched::Failed(e, elapsed) => {
+            summary.fetch_errors += 1;
+            line.ms = millis(*elapsed);
+            line.error = Some(format!("{}: {e}", e.name()));
+        }
+        Fetched::Internal(message) => {
+            summary.fetch_errors += 1;
+            line.error = Some(format!("internal: {message}"));
+        }
+        Fetched::Done { outcome, .. } => {
+            summary.bytes += outcome.bytes as u64;
+            line.final_url = Some(outcome.final_url.as_str());
+            line.status = Some(outcome.status);
+            line.bytes = outcome.bytes;
+            line.ms = millis(outcome.elapsed);
+            line.content_type = outcome.content_type.as_deref();
+            line.error = outcome
+                .skipped_content_type
+                .then(|| "skipped_content_type".to_owned());
+        }
+    }
+    let io = |e: std::io::Error| Error::io(std::path::Path::new("pages.jsonl"), e);
+    let line = LineWithRobots {
+        line,
+        robots: robots_note,
+        redirect_to: stub.map(|r| r.to.as_str()),
+        redirect_kind: stub.map(|r| r.kind.as_str()),
+    };
+    serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
+    pages.write_all(b"\n").map_err(io)
 }
 
 /// The page URLs of the start's sitemaps, with the depth they are queued
@@ -1498,6 +1786,24 @@ async fn read_sitemaps(shared: &Shared, config: &Config, seeds: &[Url]) -> Sitem
         out.urls.extend(found.urls.into_iter().map(|u| (u, depth)));
     }
     out
+}
+
+/// A page to check for duplicates (a 2xx HTML answer, not a redirect
+/// stub, not `noindex`), as [`Decider::process`] hands it to
+/// [`Decider::check`].
+struct Checked {
+    job: Job,
+    /// The page's canonical key.
+    key: String,
+    outcome: Box<FetchOutcome>,
+    /// The URL that answered, canonicalized.
+    final_url: Url,
+    /// The answer came from another URL than the key.
+    redirected: bool,
+    analyzed: Analyzed,
+    /// `<link rel=canonical>`, canonicalized.
+    canonical: Option<Url>,
+    links: PageLinks,
 }
 
 /// A page's links with what decides whether they are followed.

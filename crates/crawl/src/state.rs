@@ -58,17 +58,14 @@ use std::fs::{File, OpenOptions};
 use std::future::Future;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::progress::Progress;
-use super::{CrawlSummary, Decider, Frontier, Options, Outputs};
-use crate::fetch::Fetcher;
+use super::{CrawlSummary, Decider, Frontier, Outputs};
 use neardup::config::Config;
-use neardup::deduper::SharedDeduper;
 use neardup::error::{Error, Result};
 use neardup::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 use neardup_batch::evidence::EvidenceSpool;
@@ -249,7 +246,7 @@ pub enum Resumed {
 /// A crawl's output directory with its checkpointed state: create one with
 /// [`CrawlDir::create`] or [`CrawlDir::resume`], open the index at
 /// [`CrawlDir::index_path`] with [`neardup::Deduper::open`], then
-/// [`run_in_dir`].
+/// [`super::Crawler::run_in_dir`].
 #[derive(Debug)]
 pub struct CrawlDir {
     dir: PathBuf,
@@ -604,46 +601,45 @@ impl CrawlDir {
     }
 }
 
-/// Crawls into `dir` (fresh or resumed) with `deduper` opened on
-/// [`CrawlDir::index_path`]: pages indexed after the last checkpoint are
-/// dropped first, and the cluster files are rebuilt from `verdicts.jsonl`
-/// at the end. On `shutdown` the work in flight is drained and a final
-/// checkpoint is written, so `--resume` continues from there.
-///
-/// # Errors
-/// As [`super::run`], and index or state write errors.
-pub async fn run_in_dir(
-    dir: &mut CrawlDir,
-    config: &Config,
-    options: &Options,
-    deduper: SharedDeduper,
-    fetcher: Arc<Fetcher>,
-    shutdown: impl Future<Output = ()>,
-) -> Result<CrawlSummary> {
-    // Only a resumed crawl has pages to drop; a fresh crawl must not touch
-    // the index (it may be a shared one holding other workers' pages).
-    if let Some(watermark) = dir.restored.as_ref().map(|r| r.watermark) {
-        let dropped = deduper.with(|d| -> Result<usize> {
-            let n = d.remove_ids_from(watermark)?;
-            d.flush()?;
-            Ok(n)
-        })??;
-        if dropped > 0 {
-            tracing::info!("resume: dropped {dropped} pages indexed after the last checkpoint");
+impl super::Crawler<'_> {
+    /// Crawls into `dir` (fresh or resumed) from its seeds (those given
+    /// to [`super::Crawler::seeds`] are not used) with the deduper opened
+    /// on [`CrawlDir::index_path`]: pages indexed after the last
+    /// checkpoint are dropped first, and the cluster files are rebuilt
+    /// from `verdicts.jsonl` at the end. On `shutdown` the work in flight
+    /// is drained and a final checkpoint is written, so `--resume`
+    /// continues from there.
+    ///
+    /// # Errors
+    /// As [`super::Crawler::run`], and index or state write errors.
+    pub async fn run_in_dir(
+        self,
+        dir: &mut CrawlDir,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<CrawlSummary> {
+        // Only a resumed crawl has pages to drop; a fresh crawl must not
+        // touch the index (it may be a shared one holding other workers'
+        // pages).
+        if let Some(watermark) = dir.restored.as_ref().map(|r| r.watermark) {
+            let dropped = self.deduper.with(|d| -> Result<usize> {
+                let n = d.remove_ids_from(watermark)?;
+                d.flush()?;
+                Ok(n)
+            })??;
+            if dropped > 0 {
+                tracing::info!("resume: dropped {dropped} pages indexed after the last checkpoint");
+            }
         }
+        let seeds = dir.seeds();
+        let restored = dir.restored.take();
+        let summary = self.seeds(seeds).drive(restored, dir, shutdown).await?;
+        if let Some(p) = &dir.progress {
+            p.finish();
+        }
+        write_clusters(&dir.dir)?;
+        write_texts(dir)?;
+        Ok(summary)
     }
-    let seeds = dir.seeds();
-    let restored = dir.restored.take();
-    let summary = super::drive(
-        seeds, restored, config, options, deduper, fetcher, dir, shutdown,
-    )
-    .await?;
-    if let Some(p) = &dir.progress {
-        p.finish();
-    }
-    write_clusters(&dir.dir)?;
-    write_texts(dir)?;
-    Ok(summary)
 }
 
 /// Writes `texts.jsonl` (the report's evidence) for the clusters of the

@@ -43,6 +43,19 @@ const MAX_LINE: usize = 64 * 1024;
 /// Largest WARC header block we accept.
 const MAX_HEADER_BLOCK: usize = 1024 * 1024;
 
+/// The named fields of a WARC record's header block, in file order.
+struct Headers(Vec<(String, String)>);
+
+impl Headers {
+    /// The first field named `name` (case-insensitive).
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// Streams the pages of one WARC file.
 pub struct WarcReader {
     cur: RecordCursor,
@@ -66,19 +79,40 @@ impl WarcReader {
 
     /// Reads one record (or skips one line while resynchronizing), pushing
     /// what it yields onto `pending`. Every call consumes input or ends the
-    /// file, so the iterator always terminates.
+    /// file, so the iterator always terminates. The steps: the version
+    /// line ([`WarcReader::version_line`]), the header block
+    /// ([`WarcReader::header_block`]), then the block
+    /// ([`WarcReader::record`]).
     fn advance(&mut self) {
+        let Some(start) = self.version_line() else {
+            return;
+        };
+        self.cur.resync = false;
+        let Some(headers) = self.header_block(start) else {
+            return;
+        };
+        self.record(start, &headers);
+    }
+
+    /// Skips blank lines and reads the `WARC/` version line a record starts
+    /// with, returning the record's offset. Anything else is skipped (one
+    /// warning per run of junk, while resynchronizing) and gives `None`, as
+    /// do the end of the file and a read error.
+    fn version_line(&mut self) -> Option<u64> {
         if let Err(e) = self.cur.stream.skip_blank() {
             let at = self.cur.stream.pos();
             self.cur.lost(at, &e);
-            return;
+            return None;
         }
         let start = self.cur.stream.pos();
         match self.cur.stream.read_line(MAX_LINE) {
-            Err(e) => return self.cur.lost(start, &e),
+            Err(e) => {
+                self.cur.lost(start, &e);
+                None
+            }
             Ok(Line::Eof) => {
                 self.cur.done = true;
-                return;
+                None
             }
             Ok(Line::TooLong(n)) => {
                 if !self.cur.resync {
@@ -88,56 +122,66 @@ impl WarcReader {
                     );
                     self.cur.resync = true;
                 }
-                return;
+                None
             }
             Ok(Line::Text(l)) => {
-                if !l.starts_with(b"WARC/") {
-                    if !self.cur.resync {
-                        self.cur.warn(
-                            start,
-                            format!(
-                                "expected a WARC/ version line, found {:?}; skipping to the next record",
-                                preview(&l)
-                            ),
-                        );
-                        self.cur.resync = true;
-                    }
-                    return;
+                if l.starts_with(b"WARC/") {
+                    return Some(start);
                 }
+                if !self.cur.resync {
+                    self.cur.warn(
+                        start,
+                        format!(
+                            "expected a WARC/ version line, found {:?}; skipping to the next record",
+                            preview(&l)
+                        ),
+                    );
+                    self.cur.resync = true;
+                }
+                None
             }
         }
-        self.cur.resync = false;
+    }
 
+    /// The named fields of the record at `start`, up to the blank line
+    /// that ends them (continuation lines folded into the field before).
+    /// A header line over [`MAX_LINE`] or a block over
+    /// [`MAX_HEADER_BLOCK`] loses the record; the end of the file ends it
+    /// with a warning.
+    fn header_block(&mut self, start: u64) -> Option<Headers> {
         let mut headers: Vec<(String, String)> = Vec::new();
         let mut total = 0usize;
         loop {
             match self.cur.stream.read_line(MAX_LINE) {
-                Err(e) => return self.cur.lost(start, &e),
+                Err(e) => {
+                    self.cur.lost(start, &e);
+                    return None;
+                }
                 Ok(Line::Eof) => {
                     self.cur.warn(
                         start,
                         format!("truncated record at offset {start}: header block has no end"),
                     );
                     self.cur.done = true;
-                    return;
+                    return None;
                 }
                 Ok(Line::TooLong(n)) => {
                     self.cur
                         .warn(start, format!("header line of {n} bytes; record skipped"));
                     self.cur.resync = true;
-                    return;
+                    return None;
                 }
                 Ok(Line::Text(l)) => {
                     let l = l.strip_suffix(b"\r").unwrap_or(&l);
                     if l.is_empty() {
-                        break;
+                        return Some(Headers(headers));
                     }
                     total += l.len();
                     if total > MAX_HEADER_BLOCK {
                         self.cur
                             .warn(start, "header block over 1 MiB; record skipped");
                         self.cur.resync = true;
-                        return;
+                        return None;
                     }
                     let l = String::from_utf8_lossy(l);
                     if l.starts_with([' ', '\t']) {
@@ -151,14 +195,17 @@ impl WarcReader {
                 }
             }
         }
-        let header = |name: &str| {
-            headers
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.as_str())
-        };
-        let Some(len) = header("content-length").and_then(|v| v.parse::<u64>().ok()) else {
-            let v = header("content-length").map(str::to_string);
+    }
+
+    /// The block of the record at `start`: skipped unless a `response` or
+    /// `resource` within the size limit, else read whole and turned into a
+    /// page ([`WarcReader::page`]); then the record boundary is checked.
+    fn record(&mut self, start: u64, headers: &Headers) {
+        let Some(len) = headers
+            .get("content-length")
+            .and_then(|v| v.parse::<u64>().ok())
+        else {
+            let v = headers.get("content-length").map(str::to_string);
             self.cur.warn(
                 start,
                 match v {
@@ -169,7 +216,10 @@ impl WarcReader {
             self.cur.resync = true;
             return;
         };
-        let wtype = header("warc-type").unwrap_or_default().to_ascii_lowercase();
+        let wtype = headers
+            .get("warc-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         let wanted = wtype == "response" || wtype == "resource";
         if !wanted || len > self.limits.max_record {
             if wanted {
@@ -193,13 +243,25 @@ impl WarcReader {
             Ok(n) if n < len => return self.truncated(start, len, n),
             Ok(_) => {}
         }
+        self.page(start, headers, &wtype, block);
+        // A bad boundary is warned about, but the record is still used:
+        // in practice the length was right and the padding is odd (warcio's
+        // example-trunc.warc pads with NULs); if the length was wrong the
+        // page has a little junk at its end or misses its tail.
+        self.check_trailer(start, len);
+    }
 
-        let key = match header("warc-record-id") {
+    /// The page of a `response` (an HTTP message, `super::http`) or
+    /// `resource` record's `block`, if it is one, pushed with its key
+    /// and URL; warnings about the payload go out with it.
+    fn page(&mut self, start: u64, headers: &Headers, wtype: &str, block: Vec<u8>) {
+        let key = match headers.get("warc-record-id") {
             Some(id) if !id.is_empty() => strip_angle(id).to_string(),
             _ => format!("{}@{start}", self.file_name),
         };
-        let url = strip_angle(header("warc-target-uri").unwrap_or_default().trim()).to_string();
-        let warc_ct = header("content-type").map(str::to_string);
+        let url =
+            strip_angle(headers.get("warc-target-uri").unwrap_or_default().trim()).to_string();
+        let warc_ct = headers.get("content-type").map(str::to_string);
         let is_http = block.starts_with(b"HTTP/")
             || warc_ct
                 .as_deref()
@@ -226,11 +288,6 @@ impl WarcReader {
                 }));
             }
         }
-        // A bad boundary is warned about, but the record is still used:
-        // in practice the length was right and the padding is odd (warcio's
-        // example-trunc.warc pads with NULs); if the length was wrong the
-        // page has a little junk at its end or misses its tail.
-        self.check_trailer(start, len);
     }
 
     fn truncated(&mut self, start: u64, len: u64, got: u64) {

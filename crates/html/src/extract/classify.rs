@@ -491,390 +491,534 @@ struct Agg {
     heading: u32,
 }
 
+/// One readability pass with `flags`: the per-block main-content mask and
+/// its characters. The steps, in readability's order: drop unlikely
+/// nodes ([`Pass::new`]), score paragraphs into their ancestors
+/// ([`Pass::score_paragraphs`]), keep the best candidates
+/// ([`Pass::top_candidates`]), pick the article's subtrees
+/// ([`Pass::article_roots`]), then clean them ([`Pass::clean`]).
 fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
-    let nodes = &p.nodes;
-    let n = nodes.len();
-    let parent_of = |i: usize| nodes.get(i).map_or(NONE, |x| x.parent);
-    let tag_of = |i: u32| nodes.get(i as usize).map_or(Tag::Root, |x| x.tag);
-    let body = if p.body != NONE { p.body } else { 0 };
+    let mut pass = Pass::new(p, ctx, flags);
+    pass.score_paragraphs();
+    let top = pass.top_candidates();
+    let (roots, top_node) = pass.article_roots(&top);
+    let in_art = pass.clean(&roots, top_node);
 
-    // 1. Removed before scoring (readability's node prepping).
-    let mut dead = vec![false; n];
-    for i in 1..n {
-        let Some(x) = nodes.get(i) else { continue };
-        let inherited = dead.get(x.parent as usize).copied().unwrap_or(false);
-        let own = x.flags & flag::HIDDEN != 0
-            || i as u32 == ctx.byline
-            || (flags & STRIP_UNLIKELY != 0
-                && (x.flags & (flag::UNLIKELY | flag::ROLE_UNLIKELY) != 0
-                    || matches!(x.tag, Tag::Nav | Tag::Aside | Tag::Footer)));
-        if let Some(d) = dead.get_mut(i) {
-            *d = inherited || own;
-        }
-    }
-    let alive = |o: u32| !dead.get(o as usize).copied().unwrap_or(true);
-
-    // 2. Subtree text and link characters of live blocks.
-    let mut text = vec![0u32; n];
-    let mut link = vec![0u32; n];
+    let mut mask = Vec::with_capacity(p.blocks.len());
+    let mut chars = 0u32;
     for b in &p.blocks {
-        if alive(b.owner) {
-            if let Some(t) = text.get_mut(b.owner as usize) {
-                *t += b.chars;
+        let keep = in_art.get(b.owner as usize).copied().unwrap_or(false);
+        if keep {
+            chars += b.chars;
+        }
+        mask.push(keep);
+    }
+    (mask, chars)
+}
+
+/// The state of one [`grab`] pass: per-node arrays indexed like
+/// `p.nodes`, filled by its steps in turn.
+struct Pass<'a, 'p> {
+    p: &'a Parsed<'p>,
+    ctx: &'a Context,
+    flags: u8,
+    /// The `<body>` (or the root when there is none): the article when no
+    /// candidate is better.
+    body: u32,
+    /// Removed before scoring (hidden, the byline, unlikely candidates),
+    /// inherited by descendants.
+    dead: Vec<bool>,
+    /// Subtree characters of live blocks.
+    text: Vec<u32>,
+    /// Subtree link characters of live blocks.
+    link: Vec<u32>,
+    /// Readability's content score of each candidate.
+    score: Vec<f32>,
+    /// Whether a node's score was initialised (it is a candidate).
+    init: Vec<bool>,
+    /// Candidates in the order they were first credited (ties keep it).
+    candidates: Vec<u32>,
+}
+
+impl<'a, 'p> Pass<'a, 'p> {
+    /// Steps 1 and 2: the nodes removed before scoring (readability's node
+    /// prepping) and the subtree text and link characters of what is left.
+    fn new(p: &'a Parsed<'p>, ctx: &'a Context, flags: u8) -> Self {
+        let n = p.nodes.len();
+        let mut dead = vec![false; n];
+        for i in 1..n {
+            let Some(x) = p.nodes.get(i) else { continue };
+            let inherited = dead.get(x.parent as usize).copied().unwrap_or(false);
+            let own = x.flags & flag::HIDDEN != 0
+                || i as u32 == ctx.byline
+                || (flags & STRIP_UNLIKELY != 0
+                    && (x.flags & (flag::UNLIKELY | flag::ROLE_UNLIKELY) != 0
+                        || matches!(x.tag, Tag::Nav | Tag::Aside | Tag::Footer)));
+            if let Some(d) = dead.get_mut(i) {
+                *d = inherited || own;
             }
-            if let Some(l) = link.get_mut(b.owner as usize) {
-                *l += b.link_chars;
+        }
+        let mut pass = Pass {
+            p,
+            ctx,
+            flags,
+            body: if p.body != NONE { p.body } else { 0 },
+            dead,
+            text: vec![0u32; n],
+            link: vec![0u32; n],
+            score: vec![0f32; n],
+            init: vec![false; n],
+            candidates: Vec::new(),
+        };
+        pass.sum_text();
+        pass
+    }
+
+    /// Step 2: subtree text and link characters of live blocks, one
+    /// reverse pass (children come after their parents).
+    fn sum_text(&mut self) {
+        let p = self.p;
+        for b in &p.blocks {
+            if self.alive(b.owner) {
+                if let Some(t) = self.text.get_mut(b.owner as usize) {
+                    *t += b.chars;
+                }
+                if let Some(l) = self.link.get_mut(b.owner as usize) {
+                    *l += b.link_chars;
+                }
+            }
+        }
+        for i in (1..p.nodes.len()).rev() {
+            let par = self.parent_of(i) as usize;
+            let (t, l) = (
+                self.text.get(i).copied().unwrap_or(0),
+                self.link.get(i).copied().unwrap_or(0),
+            );
+            if let Some(x) = self.text.get_mut(par) {
+                *x += t;
+            }
+            if let Some(x) = self.link.get_mut(par) {
+                *x += l;
             }
         }
     }
-    for i in (1..n).rev() {
-        let par = parent_of(i) as usize;
-        let (t, l) = (
-            text.get(i).copied().unwrap_or(0),
-            link.get(i).copied().unwrap_or(0),
-        );
-        if let Some(x) = text.get_mut(par) {
-            *x += t;
-        }
-        if let Some(x) = link.get_mut(par) {
-            *x += l;
-        }
+
+    fn parent_of(&self, i: usize) -> u32 {
+        self.p.nodes.get(i).map_or(NONE, |x| x.parent)
     }
-    let density = |i: u32| {
-        let t = text.get(i as usize).copied().unwrap_or(0);
+
+    fn tag_of(&self, i: u32) -> Tag {
+        self.p.nodes.get(i as usize).map_or(Tag::Root, |x| x.tag)
+    }
+
+    fn alive(&self, o: u32) -> bool {
+        !self.dead.get(o as usize).copied().unwrap_or(true)
+    }
+
+    /// Link characters over text characters of a node's subtree.
+    fn density(&self, i: u32) -> f32 {
+        let t = self.text.get(i as usize).copied().unwrap_or(0);
         if t == 0 {
             0.0
         } else {
-            link.get(i as usize).copied().unwrap_or(0) as f32 / t as f32
+            self.link.get(i as usize).copied().unwrap_or(0) as f32 / t as f32
         }
-    };
+    }
 
-    // 3. Paragraph scores credited to ancestors.
-    let mut score = vec![0f32; n];
-    let mut init = vec![false; n];
-    let mut candidates: Vec<u32> = Vec::new();
-    let mut credit = |start: u32, s: f32, score: &mut Vec<f32>, init: &mut Vec<bool>| {
+    /// A node's class weight when this pass weighs classes, else 0.
+    fn class_weight(&self, i: u32) -> f32 {
+        if self.flags & WEIGHT_CLASSES != 0 {
+            self.p
+                .nodes
+                .get(i as usize)
+                .map_or(0.0, |x| f32::from(x.class_weight))
+        } else {
+            0.0
+        }
+    }
+
+    /// The body, the root or above: never an article candidate.
+    fn is_top_level(&self, i: u32) -> bool {
+        i == self.body
+            || i == 0
+            || i == NONE
+            || matches!(self.tag_of(i), Tag::Body | Tag::Html | Tag::Root)
+    }
+
+    /// Credits a paragraph's score `s` to `start` (full), its parent
+    /// (half) and further ancestors (`1/(3*level)`), up to
+    /// [`SCORE_LEVELS`] of them; an ancestor met for the first time
+    /// becomes a candidate with its tag's base score and class weight.
+    fn credit(&mut self, start: u32, s: f32) {
         let mut a = start;
         for level in 0..SCORE_LEVELS {
             if a == NONE || a == 0 {
                 break;
             }
             let ai = a as usize;
-            if !init.get(ai).copied().unwrap_or(true) {
-                if let Some(v) = init.get_mut(ai) {
+            if !self.init.get(ai).copied().unwrap_or(true) {
+                if let Some(v) = self.init.get_mut(ai) {
                     *v = true;
                 }
-                let x = nodes.get(ai);
-                let w = if flags & WEIGHT_CLASSES != 0 {
-                    x.map_or(0.0, |x| f32::from(x.class_weight))
-                } else {
-                    0.0
-                };
-                if let Some(v) = score.get_mut(ai) {
-                    *v = base_score(tag_of(a)) + w;
+                let w = self.class_weight(a);
+                let base = base_score(self.tag_of(a));
+                if let Some(v) = self.score.get_mut(ai) {
+                    *v = base + w;
                 }
-                candidates.push(a);
+                self.candidates.push(a);
             }
             let divider = match level {
                 0 => 1.0,
                 1 => 2.0,
                 l => l as f32 * 3.0,
             };
-            if let Some(v) = score.get_mut(ai) {
+            if let Some(v) = self.score.get_mut(ai) {
                 *v += s / divider;
             }
-            a = parent_of(ai);
+            a = self.parent_of(ai);
         }
-    };
-    let para_score = |chars: u32, commas: u32| -> f32 {
-        1.0 + (commas + 1) as f32 + (chars / 100).min(3) as f32
-    };
-    // Paragraph elements aggregate their blocks; inline text directly in a
-    // div with block children is its own paragraph (readability wraps it
-    // in a <p>).
-    let mut para_chars: HashMap<u32, (u32, u32)> = HashMap::new();
-    for b in &p.blocks {
-        if !alive(b.owner) {
-            continue;
-        }
-        let o = b.owner;
-        let t = tag_of(o);
-        let is_para = match t {
-            Tag::P | Tag::Td | Tag::Pre | Tag::Section => true,
-            Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6 => true,
-            Tag::Div => !ctx.has_block_desc.get(o as usize).copied().unwrap_or(false),
-            _ => false,
+    }
+
+    /// Step 3: paragraph scores credited to ancestors. Paragraph elements
+    /// aggregate their blocks; inline text directly in a div with block
+    /// children is its own paragraph (readability wraps it in a `<p>`).
+    fn score_paragraphs(&mut self) {
+        let para_score = |chars: u32, commas: u32| -> f32 {
+            1.0 + (commas + 1) as f32 + (chars / 100).min(3) as f32
         };
-        if is_para {
-            let e = para_chars.entry(o).or_insert((0, 0));
-            e.0 += b.chars;
-            e.1 += b.commas;
-        } else if t == Tag::Div && b.chars >= 25 {
-            credit(o, para_score(b.chars, b.commas), &mut score, &mut init);
+        let p = self.p;
+        let mut para_chars: HashMap<u32, (u32, u32)> = HashMap::new();
+        for b in &p.blocks {
+            if !self.alive(b.owner) {
+                continue;
+            }
+            let o = b.owner;
+            let t = self.tag_of(o);
+            let is_para = match t {
+                Tag::P | Tag::Td | Tag::Pre | Tag::Section => true,
+                Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6 => true,
+                Tag::Div => !self
+                    .ctx
+                    .has_block_desc
+                    .get(o as usize)
+                    .copied()
+                    .unwrap_or(false),
+                _ => false,
+            };
+            if is_para {
+                let e = para_chars.entry(o).or_insert((0, 0));
+                e.0 += b.chars;
+                e.1 += b.commas;
+            } else if t == Tag::Div && b.chars >= 25 {
+                self.credit(o, para_score(b.chars, b.commas));
+            }
         }
-    }
-    let mut paras: Vec<(u32, u32, u32)> = para_chars
-        .into_iter()
-        .map(|(k, (c, m))| (k, c, m))
-        .collect();
-    // Document order keeps candidate order (ties) deterministic.
-    paras.sort_unstable_by_key(|x| x.0);
-    for (node, chars, commas) in paras {
-        if chars >= 25 {
-            credit(
-                parent_of(node as usize),
-                para_score(chars, commas),
-                &mut score,
-                &mut init,
-            );
+        let mut paras: Vec<(u32, u32, u32)> = para_chars
+            .into_iter()
+            .map(|(k, (c, m))| (k, c, m))
+            .collect();
+        // Document order keeps candidate order (ties) deterministic.
+        paras.sort_unstable_by_key(|x| x.0);
+        for (node, chars, commas) in paras {
+            if chars >= 25 {
+                let parent = self.parent_of(node as usize);
+                self.credit(parent, para_score(chars, commas));
+            }
         }
     }
 
-    // 4. Link density scaling, top candidates.
-    for &c in &candidates {
-        let d = density(c);
-        if let Some(v) = score.get_mut(c as usize) {
-            *v *= 1.0 - d;
+    /// Step 4: every candidate's score scaled by `1 - link density`, and
+    /// the best [`TOP_CANDIDATES`], best first (earlier wins ties).
+    fn top_candidates(&mut self) -> Vec<u32> {
+        for i in 0..self.candidates.len() {
+            let Some(&c) = self.candidates.get(i) else {
+                continue;
+            };
+            let d = self.density(c);
+            if let Some(v) = self.score.get_mut(c as usize) {
+                *v *= 1.0 - d;
+            }
         }
+        let mut top: Vec<u32> = Vec::with_capacity(TOP_CANDIDATES + 1);
+        for &c in &self.candidates {
+            let pos = top
+                .iter()
+                .position(|&t| at(&self.score, c) > at(&self.score, t))
+                .unwrap_or(top.len());
+            if pos < TOP_CANDIDATES {
+                top.insert(pos, c);
+                top.truncate(TOP_CANDIDATES);
+            }
+        }
+        top
     }
-    let mut top: Vec<u32> = Vec::with_capacity(TOP_CANDIDATES + 1);
-    for &c in &candidates {
-        let pos = top
-            .iter()
-            .position(|&t| at(&score, c) > at(&score, t))
-            .unwrap_or(top.len());
-        if pos < TOP_CANDIDATES {
-            top.insert(pos, c);
-            top.truncate(TOP_CANDIDATES);
+
+    /// Step 5: the subtrees that make the article, and the top node (or
+    /// [`NONE`] when the article is the whole body). The best candidate
+    /// moves up to a shared ancestor ([`Pass::common_ancestor`]), a
+    /// better-scoring parent ([`Pass::better_parent`]) and past only
+    /// children; then its siblings that score well or read like prose
+    /// join it ([`Pass::siblings`]).
+    fn article_roots(&mut self, top: &[u32]) -> (Vec<u32>, u32) {
+        let body = self.body;
+        let mut t = match top.first().copied() {
+            None => return (vec![body], NONE),
+            Some(t) if self.is_top_level(t) => return (vec![body], NONE),
+            Some(t) => t,
+        };
+        t = self.common_ancestor(t, top);
+        t = self.better_parent(t);
+        // An only child is as good as its parent (siblings are found one
+        // level up).
+        let mut a = self.parent_of(t as usize);
+        while !self.is_top_level(a) && live_children(self.p, &self.dead, a) == 1 {
+            t = a;
+            a = self.parent_of(a as usize);
+        }
+        if !self.init.get(t as usize).copied().unwrap_or(true) {
+            let w = self.class_weight(t);
+            let base = base_score(self.tag_of(t));
+            if let Some(v) = self.score.get_mut(t as usize) {
+                *v = base + w;
+            }
+        }
+        if self.is_top_level(t) {
+            (vec![body], NONE)
+        } else {
+            (self.siblings(t), t)
         }
     }
 
-    let is_top_level = |i: u32| {
-        i == body || i == 0 || i == NONE || matches!(tag_of(i), Tag::Body | Tag::Html | Tag::Root)
-    };
-    let mut roots: Vec<u32> = Vec::new();
-    let mut top_node = NONE;
-    match top.first().copied() {
-        None => roots.push(body),
-        Some(t) if is_top_level(t) => roots.push(body),
-        Some(mut t) => {
-            // Several strong candidates under one ancestor: take it.
-            let ts = at(&score, t);
-            let mut counts: HashMap<u32, u8> = HashMap::new();
-            let mut lists = 0;
-            for &c in top.iter().skip(1) {
-                if ts > 0.0 && at(&score, c) / ts >= 0.75 {
-                    lists += 1;
-                    let mut a = parent_of(c as usize);
-                    while a != NONE {
-                        *counts.entry(a).or_insert(0) += 1;
-                        a = parent_of(a as usize);
-                    }
+    /// Several strong candidates (at least 3 within 75% of the best's
+    /// score) under one ancestor of the best `t`: that ancestor.
+    fn common_ancestor(&self, mut t: u32, top: &[u32]) -> u32 {
+        let ts = at(&self.score, t);
+        let mut counts: HashMap<u32, u8> = HashMap::new();
+        let mut lists = 0;
+        for &c in top.iter().skip(1) {
+            if ts > 0.0 && at(&self.score, c) / ts >= 0.75 {
+                lists += 1;
+                let mut a = self.parent_of(c as usize);
+                while a != NONE {
+                    *counts.entry(a).or_insert(0) += 1;
+                    a = self.parent_of(a as usize);
                 }
             }
-            if lists >= 3 {
-                let mut a = parent_of(t as usize);
-                while !is_top_level(a) {
-                    if counts.get(&a).copied().unwrap_or(0) >= 3 {
-                        t = a;
-                        break;
-                    }
-                    a = parent_of(a as usize);
-                }
-            }
-            // A parent scoring higher than the child unifies split content.
-            let mut a = parent_of(t as usize);
-            let mut last = at(&score, t);
-            let threshold = last / 3.0;
-            while !is_top_level(a) {
-                if !init.get(a as usize).copied().unwrap_or(false) {
-                    a = parent_of(a as usize);
-                    continue;
-                }
-                let s = at(&score, a);
-                if s < threshold {
-                    break;
-                }
-                if s > last {
+        }
+        if lists >= 3 {
+            let mut a = self.parent_of(t as usize);
+            while !self.is_top_level(a) {
+                if counts.get(&a).copied().unwrap_or(0) >= 3 {
                     t = a;
                     break;
                 }
-                last = s;
-                a = parent_of(a as usize);
+                a = self.parent_of(a as usize);
             }
-            // An only child is as good as its parent (siblings are found
-            // one level up).
-            let mut a = parent_of(t as usize);
-            while !is_top_level(a) && live_children(p, &dead, a) == 1 {
+        }
+        t
+    }
+
+    /// A scored ancestor of `t` scoring higher than the one below it
+    /// (before the scores drop under a third of `t`'s): it unifies split
+    /// content.
+    fn better_parent(&self, mut t: u32) -> u32 {
+        let mut a = self.parent_of(t as usize);
+        let mut last = at(&self.score, t);
+        let threshold = last / 3.0;
+        while !self.is_top_level(a) {
+            if !self.init.get(a as usize).copied().unwrap_or(false) {
+                a = self.parent_of(a as usize);
+                continue;
+            }
+            let s = at(&self.score, a);
+            if s < threshold {
+                break;
+            }
+            if s > last {
                 t = a;
-                a = parent_of(a as usize);
+                break;
             }
-            if !init.get(t as usize).copied().unwrap_or(true) {
-                let w = if flags & WEIGHT_CLASSES != 0 {
-                    nodes
-                        .get(t as usize)
-                        .map_or(0.0, |x| f32::from(x.class_weight))
+            last = s;
+            a = self.parent_of(a as usize);
+        }
+        t
+    }
+
+    /// The live children of `t`'s parent that join the article, in
+    /// document order: `t` itself, siblings scoring at least a fifth of
+    /// it (at least 10; same class as `t` adds a bonus), and paragraphs
+    /// that read like prose (long with few links, or short, link-free and
+    /// ending a sentence).
+    fn siblings(&self, t: u32) -> Vec<u32> {
+        let nodes = &self.p.nodes;
+        let ctx = self.ctx;
+        let ts = self.score.get(t as usize).copied().unwrap_or(0.0);
+        let threshold = (ts * 0.2).max(10.0);
+        let top_class = nodes.get(t as usize).map_or(0, |x| x.class_hash);
+        let mut roots = Vec::new();
+        let mut s = nodes
+            .get(self.parent_of(t as usize) as usize)
+            .map_or(NONE, |x| x.first_child);
+        while s != NONE {
+            let next = nodes.get(s as usize).map_or(NONE, |x| x.next_sibling);
+            if !self.alive(s) {
+                s = next;
+                continue;
+            }
+            let append = if s == t {
+                true
+            } else {
+                let x = nodes.get(s as usize);
+                let bonus = if top_class != 0 && x.is_some_and(|x| x.class_hash == top_class) {
+                    ts * 0.2
                 } else {
                     0.0
                 };
-                if let Some(v) = score.get_mut(t as usize) {
-                    *v = base_score(tag_of(t)) + w;
+                let st = self.tag_of(s);
+                let para_like = st == Tag::P
+                    || (st == Tag::Div
+                        && !ctx.has_block_desc.get(s as usize).copied().unwrap_or(false));
+                if self.init.get(s as usize).copied().unwrap_or(false)
+                    && at(&self.score, s) + bonus >= threshold
+                {
+                    true
+                } else if para_like {
+                    let len = self.text.get(s as usize).copied().unwrap_or(0);
+                    let d = self.density(s);
+                    (len > 80 && d < 0.25)
+                        || (len < 80
+                            && len > 0
+                            && d == 0.0
+                            && ctx.sentence_end.get(s as usize).copied().unwrap_or(false))
+                } else {
+                    false
                 }
+            };
+            if append {
+                roots.push(s);
             }
-            if is_top_level(t) {
-                roots.push(body);
-            } else {
-                top_node = t;
-                let ts = score.get(t as usize).copied().unwrap_or(0.0);
-                let threshold = (ts * 0.2).max(10.0);
-                let top_class = nodes.get(t as usize).map_or(0, |x| x.class_hash);
-                let mut s = nodes
-                    .get(parent_of(t as usize) as usize)
-                    .map_or(NONE, |x| x.first_child);
-                while s != NONE {
-                    let next = nodes.get(s as usize).map_or(NONE, |x| x.next_sibling);
-                    if alive(s) {
-                        let append = if s == t {
-                            true
-                        } else {
-                            let x = nodes.get(s as usize);
-                            let bonus =
-                                if top_class != 0 && x.is_some_and(|x| x.class_hash == top_class) {
-                                    ts * 0.2
-                                } else {
-                                    0.0
-                                };
-                            let st = tag_of(s);
-                            let para_like = st == Tag::P
-                                || (st == Tag::Div
-                                    && !ctx
-                                        .has_block_desc
-                                        .get(s as usize)
-                                        .copied()
-                                        .unwrap_or(false));
-                            if init.get(s as usize).copied().unwrap_or(false)
-                                && at(&score, s) + bonus >= threshold
-                            {
-                                true
-                            } else if para_like {
-                                let len = text.get(s as usize).copied().unwrap_or(0);
-                                let d = density(s);
-                                (len > 80 && d < 0.25)
-                                    || (len < 80
-                                        && len > 0
-                                        && d == 0.0
-                                        && ctx
-                                            .sentence_end
-                                            .get(s as usize)
-                                            .copied()
-                                            .unwrap_or(false))
-                            } else {
-                                false
-                            }
-                        };
-                        if append {
-                            roots.push(s);
-                        }
-                    }
-                    s = next;
-                }
-            }
+            s = next;
         }
+        roots
     }
 
-    // 5. Clean the article (readability `_prepArticle`).
-    let mut is_root = vec![false; n];
-    for &r in &roots {
-        if let Some(v) = is_root.get_mut(r as usize) {
-            *v = true;
+    /// Step 6: cleans the article under `roots` (readability
+    /// `_prepArticle`) and says which nodes are in it: the static
+    /// removals ([`Pass::static_removals`]), then, when this pass cleans
+    /// conditionally, the forms, tables, lists and divs that look like
+    /// navigation ([`Pass::clean_conditionally`]).
+    fn clean(&self, roots: &[u32], top_node: u32) -> Vec<bool> {
+        let n = self.p.nodes.len();
+        let mut is_root = vec![false; n];
+        for &r in roots {
+            if let Some(v) = is_root.get_mut(r as usize) {
+                *v = true;
+            }
         }
+        let mut removed = vec![false; n];
+        let mut in_art = vec![false; n];
+        self.in_article(&is_root, &removed, &mut in_art);
+        self.static_removals(&is_root, &in_art, &mut removed);
+        self.in_article(&is_root, &removed, &mut in_art);
+        if self.flags & CLEAN_CONDITIONALLY != 0 {
+            self.clean_conditionally(top_node, &is_root, &mut removed, &mut in_art);
+        }
+        in_art
     }
-    let mut removed = vec![false; n];
-    let mut in_art = vec![false; n];
-    let compute_in_art = |in_art: &mut Vec<bool>, removed: &Vec<bool>| {
-        for i in 0..n {
-            let par = parent_of(i);
+
+    /// Which nodes are in the article: a root, or a live, not removed
+    /// child of a node in it (one forward pass).
+    fn in_article(&self, is_root: &[bool], removed: &[bool], in_art: &mut [bool]) {
+        for i in 0..self.p.nodes.len() {
+            let par = self.parent_of(i);
             let v = is_root.get(i).copied().unwrap_or(false)
                 || (par != NONE
                     && in_art.get(par as usize).copied().unwrap_or(false)
-                    && !dead.get(i).copied().unwrap_or(true)
+                    && !self.dead.get(i).copied().unwrap_or(true)
                     && !removed.get(i).copied().unwrap_or(false));
             if let Some(x) = in_art.get_mut(i) {
                 *x = v;
             }
         }
-    };
-    compute_in_art(&mut in_art, &removed);
-
-    // Static removals.
-    let h2_in_article: Vec<u32> = (0..n as u32)
-        .filter(|&i| tag_of(i) == Tag::H2 && in_art.get(i as usize).copied().unwrap_or(false))
-        .collect();
-    let single_h2_is_title = h2_in_article.len() == 1
-        && h2_in_article.first().is_some_and(|h| {
-            ctx.h2_text.get(h).is_some_and(|t| {
-                let t = t.to_lowercase();
-                ctx.titles.iter().any(|title| {
-                    let (hl, tl) = (t.chars().count() as f32, title.chars().count() as f32);
-                    if tl == 0.0 {
-                        return false;
-                    }
-                    let rate = (hl - tl) / tl;
-                    rate.abs() < 0.5
-                        && if rate > 0.0 {
-                            t.contains(title.as_str())
-                        } else {
-                            title.contains(t.as_str())
-                        }
-                })
-            })
-        });
-    for i in 1..n {
-        if !in_art.get(i).copied().unwrap_or(false) || is_root.get(i).copied().unwrap_or(false) {
-            continue;
-        }
-        let Some(x) = nodes.get(i) else { continue };
-        let mut rm = always_removed(x.tag);
-        if x.flags & flag::SHARE != 0 && text.get(i).copied().unwrap_or(0) < 500 {
-            rm = true;
-        }
-        if flags & WEIGHT_CLASSES != 0 && matches!(x.tag, Tag::H1 | Tag::H2) && x.class_weight < 0 {
-            rm = true;
-        }
-        if single_h2_is_title && x.tag == Tag::H2 {
-            rm = true;
-        }
-        if rm {
-            if let Some(r) = removed.get_mut(i) {
-                *r = true;
-            }
-        }
     }
-    compute_in_art(&mut in_art, &removed);
 
-    if flags & CLEAN_CONDITIONALLY != 0 {
-        // Direct (own) contributions per node from live blocks.
-        let mut own = vec![Agg::default(); n];
-        for b in &p.blocks {
-            if !alive(b.owner) {
+    /// Marks removed, below the roots, what readability's `_clean` drops
+    /// wherever it is ([`always_removed`]), short share bars, headers with
+    /// a negative class weight, and the article's only `h2` when it
+    /// repeats the title.
+    fn static_removals(&self, is_root: &[bool], in_art: &[bool], removed: &mut [bool]) {
+        let n = self.p.nodes.len();
+        let h2_in_article: Vec<u32> = (0..n as u32)
+            .filter(|&i| {
+                self.tag_of(i) == Tag::H2 && in_art.get(i as usize).copied().unwrap_or(false)
+            })
+            .collect();
+        let single_h2_is_title =
+            h2_in_article.len() == 1 && h2_in_article.first().is_some_and(|&h| self.h2_is_title(h));
+        for i in 1..n {
+            if !in_art.get(i).copied().unwrap_or(false) || is_root.get(i).copied().unwrap_or(false)
+            {
                 continue;
             }
-            if let Some(a) = own.get_mut(b.owner as usize) {
-                a.text += b.chars;
-                a.link += b.link_chars;
-                a.commas += b.commas;
-                if tag_of(b.owner).is_heading() {
-                    a.heading += b.chars;
+            let Some(x) = self.p.nodes.get(i) else {
+                continue;
+            };
+            let mut rm = always_removed(x.tag);
+            if x.flags & flag::SHARE != 0 && self.text.get(i).copied().unwrap_or(0) < 500 {
+                rm = true;
+            }
+            if self.flags & WEIGHT_CLASSES != 0
+                && matches!(x.tag, Tag::H1 | Tag::H2)
+                && x.class_weight < 0
+            {
+                rm = true;
+            }
+            if single_h2_is_title && x.tag == Tag::H2 {
+                rm = true;
+            }
+            if rm {
+                if let Some(r) = removed.get_mut(i) {
+                    *r = true;
                 }
             }
         }
-        for (i, a) in own.iter_mut().enumerate() {
-            if let Some(x) = nodes.get(i) {
-                a.img = u32::from(x.img);
-                a.input = u32::from(x.input);
-                a.embed = u32::from(x.embed);
-            }
-        }
+    }
+
+    /// Whether the text of `h2` is one of the title's variants, give or
+    /// take half its length (readability's header-duplicates-title test).
+    fn h2_is_title(&self, h: u32) -> bool {
+        self.ctx.h2_text.get(&h).is_some_and(|t| {
+            let t = t.to_lowercase();
+            self.ctx.titles.iter().any(|title| {
+                let (hl, tl) = (t.chars().count() as f32, title.chars().count() as f32);
+                if tl == 0.0 {
+                    return false;
+                }
+                let rate = (hl - tl) / tl;
+                rate.abs() < 0.5
+                    && if rate > 0.0 {
+                        t.contains(title.as_str())
+                    } else {
+                        title.contains(t.as_str())
+                    }
+            })
+        })
+    }
+
+    /// Readability's `_cleanConditionally`, one pass per tag group (forms,
+    /// tables, lists, divs): a node in the article whose subtree counts
+    /// ([`Agg`], summed bottom-up over what is still in it) look like
+    /// navigation ([`remove_conditionally`]) is removed, except the top
+    /// node, data tables and code.
+    fn clean_conditionally(
+        &self,
+        top_node: u32,
+        is_root: &[bool],
+        removed: &mut [bool],
+        in_art: &mut [bool],
+    ) {
+        let nodes = &self.p.nodes;
+        let own = self.own_counts();
         let passes: [&[Tag]; 4] = [
             &[Tag::Form, Tag::Fieldset],
             &[Tag::Table],
@@ -883,7 +1027,7 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
         ];
         for pass in passes {
             let mut agg = own.clone();
-            for i in (1..n).rev() {
+            for i in (1..nodes.len()).rev() {
                 if !in_art.get(i).copied().unwrap_or(false) {
                     continue;
                 }
@@ -891,10 +1035,10 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
                 let a = agg.get(i).copied().unwrap_or_default();
                 if pass.contains(&x.tag)
                     && i as u32 != top_node
-                    && !ctx.in_data_table.get(i).copied().unwrap_or(false)
+                    && !self.ctx.in_data_table.get(i).copied().unwrap_or(false)
                     && x.flags & flag::IN_CODE == 0
                 {
-                    let weight = if flags & WEIGHT_CLASSES != 0 {
+                    let weight = if self.flags & WEIGHT_CLASSES != 0 {
                         i32::from(x.class_weight)
                     } else {
                         0
@@ -918,20 +1062,38 @@ fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
                     pa.heading += a.heading;
                 }
             }
-            compute_in_art(&mut in_art, &removed);
+            self.in_article(is_root, removed, in_art);
         }
     }
 
-    let mut mask = Vec::with_capacity(p.blocks.len());
-    let mut chars = 0u32;
-    for b in &p.blocks {
-        let keep = in_art.get(b.owner as usize).copied().unwrap_or(false);
-        if keep {
-            chars += b.chars;
+    /// Each node's own counts: text, links, commas and heading text of its
+    /// live blocks, and its images, inputs and embeds.
+    fn own_counts(&self) -> Vec<Agg> {
+        let nodes = &self.p.nodes;
+        let mut own = vec![Agg::default(); nodes.len()];
+        for b in &self.p.blocks {
+            if !self.alive(b.owner) {
+                continue;
+            }
+            let heading = self.tag_of(b.owner).is_heading();
+            if let Some(a) = own.get_mut(b.owner as usize) {
+                a.text += b.chars;
+                a.link += b.link_chars;
+                a.commas += b.commas;
+                if heading {
+                    a.heading += b.chars;
+                }
+            }
         }
-        mask.push(keep);
+        for (i, a) in own.iter_mut().enumerate() {
+            if let Some(x) = nodes.get(i) {
+                a.img = u32::from(x.img);
+                a.input = u32::from(x.input);
+                a.embed = u32::from(x.embed);
+            }
+        }
+        own
     }
-    (mask, chars)
 }
 
 fn live_children(p: &Parsed<'_>, dead: &[bool], node: u32) -> u32 {

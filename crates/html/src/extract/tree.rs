@@ -281,6 +281,98 @@ fn weight_of(bits: u8) -> i8 {
     w
 }
 
+/// The attributes of a start tag that the classifier and metadata read.
+#[derive(Default)]
+struct ElementAttrs<'a> {
+    class: &'a [u8],
+    id: &'a [u8],
+    /// `hidden`, an inline style hiding it, or `aria-hidden="true"` (except
+    /// on a fallback image).
+    hidden: bool,
+    /// A role that is chrome (menu, navigation, banner, dialog, ...).
+    role_unlikely: bool,
+    /// `role="main"`.
+    role_main: bool,
+    /// `rel="author"` or an `itemprop` naming the author.
+    byline: bool,
+    /// An `itemprop` naming the article body.
+    article_body: bool,
+    href: Option<&'a [u8]>,
+    /// The `rel` keywords ([`super::LinkRels`]).
+    rel_bits: u8,
+}
+
+impl<'a> ElementAttrs<'a> {
+    fn parse(attrs: &'a [u8]) -> Self {
+        let mut a = ElementAttrs::default();
+        let mut fallback_image = false;
+        let mut aria_hidden = false;
+        for (k, v) in Attrs::new(attrs) {
+            match k.len() {
+                2 if k.eq_ignore_ascii_case(b"id") => a.id = v,
+                3 if k.eq_ignore_ascii_case(b"rel") => {
+                    if v.eq_ignore_ascii_case(b"author") {
+                        a.byline = true;
+                    }
+                    a.rel_bits = super::LinkRels::parse(v).0;
+                }
+                4 if k.eq_ignore_ascii_case(b"href") => a.href = Some(v),
+                4 if k.eq_ignore_ascii_case(b"role") => {
+                    let r = v.trim_ascii();
+                    a.role_main = r.eq_ignore_ascii_case(b"main");
+                    a.role_unlikely = [
+                        &b"menu"[..],
+                        b"menubar",
+                        b"complementary",
+                        b"navigation",
+                        b"alert",
+                        b"alertdialog",
+                        b"dialog",
+                        b"banner",
+                        b"contentinfo",
+                    ]
+                    .iter()
+                    .any(|x| r.eq_ignore_ascii_case(x));
+                }
+                5 if k.eq_ignore_ascii_case(b"class") => {
+                    a.class = v;
+                    fallback_image = memmem::find(v, b"fallback-image").is_some();
+                }
+                5 if k.eq_ignore_ascii_case(b"style") && memchr(b':', v).is_some() => {
+                    let s: Vec<u8> = v
+                        .iter()
+                        .filter(|b| !b.is_ascii_whitespace())
+                        .map(u8::to_ascii_lowercase)
+                        .collect();
+                    if memmem::find(&s, b"display:none").is_some()
+                        || memmem::find(&s, b"visibility:hidden").is_some()
+                    {
+                        a.hidden = true;
+                    }
+                }
+                6 if k.eq_ignore_ascii_case(b"hidden") => a.hidden = true,
+                8 if k.eq_ignore_ascii_case(b"itemprop") => {
+                    let lower = v.to_ascii_lowercase();
+                    if memmem::find(&lower, b"articlebody").is_some() {
+                        a.article_body = true;
+                    }
+                    if memmem::find(&lower, b"author").is_some() {
+                        a.byline = true;
+                    }
+                }
+                11 if k.eq_ignore_ascii_case(b"aria-hidden") => {
+                    aria_hidden = v.trim_ascii().eq_ignore_ascii_case(b"true");
+                }
+                _ => {}
+            }
+        }
+        if aria_hidden && !fallback_image {
+            a.hidden = true;
+        }
+        a
+    }
+}
+
 fn name_hash(name: &str) -> u32 {
     // FNV-1a over the lowercased name; only compared within one page.
     let mut h: u32 = 0x811c_9dc5;
@@ -604,6 +696,11 @@ impl<'a> Builder<'a> {
         self.close_until(tag, 0, |t| t == Tag::Root);
     }
 
+    /// A start tag: raw-text and document-level elements are handled by
+    /// [`Builder::special_start`], void elements by [`Builder::void`];
+    /// anything else becomes a node (unless inside skipped content) with
+    /// the flags its attributes give it ([`Builder::element_flags`]) and
+    /// is pushed on the open-element stack.
     fn start(&mut self, name: &'a str, attrs: &'a [u8], self_closing: bool) {
         let tag = Tag::from_name(name);
         if tag != Tag::Br {
@@ -618,238 +715,31 @@ impl<'a> Builder<'a> {
         }
         let foreign =
             self.open_count[Tag::Svg as usize] > 0 || self.open_count[Tag::Math as usize] > 0;
-
-        match tag {
-            Tag::Html => {
-                if self.out.lang.is_none() {
-                    for (k, v) in Attrs::new(attrs) {
-                        if k.eq_ignore_ascii_case(b"lang") || k.eq_ignore_ascii_case(b"xml:lang") {
-                            let v = decode_attr(v);
-                            if !v.is_empty() {
-                                self.out.lang = Some(v);
-                            }
-                        }
-                    }
-                }
-                return;
-            }
-            Tag::Body if self.out.body != NONE => return,
-            Tag::Head if self.out.body != NONE || self.open_count[Tag::Head as usize] > 0 => return,
-            Tag::Title
-            | Tag::Script
-            | Tag::Style
-            | Tag::Textarea
-            | Tag::Xmp
-            | Tag::Iframe
-            | Tag::Noembed
-            | Tag::Noframes
-            | Tag::Noscript
-            | Tag::Plaintext
-                if !self_closing =>
-            {
-                // Raw text: the tokenizer delivers content then the end
-                // tag; nothing is pushed. An iframe counts as an embed.
-                if tag == Tag::Iframe && self.skip_depth == 0 {
-                    let n = self.top().node as usize;
-                    if let Some(node) = self.nodes.get_mut(n) {
-                        node.embed = node.embed.saturating_add(1);
-                    }
-                }
-                if tag == Tag::Title && foreign {
-                    self.raw_tag = Tag::Other;
-                } else {
-                    self.raw_tag = tag;
-                }
-                if matches!(tag, Tag::Textarea | Tag::Xmp | Tag::Plaintext | Tag::Iframe) {
-                    self.flush();
-                }
-                return;
-            }
-            _ => {}
+        if self.special_start(tag, attrs, self_closing, foreign) {
+            return;
         }
-
         if !foreign {
             self.implied_ends(tag);
         }
-
         if tag.is_void() || (foreign && self_closing) {
             self.void(tag, attrs);
             return;
         }
 
-        // Attributes the classifier and metadata need.
-        let mut class: &[u8] = b"";
-        let mut id: &[u8] = b"";
-        let mut hidden = false;
-        let mut role_unlikely = false;
-        let mut role_main = false;
-        let mut byline = false;
-        let mut article_body = false;
-        let mut href: Option<&'a [u8]> = None;
-        let mut rel_bits = 0u8;
-        let mut fallback_image = false;
-        let mut aria_hidden = false;
-        for (k, v) in Attrs::new(attrs) {
-            match k.len() {
-                2 if k.eq_ignore_ascii_case(b"id") => id = v,
-                3 if k.eq_ignore_ascii_case(b"rel") => {
-                    if v.eq_ignore_ascii_case(b"author") {
-                        byline = true;
-                    }
-                    rel_bits = super::LinkRels::parse(v).0;
-                }
-                4 if k.eq_ignore_ascii_case(b"href") => href = Some(v),
-                4 if k.eq_ignore_ascii_case(b"role") => {
-                    let r = v.trim_ascii();
-                    role_main = r.eq_ignore_ascii_case(b"main");
-                    role_unlikely = [
-                        &b"menu"[..],
-                        b"menubar",
-                        b"complementary",
-                        b"navigation",
-                        b"alert",
-                        b"alertdialog",
-                        b"dialog",
-                        b"banner",
-                        b"contentinfo",
-                    ]
-                    .iter()
-                    .any(|x| r.eq_ignore_ascii_case(x));
-                }
-                5 if k.eq_ignore_ascii_case(b"class") => {
-                    class = v;
-                    fallback_image = memmem::find(v, b"fallback-image").is_some();
-                }
-                5 if k.eq_ignore_ascii_case(b"style") && memchr(b':', v).is_some() => {
-                    let s: Vec<u8> = v
-                        .iter()
-                        .filter(|b| !b.is_ascii_whitespace())
-                        .map(u8::to_ascii_lowercase)
-                        .collect();
-                    if memmem::find(&s, b"display:none").is_some()
-                        || memmem::find(&s, b"visibility:hidden").is_some()
-                    {
-                        hidden = true;
-                    }
-                }
-                6 if k.eq_ignore_ascii_case(b"hidden") => hidden = true,
-                8 if k.eq_ignore_ascii_case(b"itemprop") => {
-                    let lower = v.to_ascii_lowercase();
-                    if memmem::find(&lower, b"articlebody").is_some() {
-                        article_body = true;
-                    }
-                    if memmem::find(&lower, b"author").is_some() {
-                        byline = true;
-                    }
-                }
-                11 if k.eq_ignore_ascii_case(b"aria-hidden") => {
-                    aria_hidden = v.trim_ascii().eq_ignore_ascii_case(b"true");
-                }
-                _ => {}
-            }
-        }
-        if aria_hidden && !fallback_image {
-            hidden = true;
-        }
-
-        let mut bits_class = 0u8;
-        let mut bits_id = 0u8;
-        if self.skip_depth == 0 {
-            if !class.is_empty() {
-                self.scratch.clear();
-                self.scratch
-                    .extend(class.iter().map(u8::to_ascii_lowercase));
-                bits_class = pattern_bits(&self.scratch);
-            }
-            if !id.is_empty() {
-                self.scratch.clear();
-                self.scratch.extend(id.iter().map(u8::to_ascii_lowercase));
-                bits_id = pattern_bits(&self.scratch);
-            }
-        }
-        let bits = bits_class | bits_id;
-        let mut flags = 0u32;
-        if bits & P_UNLIKELY != 0 && bits & P_OKMAYBE == 0 && !matches!(tag, Tag::Body | Tag::A) {
-            flags |= flag::UNLIKELY;
-        }
-        if role_unlikely {
-            flags |= flag::ROLE_UNLIKELY;
-        }
-        if hidden {
-            flags |= flag::HIDDEN;
-        }
-        if bits & P_SHARE != 0 {
-            flags |= flag::SHARE;
-        }
-        if bits & P_BYLINE != 0 || byline {
-            flags |= flag::BYLINE;
-        }
-        if bits & P_POSITIVE != 0 {
-            flags |= flag::POSITIVE;
-        }
-        if article_body {
-            flags |= flag::ARTICLE_BODY;
-        }
-        if role_main || tag == Tag::Main {
-            flags |= flag::MAIN_LANDMARK;
-        }
-        if self.figure_depth > 0 {
-            flags |= flag::IN_FIGURE;
-        }
-        if self.code_depth > 0 {
-            flags |= flag::IN_CODE;
-        }
-
+        let a = ElementAttrs::parse(attrs);
+        let (flags, class_weight) = self.element_flags(tag, &a);
         let flagged = flags
             & (flag::UNLIKELY | flag::ROLE_UNLIKELY | flag::HIDDEN | flag::SHARE | flag::BYLINE)
             != 0;
         let boundary = tag.is_block() || flagged;
-        let skip = tag.is_skip() || hidden;
+        let skip = tag.is_skip() || a.hidden;
         if boundary || skip {
             self.flush();
         }
 
         let parent = self.top();
         let node = if self.skip_depth == 0 {
-            let idx = self.nodes.len() as u32;
-            let class_hash = if class.is_empty() {
-                0
-            } else {
-                neardup_api::hash64(class)
-            };
-            self.nodes.push(Node {
-                tag,
-                parent: parent.node,
-                first_child: NONE,
-                next_sibling: NONE,
-                class_weight: weight_of(bits_class) + weight_of(bits_id),
-                flags,
-                class_hash,
-                img: 0,
-                input: 0,
-                embed: 0,
-                rows: 0,
-            });
-            self.link_child(parent.node, idx);
-            if matches!(
-                tag,
-                Tag::A
-                    | Tag::Blockquote
-                    | Tag::Dl
-                    | Tag::Div
-                    | Tag::Ol
-                    | Tag::P
-                    | Tag::Pre
-                    | Tag::Table
-                    | Tag::Ul
-                    | Tag::Select
-            ) {
-                if let Some(p) = self.nodes.get_mut(parent.node as usize) {
-                    p.flags |= flag::HAS_BLOCK_DESC;
-                }
-            }
-            self.table_marker(tag);
-            idx
+            self.push_node(tag, parent.node, a.class, flags, class_weight)
         } else {
             parent.node
         };
@@ -881,10 +771,10 @@ impl<'a> Builder<'a> {
         match tag {
             Tag::A => {
                 self.link_depth += 1;
-                if let Some(h) = href {
+                if let Some(h) = a.href {
                     if self.skip_depth == 0 {
                         self.out.hrefs.push(as_str(h));
-                        self.out.href_rels.push(rel_bits);
+                        self.out.href_rels.push(a.rel_bits);
                     }
                 }
             }
@@ -893,6 +783,174 @@ impl<'a> Builder<'a> {
             Tag::Code | Tag::Pre => self.code_depth += 1,
             _ => {}
         }
+    }
+
+    /// Start tags that open no element: `<html>` (its `lang` is read), a
+    /// second `<body>` or `<head>`, and raw-text elements (`title`,
+    /// `script`, `style`, ...), whose content the tokenizer delivers before
+    /// their end tag. Returns whether the tag was handled here.
+    fn special_start(
+        &mut self,
+        tag: Tag,
+        attrs: &'a [u8],
+        self_closing: bool,
+        foreign: bool,
+    ) -> bool {
+        match tag {
+            Tag::Html => {
+                if self.out.lang.is_none() {
+                    for (k, v) in Attrs::new(attrs) {
+                        if k.eq_ignore_ascii_case(b"lang") || k.eq_ignore_ascii_case(b"xml:lang") {
+                            let v = decode_attr(v);
+                            if !v.is_empty() {
+                                self.out.lang = Some(v);
+                            }
+                        }
+                    }
+                }
+                true
+            }
+            Tag::Body if self.out.body != NONE => true,
+            Tag::Head if self.out.body != NONE || self.open_count[Tag::Head as usize] > 0 => true,
+            Tag::Title
+            | Tag::Script
+            | Tag::Style
+            | Tag::Textarea
+            | Tag::Xmp
+            | Tag::Iframe
+            | Tag::Noembed
+            | Tag::Noframes
+            | Tag::Noscript
+            | Tag::Plaintext
+                if !self_closing =>
+            {
+                // Raw text: the tokenizer delivers content then the end
+                // tag; nothing is pushed. An iframe counts as an embed.
+                if tag == Tag::Iframe && self.skip_depth == 0 {
+                    let n = self.top().node as usize;
+                    if let Some(node) = self.nodes.get_mut(n) {
+                        node.embed = node.embed.saturating_add(1);
+                    }
+                }
+                if tag == Tag::Title && foreign {
+                    self.raw_tag = Tag::Other;
+                } else {
+                    self.raw_tag = tag;
+                }
+                if matches!(tag, Tag::Textarea | Tag::Xmp | Tag::Plaintext | Tag::Iframe) {
+                    self.flush();
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The classifier's flags for an element (boilerplate and positive
+    /// class/id patterns, role, hidden, byline, landmark, inside a figure
+    /// or code) and its class weight. Class and id patterns are only read
+    /// outside skipped content.
+    fn element_flags(&mut self, tag: Tag, a: &ElementAttrs<'_>) -> (u32, i8) {
+        let mut bits_class = 0u8;
+        let mut bits_id = 0u8;
+        if self.skip_depth == 0 {
+            if !a.class.is_empty() {
+                self.scratch.clear();
+                self.scratch
+                    .extend(a.class.iter().map(u8::to_ascii_lowercase));
+                bits_class = pattern_bits(&self.scratch);
+            }
+            if !a.id.is_empty() {
+                self.scratch.clear();
+                self.scratch.extend(a.id.iter().map(u8::to_ascii_lowercase));
+                bits_id = pattern_bits(&self.scratch);
+            }
+        }
+        let bits = bits_class | bits_id;
+        let mut flags = 0u32;
+        if bits & P_UNLIKELY != 0 && bits & P_OKMAYBE == 0 && !matches!(tag, Tag::Body | Tag::A) {
+            flags |= flag::UNLIKELY;
+        }
+        if a.role_unlikely {
+            flags |= flag::ROLE_UNLIKELY;
+        }
+        if a.hidden {
+            flags |= flag::HIDDEN;
+        }
+        if bits & P_SHARE != 0 {
+            flags |= flag::SHARE;
+        }
+        if bits & P_BYLINE != 0 || a.byline {
+            flags |= flag::BYLINE;
+        }
+        if bits & P_POSITIVE != 0 {
+            flags |= flag::POSITIVE;
+        }
+        if a.article_body {
+            flags |= flag::ARTICLE_BODY;
+        }
+        if a.role_main || tag == Tag::Main {
+            flags |= flag::MAIN_LANDMARK;
+        }
+        if self.figure_depth > 0 {
+            flags |= flag::IN_FIGURE;
+        }
+        if self.code_depth > 0 {
+            flags |= flag::IN_CODE;
+        }
+        (flags, weight_of(bits_class) + weight_of(bits_id))
+    }
+
+    /// Appends the node of a new element under `parent` and returns its
+    /// index; block-like children mark their parent `HAS_BLOCK_DESC`
+    /// (readability turns a div without them into a paragraph).
+    fn push_node(
+        &mut self,
+        tag: Tag,
+        parent: u32,
+        class: &[u8],
+        flags: u32,
+        class_weight: i8,
+    ) -> u32 {
+        let idx = self.nodes.len() as u32;
+        let class_hash = if class.is_empty() {
+            0
+        } else {
+            neardup_api::hash64(class)
+        };
+        self.nodes.push(Node {
+            tag,
+            parent,
+            first_child: NONE,
+            next_sibling: NONE,
+            class_weight,
+            flags,
+            class_hash,
+            img: 0,
+            input: 0,
+            embed: 0,
+            rows: 0,
+        });
+        self.link_child(parent, idx);
+        if matches!(
+            tag,
+            Tag::A
+                | Tag::Blockquote
+                | Tag::Dl
+                | Tag::Div
+                | Tag::Ol
+                | Tag::P
+                | Tag::Pre
+                | Tag::Table
+                | Tag::Ul
+                | Tag::Select
+        ) {
+            if let Some(p) = self.nodes.get_mut(parent as usize) {
+                p.flags |= flag::HAS_BLOCK_DESC;
+            }
+        }
+        self.table_marker(tag);
+        idx
     }
 
     /// Appends `child` to `parent`'s child list in O(1) via `last_child`.
