@@ -460,6 +460,31 @@ mod tests {
         }
     }
 
+    /// The index laws (`neardup_api::conformance::check_index`) with a
+    /// key every set holds (site chrome), saturated past `max_postings`
+    /// (2 at least: an exact copy must not hide its original),
+    /// sets that overlap in pairs, and sets larger than the sample.
+    #[test]
+    fn obeys_the_index_laws() {
+        let mut rng = Rng(5);
+        let mut sigs = Vec::new();
+        for _ in 0..10 {
+            let mut a: Vec<u32> = (0..300).map(|_| rng.next() as u32).collect();
+            a.push(7);
+            let mut b = a.clone();
+            b.truncate(150);
+            b.extend((0..150).map(|_| rng.next() as u32));
+            sigs.push(set(&a));
+            sigs.push(set(&b));
+        }
+        for max_postings in [2, 3, 1000] {
+            neardup_api::conformance::check_index(
+                &|| Box::new(ChunkIndex::new(max_postings)),
+                &sigs,
+            );
+        }
+    }
+
     #[test]
     fn ranks_by_shared_chunks_then_id() {
         // Sets smaller than the sample are indexed whole: counts are exact.

@@ -440,6 +440,23 @@ mod tests {
         out
     }
 
+    /// The index laws (`neardup_api::conformance::check_index`) at every
+    /// distance, on fingerprints in pairs 2 bits apart: a near pair agrees
+    /// in several blocks, and is still named once.
+    #[test]
+    fn obeys_the_index_laws() {
+        let mut rng = neardup_api::conformance::Lcg(11);
+        let mut sigs = Vec::new();
+        for i in 0..12 {
+            let fp = rng.next_u64() << 33 ^ rng.next_u64();
+            sigs.push(Signature::Fingerprint(fp));
+            sigs.push(Signature::Fingerprint(flip(fp, 2, i)));
+        }
+        for k in 0..=MAX_DISTANCE {
+            neardup_api::conformance::check_index(&|| Box::new(SimhashIndex::new(k)), &sigs);
+        }
+    }
+
     #[test]
     fn blocks_partition_the_fingerprint() {
         for k in 0..=MAX_DISTANCE {
