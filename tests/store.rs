@@ -1,7 +1,8 @@
-//! The document stores: one conformance suite for `MemoryStore` and
-//! `RedbStore`; the persistent index across reopen (ids, matches, removal),
-//! identity and corruption errors, `dedup --index` over two runs, and a
-//! crash-safety test that SIGKILLs the real binary mid-run.
+//! The document stores beyond the laws every store obeys (those are in
+//! `store_laws`, run on memory, redb and Redis): the deduper over a
+//! persistent index across reopen (ids, matches, removal), identity and
+//! corruption errors, `dedup --index` over two runs, and a crash-safety
+//! test that SIGKILLs the real binary mid-run.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,122 +35,6 @@ fn record(n: u32) -> DocRecord {
         ],
         fetched_at: 1_700_000_000 + u64::from(n),
     }
-}
-
-/// What every store must do, whatever it keeps its records in. The store
-/// must be new (no record ever inserted).
-fn store_suite(store: &mut dyn DocStore) {
-    assert!(store.is_empty());
-    assert_eq!(store.len(), 0);
-    assert_eq!(store.get(0).unwrap(), None);
-    let ids: Vec<u32> = (0..4).map(|n| store.insert(record(n)).unwrap()).collect();
-    assert_eq!(ids, [0, 1, 2, 3], "dense ids in insertion order from 0");
-    assert_eq!(store.len(), 4);
-    for n in 0..4 {
-        assert_eq!(store.get(n).unwrap().as_deref(), Some(&record(n)));
-    }
-    assert_eq!(store.get(4).unwrap(), None);
-    assert_eq!(store.get(u32::MAX).unwrap(), None);
-    // Removal returns the record once.
-    assert_eq!(store.remove(1).unwrap().as_deref(), Some(&record(1)));
-    assert_eq!(store.remove(1).unwrap(), None);
-    assert_eq!(store.remove(99).unwrap(), None);
-    assert_eq!(store.get(1).unwrap(), None);
-    assert_eq!(store.len(), 3);
-    // Removing the highest id does not make it available again.
-    assert!(store.remove(3).unwrap().is_some());
-    assert_eq!(store.insert(record(10)).unwrap(), 4, "ids are never reused");
-    let mut seen = Vec::new();
-    store
-        .for_each(&mut |id, rec: &Arc<DocRecord>| seen.push((id, rec.key.clone())))
-        .unwrap();
-    assert_eq!(
-        seen,
-        [
-            (0, "k0".to_owned()),
-            (2, "k2".to_owned()),
-            (4, "k10".to_owned())
-        ]
-    );
-    // Fetch times: touch refreshes a present record only.
-    assert!(store.touch(0, 5).unwrap());
-    assert_eq!(store.get(0).unwrap().unwrap().fetched_at, 5);
-    assert!(!store.touch(1, 5).unwrap(), "removed");
-    store.flush().unwrap();
-    assert_eq!(store.get(0).unwrap().unwrap().fetched_at, 5, "after flush");
-    assert_eq!(store.len(), 3);
-    assert!(!store.is_empty());
-    assert!(store.heap_bytes() > 0);
-}
-
-#[test]
-fn memory_store_passes_the_store_suite() {
-    store_suite(&mut MemoryStore::default());
-}
-
-#[test]
-fn redb_store_passes_the_store_suite() {
-    let dir = Dir::new();
-    let mut store = RedbStore::open(&dir.join("i.redb"), &identity()).unwrap();
-    store_suite(&mut store);
-}
-
-#[test]
-fn redb_store_reopens_with_records_removals_and_next_id() {
-    let dir = Dir::new();
-    let path = dir.join("i.redb");
-    {
-        let mut s = RedbStore::open(&path, &identity()).unwrap();
-        for n in 0..5 {
-            s.insert(record(n)).unwrap();
-        }
-        s.remove(2).unwrap();
-        s.remove(4).unwrap();
-        s.flush().unwrap();
-        assert_eq!(s.pending(), 0);
-        assert_eq!(s.stored_len().unwrap(), 3);
-    }
-    let mut s = RedbStore::open(&path, &identity()).unwrap();
-    assert_eq!(s.len(), 3);
-    for n in [0, 1, 3] {
-        assert_eq!(s.get(n).unwrap().as_deref(), Some(&record(n)));
-    }
-    assert_eq!(s.get(2).unwrap(), None);
-    assert_eq!(s.get(4).unwrap(), None);
-    assert_eq!(
-        s.insert(record(7)).unwrap(),
-        5,
-        "continues after removed id 4"
-    );
-}
-
-#[test]
-fn redb_store_with_another_identity_is_a_clear_error() {
-    let dir = Dir::new();
-    let path = dir.join("i.redb");
-    drop(RedbStore::open(&path, &identity()).unwrap());
-    let other_chain = StoreIdentity {
-        detectors: vec!["exact".into(), "simhash".into()],
-        ..identity()
-    };
-    let msg = RedbStore::open(&path, &other_chain)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        msg.contains("[exact, chunks]") && msg.contains("[exact, simhash]"),
-        "{msg}"
-    );
-    let other_config = StoreIdentity {
-        settings: [("chunks.avg_size".to_owned(), "64".to_owned())].into(),
-        ..identity()
-    };
-    let msg = RedbStore::open(&path, &other_config)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        msg.contains("`chunks.avg_size` = 32 in the index, 64 now"),
-        "{msg}"
-    );
 }
 
 #[test]

@@ -25,7 +25,8 @@
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
-//! - `store`: document stores, the persistent index, crash safety;
+//! - `store`: the persistent index through the deduper and the binary, crash safety;
+//! - `store_laws`: the law suite every document store obeys, on memory, redb and Redis;
 //! - `serve`: the HTTP API on a real socket (`neardup::serve::run`);
 //! - `serve_limits`: `serve` under hostile and faulty clients (slowloris,
 //!   caps, 408/413, memory budget), readiness, logs, canonical links;
@@ -58,6 +59,7 @@ mod serve;
 mod serve_limits;
 mod skip;
 mod store;
+mod store_laws;
 mod util;
 mod verdict_schema;
 mod verdicts;
