@@ -14,42 +14,14 @@ use neardup::signature::Registry;
 use neardup::{Config, Deduper, Error, VerdictKind};
 use neardup_api::Signature;
 
+use crate::store_laws::{identity, record};
 use crate::util::{read_verdicts, Dir};
-
-fn identity() -> StoreIdentity {
-    StoreIdentity {
-        detectors: vec!["exact".into(), "chunks".into()],
-        settings: [("chunks.avg_size".to_owned(), "32".to_owned())].into(),
-        legacy_fingerprint: None,
-    }
-}
-
-fn record(n: u32) -> DocRecord {
-    DocRecord {
-        key: format!("k{n}"),
-        url: format!("https://s{}.example/p/{n}", n % 3),
-        site: format!("s{}.example", n % 3),
-        signatures: vec![
-            Signature::Fingerprint(u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            Signature::Set((0..n).map(|i| i * 7 + n).collect()),
-        ],
-        fetched_at: 1_700_000_000 + u64::from(n),
-    }
-}
 
 #[test]
 fn garbage_and_foreign_files_are_clear_errors() {
     let dir = Dir::new();
     // Deterministic noise, large enough to look like a database header.
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    let noise: Vec<u8> = (0..65_536)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
+    let noise = crate::util::noise(0x2545_F491_4F6C_DD1D, 65_536);
     let garbage = dir.write("garbage.redb", &noise);
     let err = RedbStore::open(&garbage, &identity()).unwrap_err();
     assert!(matches!(err, Error::Store { .. }), "{err:?}");
@@ -84,24 +56,9 @@ fn page(words: &str) -> Vec<u8> {
 }
 
 /// A page of `n` words drawn deterministically from `seed`: different seeds
-/// give unrelated pages (words of 3 to 6 letters from a 20,000-word space).
+/// give unrelated pages (a 20,000-word vocabulary, `util::pseudo_words`).
 fn text(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let mut w = x % 20_000;
-            let mut word = String::new();
-            for _ in 0..3 + (x >> 40) % 4 {
-                word.push(char::from(b'a' + (w % 26) as u8));
-                w = w / 26 + 7;
-            }
-            word
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::util::pseudo_words(seed, n, 20_000)
 }
 
 #[test]

@@ -24,7 +24,8 @@ use neardup_api::Signature;
 use crate::redis::RedisServer;
 use crate::util::Dir;
 
-fn identity() -> StoreIdentity {
+/// The identity of the stores of the laws (and of `store`'s tests).
+pub(crate) fn identity() -> StoreIdentity {
     StoreIdentity {
         detectors: vec!["exact".into(), "chunks".into()],
         settings: [("chunks.avg_size".to_owned(), "32".to_owned())].into(),
@@ -32,7 +33,8 @@ fn identity() -> StoreIdentity {
     }
 }
 
-fn record(n: u32) -> DocRecord {
+/// Record `n`: its own key, URL, site, signatures and fetch time.
+pub(crate) fn record(n: u32) -> DocRecord {
     DocRecord {
         key: format!("k{n}"),
         url: format!("https://s{}.example/p/{n}", n % 3),

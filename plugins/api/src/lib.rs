@@ -42,8 +42,10 @@
 
 use serde::{Deserialize, Serialize};
 
+mod rng;
 mod set_detector;
 mod set_index;
+pub use rng::SplitMix64;
 pub use set_detector::{check_thresholds, SetDetector};
 pub use set_index::SetIndex;
 
