@@ -13,6 +13,7 @@
 //! - `export`: `neardup export` read back with the parquet reader; errors;
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
+//! - `html_oracle`: neardup's HTML parse against html5ever (scraper) on the real pages;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `odd_inputs`: stray NUL, binaries, gzip pages and bombs, FIFOs, --glob, stdin, --strict,
 //!   clusters.tsv read back by the csv crate and Python, seeds with bad lines;
@@ -45,6 +46,7 @@ mod eval;
 mod export;
 mod extract;
 mod fetch;
+mod html_oracle;
 mod multiref;
 mod odd_inputs;
 mod pairs;
