@@ -17,6 +17,32 @@ use neardup_api::Signature;
 use crate::store_laws::{identity, record};
 use crate::util::{read_verdicts, Dir};
 
+/// The redb store's own counters around a flush (the laws every store
+/// obeys, durability included, are in `store_laws`).
+#[test]
+fn redb_store_counts_pending_writes_until_flush() {
+    let dir = Dir::new();
+    let mut s = RedbStore::open(&dir.join("i.redb"), &identity()).unwrap();
+    for n in 0..5 {
+        s.insert(record(n)).unwrap();
+    }
+    s.remove(2).unwrap();
+    assert_eq!(
+        s.pending(),
+        5,
+        "four puts and a removal (of a put never written)"
+    );
+    assert_eq!(s.stored_len().unwrap(), 0, "nothing committed yet");
+    s.flush().unwrap();
+    assert_eq!(s.pending(), 0);
+    assert_eq!(s.stored_len().unwrap(), 4);
+    s.remove(4).unwrap();
+    assert_eq!(s.pending(), 1);
+    assert_eq!(s.stored_len().unwrap(), 4, "a removal counts once flushed");
+    s.flush().unwrap();
+    assert_eq!(s.stored_len().unwrap(), 3);
+}
+
 #[test]
 fn garbage_and_foreign_files_are_clear_errors() {
     let dir = Dir::new();

@@ -527,21 +527,17 @@ mod tests {
         assert_eq!(idx.used, 1 + 4);
     }
 
+    /// Beyond the laws (`obeys_the_index_laws`): removing every document
+    /// frees every slot.
     #[test]
-    fn remove_and_reinsert() {
+    fn removing_everything_frees_every_slot() {
         let mut idx = ChunkIndex::new(100);
         idx.insert(0, &set(&[1, 2, 3]));
         idx.insert(1, &set(&[2, 3, 4]));
         idx.remove(0, &set(&[1, 2, 3]));
-        assert_eq!(idx.len(), 1);
-        assert_eq!(query(&idx, &[1, 2, 3]), vec![1]);
-        idx.insert(2, &set(&[1, 2, 3]));
-        assert_eq!(query(&idx, &[1, 2, 3]), vec![2, 1]);
         idx.remove(1, &set(&[2, 3, 4]));
-        idx.remove(2, &set(&[1, 2, 3]));
         assert!(idx.is_empty());
         assert_eq!(idx.used, 0);
-        assert_eq!(query(&idx, &[1, 2, 3, 4]), Vec::<DocId>::new());
     }
 
     #[test]

@@ -493,28 +493,19 @@ mod tests {
         assert_eq!(query(&idx, base ^ (1 << 60)), Vec::<DocId>::new());
     }
 
+    /// Beyond the laws (`obeys_the_index_laws`): removing an id that is not
+    /// there, or under another fingerprint, changes nothing.
     #[test]
-    fn insert_remove_reinsert() {
+    fn removing_what_is_not_there_changes_nothing() {
         let mut idx = SimhashIndex::new(3);
         let a = Signature::Fingerprint(0xAAAA_0000_FFFF_1234);
         let b = Signature::Fingerprint(0xAAAA_0000_FFFF_1235);
-        idx.insert(0, &a);
         idx.insert(1, &b);
-        assert_eq!(idx.len(), 2);
-        idx.remove(0, &a);
-        assert_eq!(idx.len(), 1);
-        assert_eq!(query(&idx, 0xAAAA_0000_FFFF_1234), vec![1]);
-        // Removing an id that is not there changes nothing.
         idx.remove(0, &a);
         idx.remove(5, &b);
+        idx.remove(1, &a);
         assert_eq!(idx.len(), 1);
         assert_eq!(query(&idx, 0xAAAA_0000_FFFF_1234), vec![1]);
-        idx.insert(2, &a);
-        assert_eq!(query(&idx, 0xAAAA_0000_FFFF_1234), vec![2, 1]);
-        idx.remove(1, &b);
-        idx.remove(2, &a);
-        assert!(idx.is_empty());
-        assert_eq!(query(&idx, 0xAAAA_0000_FFFF_1234), Vec::<DocId>::new());
     }
 
     #[test]
