@@ -22,29 +22,10 @@ use std::time::{Duration, Instant};
 use criterion::Criterion;
 use neardup_allpairs::{all_pairs, length_scan, DocSet, LengthFilter, Options};
 
-/// Deterministic generator (SplitMix64).
-struct Rng(u64);
+// The workspace's seeded generator.
+use neardup_api::SplitMix64 as Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-const COMMON_POOL: u64 = 100_000;
+const COMMON_POOL: usize = 100_000;
 
 /// A shingle sequence (with repetitions) for a new document.
 fn fresh(rng: &mut Rng) -> Vec<u64> {
@@ -54,9 +35,9 @@ fn fresh(rng: &mut Rng) -> Vec<u64> {
     for _ in 0..size {
         let id = if rng.below(100) == 0 {
             // Common shingles: ids 0..COMMON_POOL hashed apart.
-            Rng(rng.below(COMMON_POOL)).next()
+            Rng(rng.below(COMMON_POOL) as u64).next_u64()
         } else {
-            rng.next()
+            rng.next_u64()
         };
         seq.push(id);
         if rng.below(20) == 0 {
@@ -74,10 +55,16 @@ fn near_copy(rng: &mut Rng, base: &[u64]) -> Vec<u64> {
     let add = rng.unit() * 0.05;
     let mut seq: Vec<u64> = base
         .iter()
-        .map(|&id| if rng.unit() < replace { rng.next() } else { id })
+        .map(|&id| {
+            if rng.unit() < replace {
+                rng.next_u64()
+            } else {
+                id
+            }
+        })
         .collect();
     for _ in 0..(base.len() as f64 * add) as usize {
-        seq.push(rng.next());
+        seq.push(rng.next_u64());
     }
     seq
 }
@@ -87,7 +74,7 @@ fn corpus(n: usize, seed: u64) -> Vec<DocSet> {
     let mut seqs: Vec<Vec<u64>> = Vec::with_capacity(n);
     for i in 0..n {
         let seq = if i > 0 && rng.below(10) == 0 {
-            let from = rng.below(i as u64) as usize;
+            let from = rng.below(i);
             near_copy(&mut rng, &seqs[from])
         } else {
             fresh(&mut rng)

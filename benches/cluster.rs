@@ -9,16 +9,12 @@ use neardup::cluster::{assign, summarize, Member};
 use neardup::VerdictKind;
 
 fn members(n: usize) -> Vec<Member> {
-    // A fixed LCG keeps the input identical across runs without a rand dependency.
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
-        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-        x >> 33
-    };
+    // A fixed seed keeps the input identical across runs.
+    let mut rng = neardup_api::SplitMix64::new(0x9E37_79B9_7F4A_7C15);
     (0..n)
         .map(|i| {
-            let r = next();
-            let of = (i > 0 && r % 3 == 0).then(|| (next() as usize) % i);
+            let r = rng.next_u64();
+            let of = (i > 0 && r % 3 == 0).then(|| rng.below(i));
             Member {
                 key: format!("doc-{i:07}"),
                 url: format!("https://site{}.example/p/{i}", r % 1000),

@@ -20,18 +20,8 @@ use criterion::Criterion;
 use neardup::index::{ChunkIndex, ExactIndex, SimhashIndex};
 use neardup_api::{CandidateIndex, DocId, Signature};
 
-/// Deterministic generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+// The workspace's seeded generator.
+use neardup_api::SplitMix64 as Rng;
 
 /// Chunk hashes per generated page.
 const SET_LEN: usize = 150;
@@ -41,7 +31,7 @@ fn fill_set(rng: &mut Rng, sig: &mut Signature) {
     if let Signature::Set(v) = sig {
         v.clear();
         while v.len() < SET_LEN {
-            let x = rng.next();
+            let x = rng.next_u64();
             v.push(x as u32);
             v.push((x >> 32) as u32);
         }
@@ -110,7 +100,7 @@ fn main() {
         let mut idx = ExactIndex::default();
         let t = Instant::now();
         for id in 0..n as DocId {
-            idx.insert(id, &Signature::Fingerprint(rng.next()));
+            idx.insert(id, &Signature::Fingerprint(rng.next_u64()));
         }
         row(&mut mem, "exact", &idx, t.elapsed());
     }
@@ -121,7 +111,7 @@ fn main() {
         let mut idx = SimhashIndex::new(3);
         let t = Instant::now();
         for id in 0..n as DocId {
-            idx.insert(id, &Signature::Fingerprint(rng.next()));
+            idx.insert(id, &Signature::Fingerprint(rng.next_u64()));
         }
         row(&mut mem, "simhash k=3", &idx, t.elapsed());
 
@@ -133,7 +123,7 @@ fn main() {
         let (mut q_ns, mut i_ns) = (Vec::with_capacity(200_000), Vec::with_capacity(200_000));
         let mut added = Vec::with_capacity(200_000);
         for _ in 0..200_000 {
-            let sig = Signature::Fingerprint(rng.next());
+            let sig = Signature::Fingerprint(rng.next_u64());
             let t = Instant::now();
             out.clear();
             idx.candidates(&sig, &mut out);
@@ -158,13 +148,13 @@ fn main() {
 
         // A query 3 bits away from an indexed fingerprint must find it.
         let mut probe = Rng(2);
-        let known: Vec<u64> = (0..1000).map(|_| probe.next()).collect();
+        let known: Vec<u64> = (0..1000).map(|_| probe.next_u64()).collect();
         c.bench_function(&format!("simhash_k3_query_insert_{n}"), |b| {
             b.iter_custom(|iters| {
                 let mut added = Vec::with_capacity(iters as usize);
                 let start = Instant::now();
                 for i in 0..iters {
-                    let fp = rng.next();
+                    let fp = rng.next_u64();
                     out.clear();
                     idx.candidates(&Signature::Fingerprint(fp), &mut out);
                     idx.insert(next_id, &Signature::Fingerprint(fp));
@@ -217,8 +207,8 @@ fn main() {
                 let mut q: Vec<u32> = v
                     .iter()
                     .map(|&x| {
-                        if rng.next() % 10 < 4 {
-                            rng.next() as u32
+                        if rng.next_u64() % 10 < 4 {
+                            rng.next_u64() as u32
                         } else {
                             x
                         }

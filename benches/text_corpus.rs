@@ -91,15 +91,12 @@ fn generated() -> Vec<String> {
         "published",
         "said",
     ];
-    let mut state = 0x1234_5678_u64;
+    let mut rng = neardup_api::SplitMix64::new(0x1234_5678);
     (0..100)
         .map(|_| {
             let mut page = String::new();
             for i in 0..800 {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                let w = WORDS[(state >> 33) as usize % WORDS.len()];
+                let w = rng.pick(WORDS);
                 page.push_str(w);
                 page.push_str(if i % 15 == 14 { ". " } else { " " });
             }

@@ -17,17 +17,8 @@ fn text(seed: u64, n: usize) -> Vec<String> {
         "beacon", "walnut", "quarry", "jungle", "kettle", "nectar", "oyster", "parrot", "quiver",
         "ribbon", "summit", "timber", "umpire", "vessel", "wizard", "yogurt", "zipper",
     ];
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            VOCAB[(z % VOCAB.len() as u64) as usize].to_owned()
-        })
-        .collect()
+    let mut rng = neardup_api::SplitMix64::new(seed);
+    (0..n).map(|_| (*rng.pick(VOCAB)).to_owned()).collect()
 }
 
 /// A corpus of two tasks: per task, one verbatim copy (cut), one copy

@@ -18,21 +18,9 @@ use neardup::Config;
 use crate::util::{Dir, Run};
 
 fn page(n: u64) -> Vec<u8> {
-    let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let words: Vec<String> = (0..50)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let len = 3 + (x % 4) as usize;
-            (0..len)
-                .map(|i| char::from(b'a' + ((x >> (8 + 5 * i)) % 26) as u8))
-                .collect()
-        })
-        .collect();
     format!(
         "<html><head><title>t</title></head><body><article><p>{}</p></article></body></html>",
-        words.join(" ")
+        crate::util::pseudo_words(n, 50, 20_000)
     )
     .into_bytes()
 }
@@ -260,15 +248,13 @@ fn dedup_index_killed_in_many_rounds_loses_no_acknowledged_verdict() {
     let mut finished = 0usize;
     // Moments spread from opening the index to the middle of writing
     // verdicts (pseudo-random, fixed seed).
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut rng = neardup_api::SplitMix64::new(0x2545_F491_4F6C_DD1D);
     for round in 0..ROUNDS {
         // Each round brings new pages (so every run writes) plus the
         // previous round's, which must be found in the index.
         let sub = format!("r{round}");
         write_pages(&dir, &sub, round * PER_ROUND..(round + 1) * PER_ROUND);
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rng.next_u64();
         let out = dir.join(&format!("o{round}"));
         let mut child = dir
             .cmd()

@@ -560,18 +560,9 @@ async fn links_of_duplicates_follow_duplicate_hops() {
 }
 
 /// Deterministic text for page `i` of a generated site: 80 words from a
-/// 500-word vocabulary by a small LCG, so no two pages are duplicates.
+/// 500-word vocabulary (`util::pseudo_words`), so no two pages are duplicates.
 fn words(i: u64) -> String {
-    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..80)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            format!("w{}", (x >> 33) % 500)
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::util::pseudo_words(i, 80, 500)
 }
 
 /// A generated site's link graph: the paths a page links to, in order;

@@ -26,17 +26,9 @@ const IN_FLIGHT: usize = 4;
 type Hits = Arc<Mutex<BTreeMap<String, usize>>>;
 
 /// Deterministic text for page `i`: 120 words drawn from a 400-word
-/// vocabulary by a small LCG, so pages are unrelated to each other.
+/// vocabulary (`util::pseudo_words`), so pages are unrelated to each other.
 fn text_of(i: usize) -> String {
-    let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut words = Vec::new();
-    for _ in 0..120 {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        words.push(format!("word{}", (x >> 33) % 400));
-    }
-    words.join(" ")
+    crate::util::pseudo_words(i as u64, 120, 400)
 }
 
 /// `/p/i` links to the next two pages; every third page has an exact copy
@@ -487,16 +479,13 @@ fn sigkill_then_resume_with_two_hosts_loses_and_repeats_nothing() {
 
 /// Four rounds (the first with `first`, the others `--resume`), each
 /// SIGKILLed once it has decided a new page plus 0..`max_ms` ms from a
-/// fixed-seed LCG (start-up time varies a lot on a loaded machine).
+/// fixed seed (start-up time varies a lot on a loaded machine).
 /// Returns (kills, rounds that left a crawl of `total` pages half done).
 fn kill_rounds(dir: &Dir, seed: u64, max_ms: u64, first: &[&str], total: usize) -> (usize, usize) {
-    let mut x = seed;
+    let mut rng = neardup_api::SplitMix64::new(seed);
     let (mut kills, mut mid_crawl) = (0, 0);
     for round in 0..4 {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let after = Duration::from_millis((x >> 33) % max_ms);
+        let after = Duration::from_millis(rng.below(max_ms as usize) as u64);
         let args = if round == 0 {
             first.to_vec()
         } else {

@@ -21,17 +21,9 @@ use crate::util::Dir;
 
 /// A page whose text is `n` pseudo-random words from `seed`.
 fn page(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut words = Vec::with_capacity(n);
-    for _ in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        words.push(format!("w{}", x % 5000));
-    }
     format!(
         "<html><head><title>t{seed}</title></head><body><article><p>{}</p></article></body></html>",
-        words.join(" ")
+        crate::util::pseudo_words(seed, n, 5000)
     )
     .into_bytes()
 }

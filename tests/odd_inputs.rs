@@ -63,15 +63,7 @@ fn a_copy_with_a_stray_nul_is_a_duplicate_and_binaries_are_refused_with_a_reason
         original().replace("<title>", "<!-- \0 --><title>"),
     );
     dir.write("in/c-png.html", fake_png());
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let random: Vec<u8> = (0..3000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
+    let random = crate::util::noise(0x9E37_79B9_7F4A_7C15, 3000);
     dir.write("in/d-random.html", &random);
     dir.run(&["dedup", "in", "--out", "out", "-q", "--no-report"])
         .expect_code(0);

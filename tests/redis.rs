@@ -129,24 +129,7 @@ impl Drop for RedisServer {
 /// Page `i`: 150 pseudo-random words from a 4096-word synthetic
 /// vocabulary, so any two pages share almost nothing.
 fn page_text(i: u64) -> String {
-    const SYL: [&str; 16] = [
-        "ka", "lo", "mi", "ru", "te", "sa", "po", "ne", "vi", "da", "gu", "fe", "zo", "hi", "ba",
-        "wu",
-    ];
-    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
-    let mut words = Vec::new();
-    for _ in 0..150 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let w = x % 4096;
-        let word: String = [w & 15, (w >> 4) & 15, (w >> 8) & 15]
-            .iter()
-            .map(|&s| SYL[s as usize])
-            .collect();
-        words.push(word);
-    }
-    words.join(" ")
+    crate::util::pseudo_words(i, 150, 4096)
 }
 
 fn page_html(i: u64) -> String {

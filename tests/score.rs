@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use neardup_api::SplitMix64 as Rng;
+
 use crate::util::{has_python, shared_bench, Dir};
 
 fn setup() -> Option<(PathBuf, PathBuf)> {
@@ -55,21 +57,6 @@ fn gold(labels: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-/// xorshift64: a fixed-seed random stream without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 #[test]
 fn same_report_as_score_py_on_several_predictions() {
     let Some((script, labels)) = setup() else {
@@ -100,7 +87,7 @@ fn same_report_as_score_py_on_several_predictions() {
         for (i, (d, c)) in docs.iter().enumerate() {
             let roll = rng.below(100);
             let cluster = match roll {
-                0..=11 => clusters[rng.below(clusters.len() as u64) as usize].to_owned(),
+                0..=11 => clusters[rng.below(clusters.len())].to_owned(),
                 12..=16 => format!("solo-{i}"),
                 17..=19 => continue,
                 _ => c.clone(),

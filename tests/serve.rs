@@ -144,17 +144,8 @@ fn article(seed: u64) -> String {
         "library",
         "orchard",
     ];
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let words: Vec<&str> = (0..120)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            WORDS[(x >> 33) as usize % WORDS.len()]
-        })
-        .collect();
+    let mut rng = neardup_api::SplitMix64::new(seed);
+    let words: Vec<&str> = (0..120).map(|_| *rng.pick(&WORDS)).collect();
     format!(
         "<html><head><title>page {seed}</title></head><body><article><p>{}</p></article></body></html>",
         words.join(" ")
@@ -1124,16 +1115,7 @@ fn binary_persists_by_default_and_in_memory_forgets() {
 
 /// A distinct page of pseudo-words for `seed` (never a near copy of another).
 fn distinct_text(seed: u64) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..120)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("w{}", x % 100_000)
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::util::pseudo_words(seed, 120, 100_000)
 }
 
 #[test]

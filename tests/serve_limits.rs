@@ -20,18 +20,9 @@ use crate::serve::{spawn_serve, stop_binary, Server};
 
 /// A page of ~120 words that no other seed's page resembles.
 fn article(seed: u64) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let words: Vec<String> = (0..120)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("w{}", x % 100_000)
-        })
-        .collect();
     format!(
         "<html><head><title>page {seed}</title></head><body><article><p>{}</p></article></body></html>",
-        words.join(" ")
+        crate::util::pseudo_words(seed, 120, 100_000)
     )
 }
 

@@ -1,7 +1,8 @@
-//! The document stores: one conformance suite for `MemoryStore` and
-//! `RedbStore`; the persistent index across reopen (ids, matches, removal),
-//! identity and corruption errors, `dedup --index` over two runs, and a
-//! crash-safety test that SIGKILLs the real binary mid-run.
+//! The document stores beyond the laws every store obeys (those are in
+//! `store_laws`, run on memory, redb and Redis): the deduper over a
+//! persistent index across reopen (ids, matches, removal), identity and
+//! corruption errors, `dedup --index` over two runs, and a crash-safety
+//! test that SIGKILLs the real binary mid-run.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -16,158 +17,40 @@ use neardup::Error;
 use neardup::VerdictKind;
 use neardup_api::Signature;
 
+use crate::store_laws::{identity, record};
 use crate::util::{read_verdicts, Dir};
 
-fn identity() -> StoreIdentity {
-    StoreIdentity {
-        detectors: vec!["exact".into(), "chunks".into()],
-        settings: [("chunks.avg_size".to_owned(), "32".to_owned())].into(),
-        legacy_fingerprint: None,
-    }
-}
-
-fn record(n: u32) -> DocRecord {
-    DocRecord {
-        key: format!("k{n}"),
-        url: format!("https://s{}.example/p/{n}", n % 3),
-        site: format!("s{}.example", n % 3),
-        signatures: vec![
-            Signature::Fingerprint(u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            Signature::Set((0..n).map(|i| i * 7 + n).collect()),
-        ],
-        fetched_at: 1_700_000_000 + u64::from(n),
-    }
-}
-
-/// What every store must do, whatever it keeps its records in. The store
-/// must be new (no record ever inserted).
-fn store_suite(store: &mut dyn DocStore) {
-    assert!(store.is_empty());
-    assert_eq!(store.len(), 0);
-    assert_eq!(store.get(0).unwrap(), None);
-    let ids: Vec<u32> = (0..4).map(|n| store.insert(record(n)).unwrap()).collect();
-    assert_eq!(ids, [0, 1, 2, 3], "dense ids in insertion order from 0");
-    assert_eq!(store.len(), 4);
-    for n in 0..4 {
-        assert_eq!(store.get(n).unwrap().as_deref(), Some(&record(n)));
-    }
-    assert_eq!(store.get(4).unwrap(), None);
-    assert_eq!(store.get(u32::MAX).unwrap(), None);
-    // Removal returns the record once.
-    assert_eq!(store.remove(1).unwrap().as_deref(), Some(&record(1)));
-    assert_eq!(store.remove(1).unwrap(), None);
-    assert_eq!(store.remove(99).unwrap(), None);
-    assert_eq!(store.get(1).unwrap(), None);
-    assert_eq!(store.len(), 3);
-    // Removing the highest id does not make it available again.
-    assert!(store.remove(3).unwrap().is_some());
-    assert_eq!(store.insert(record(10)).unwrap(), 4, "ids are never reused");
-    let mut seen = Vec::new();
-    store
-        .for_each(&mut |id, rec: &Arc<DocRecord>| seen.push((id, rec.key.clone())))
-        .unwrap();
-    assert_eq!(
-        seen,
-        [
-            (0, "k0".to_owned()),
-            (2, "k2".to_owned()),
-            (4, "k10".to_owned())
-        ]
-    );
-    // Fetch times: touch refreshes a present record only.
-    assert!(store.touch(0, 5).unwrap());
-    assert_eq!(store.get(0).unwrap().unwrap().fetched_at, 5);
-    assert!(!store.touch(1, 5).unwrap(), "removed");
-    store.flush().unwrap();
-    assert_eq!(store.get(0).unwrap().unwrap().fetched_at, 5, "after flush");
-    assert_eq!(store.len(), 3);
-    assert!(!store.is_empty());
-    assert!(store.heap_bytes() > 0);
-}
-
+/// The redb store's own counters around a flush (the laws every store
+/// obeys, durability included, are in `store_laws`).
 #[test]
-fn memory_store_passes_the_store_suite() {
-    store_suite(&mut MemoryStore::default());
-}
-
-#[test]
-fn redb_store_passes_the_store_suite() {
+fn redb_store_counts_pending_writes_until_flush() {
     let dir = Dir::new();
-    let mut store = RedbStore::open(&dir.join("i.redb"), &identity()).unwrap();
-    store_suite(&mut store);
-}
-
-#[test]
-fn redb_store_reopens_with_records_removals_and_next_id() {
-    let dir = Dir::new();
-    let path = dir.join("i.redb");
-    {
-        let mut s = RedbStore::open(&path, &identity()).unwrap();
-        for n in 0..5 {
-            s.insert(record(n)).unwrap();
-        }
-        s.remove(2).unwrap();
-        s.remove(4).unwrap();
-        s.flush().unwrap();
-        assert_eq!(s.pending(), 0);
-        assert_eq!(s.stored_len().unwrap(), 3);
+    let mut s = RedbStore::open(&dir.join("i.redb"), &identity()).unwrap();
+    for n in 0..5 {
+        s.insert(record(n)).unwrap();
     }
-    let mut s = RedbStore::open(&path, &identity()).unwrap();
-    assert_eq!(s.len(), 3);
-    for n in [0, 1, 3] {
-        assert_eq!(s.get(n).unwrap().as_deref(), Some(&record(n)));
-    }
-    assert_eq!(s.get(2).unwrap(), None);
-    assert_eq!(s.get(4).unwrap(), None);
+    s.remove(2).unwrap();
     assert_eq!(
-        s.insert(record(7)).unwrap(),
+        s.pending(),
         5,
-        "continues after removed id 4"
+        "four puts and a removal (of a put never written)"
     );
-}
-
-#[test]
-fn redb_store_with_another_identity_is_a_clear_error() {
-    let dir = Dir::new();
-    let path = dir.join("i.redb");
-    drop(RedbStore::open(&path, &identity()).unwrap());
-    let other_chain = StoreIdentity {
-        detectors: vec!["exact".into(), "simhash".into()],
-        ..identity()
-    };
-    let msg = RedbStore::open(&path, &other_chain)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        msg.contains("[exact, chunks]") && msg.contains("[exact, simhash]"),
-        "{msg}"
-    );
-    let other_config = StoreIdentity {
-        settings: [("chunks.avg_size".to_owned(), "64".to_owned())].into(),
-        ..identity()
-    };
-    let msg = RedbStore::open(&path, &other_config)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        msg.contains("`chunks.avg_size` = 32 in the index, 64 now"),
-        "{msg}"
-    );
+    assert_eq!(s.stored_len().unwrap(), 0, "nothing committed yet");
+    s.flush().unwrap();
+    assert_eq!(s.pending(), 0);
+    assert_eq!(s.stored_len().unwrap(), 4);
+    s.remove(4).unwrap();
+    assert_eq!(s.pending(), 1);
+    assert_eq!(s.stored_len().unwrap(), 4, "a removal counts once flushed");
+    s.flush().unwrap();
+    assert_eq!(s.stored_len().unwrap(), 3);
 }
 
 #[test]
 fn garbage_and_foreign_files_are_clear_errors() {
     let dir = Dir::new();
     // Deterministic noise, large enough to look like a database header.
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    let noise: Vec<u8> = (0..65_536)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
+    let noise = crate::util::noise(0x2545_F491_4F6C_DD1D, 65_536);
     let garbage = dir.write("garbage.redb", &noise);
     let err = RedbStore::open(&garbage, &identity()).unwrap_err();
     assert!(matches!(err, Error::Store { .. }), "{err:?}");
@@ -202,24 +85,9 @@ fn page(words: &str) -> Vec<u8> {
 }
 
 /// A page of `n` words drawn deterministically from `seed`: different seeds
-/// give unrelated pages (words of 3 to 6 letters from a 20,000-word space).
+/// give unrelated pages (a 20,000-word vocabulary, `util::pseudo_words`).
 fn text(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let mut w = x % 20_000;
-            let mut word = String::new();
-            for _ in 0..3 + (x >> 40) % 4 {
-                word.push(char::from(b'a' + (w % 26) as u8));
-                w = w / 26 + 7;
-            }
-            word
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::util::pseudo_words(seed, n, 20_000)
 }
 
 #[test]

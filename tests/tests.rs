@@ -13,6 +13,7 @@
 //! - `export`: `neardup export` read back with the parquet reader; errors;
 //! - `extract`: text and JSON output of the extract command;
 //! - `fetch`: the crawler's fetcher and robots cache against local servers;
+//! - `html_oracle`: neardup's HTML parse against html5ever (scraper) on the real pages;
 //! - `multiref`: the multi-reference cosine detector, train-reference, index recall;
 //! - `odd_inputs`: stray NUL, binaries, gzip pages and bombs, FIFOs, --glob, stdin, --strict,
 //!   clusters.tsv read back by the csv crate and Python, seeds with bad lines;
@@ -25,10 +26,13 @@
 //! - `pairs`: exact all-pairs Jaccard against brute force, and the pairs command;
 //! - `redis`: the shared Redis index against a private redis-server;
 //! - `score`: the Rust scorer against the Python reference scorer;
-//! - `store`: document stores, the persistent index, crash safety;
+//! - `store`: the persistent index through the deduper and the binary, crash safety;
+//! - `store_laws`: the law suite every document store obeys, on memory, redb and Redis;
 //! - `serve`: the HTTP API on a real socket (`neardup_serve::run`);
 //! - `serve_limits`: `serve` under hostile and faulty clients (slowloris,
 //!   caps, 408/413, memory budget), readiness, logs, canonical links;
+//! - `tidy`: the architecture as tests (crate layers, no I/O in the pure
+//!   layers, no module cycles, no library function over 150 lines);
 //! - `util`: temp dirs and running the binary.
 
 mod bad_input;
@@ -44,6 +48,7 @@ mod eval;
 mod export;
 mod extract;
 mod fetch;
+mod html_oracle;
 mod multiref;
 mod odd_inputs;
 mod pairs;
@@ -58,6 +63,8 @@ mod serve;
 mod serve_limits;
 mod skip;
 mod store;
+mod store_laws;
+mod tidy;
 mod util;
 mod verdict_schema;
 mod verdicts;

@@ -141,15 +141,25 @@ pub fn verdict<'a>(verdicts: &'a [serde_json::Value], doc_id: &str) -> &'a serde
 /// from a fixed seed.
 pub fn fake_png() -> Vec<u8> {
     let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0\0\0\x01\0\x08\x06\0\0\0".to_vec();
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    for _ in 0..400 {
-        // xorshift64: deterministic noise without a dependency.
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        bytes.push((x >> 24) as u8);
-    }
+    bytes.extend(noise(0x2545_f491_4f6c_dd1d, 400));
     bytes
+}
+
+/// `len` pseudo-random bytes from `seed` (the workspace's one seeded
+/// generator, `neardup_api::SplitMix64`).
+pub fn noise(seed: u64, len: usize) -> Vec<u8> {
+    neardup_api::SplitMix64::new(seed).bytes(len)
+}
+
+/// `n` words `w0` .. `w{vocab - 1}` drawn from `seed`, joined by spaces:
+/// texts of different seeds share words but, for a vocabulary of a few
+/// hundred words or more, no runs of words, so no two are near copies.
+pub fn pseudo_words(seed: u64, n: usize, vocab: usize) -> String {
+    let mut rng = neardup_api::SplitMix64::new(seed);
+    (0..n)
+        .map(|_| format!("w{}", rng.below(vocab)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `../shared/bench` beside the repository, if present (with its

@@ -31,15 +31,22 @@
 //! unaffected.
 //!
 //! Helpers for plugin authors: [`SetIndex`] (an inverted index over
-//! [`Signature::Set`] features with candidate counting) and
-//! [`SettingError`] (a rejected plugin setting). With the `testing`
+//! [`Signature::Set`] features with candidate counting), [`SetDetector`]
+//! (similarity, decision and index of a detector whose signature is a set:
+//! [`Signature::from_set`], [`Similarity::of_sets`], [`SetRule`]) and
+//! [`SettingError`] (a rejected plugin setting; [`check_thresholds`],
+//! [`SetRule::validate`]). With the `testing`
 //! feature, `conformance` checks the properties every detector must have.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
 
+mod rng;
+mod set_detector;
 mod set_index;
+pub use rng::SplitMix64;
+pub use set_detector::{check_thresholds, SetDetector};
 pub use set_index::SetIndex;
 
 /// Seed of every stored 64-bit hash. Changing it invalidates stored indexes.

@@ -19,8 +19,8 @@
 #![forbid(unsafe_code)]
 
 use neardup_api::{
-    set_similarity, CandidateIndex, Detector, Document, Judgement, SetIndex, SetRule, SettingError,
-    Signature, Similarity,
+    CandidateIndex, Detector, Document, Judgement, SetDetector, SetRule, SettingError, Signature,
+    Similarity,
 };
 use serde::{Deserialize, Serialize};
 
@@ -136,22 +136,21 @@ impl Settings {
         SettingError::range("window", self.window, 1, 1024)?;
         SettingError::range("n", self.n, 1, 1_000_000)?;
         SettingError::range("max_postings", self.max_postings, 1, 100_000_000)?;
-        SettingError::unit("duplicate", self.duplicate, 1.0)?;
-        SettingError::unit("near_duplicate", self.near_duplicate, 1.0)?;
-        if self.near_duplicate > self.duplicate {
-            return Err(SettingError {
-                key: "near_duplicate".into(),
-                value: self.near_duplicate.to_string(),
-                allowed: format!("must be <= duplicate ({})", self.duplicate),
-            });
+        self.set_detector().rule.validate()
+    }
+
+    /// Similarity, decision and index of these settings.
+    fn set_detector(&self) -> SetDetector {
+        SetDetector {
+            what: "bsw chunk",
+            rule: SetRule::new(
+                self.duplicate,
+                self.near_duplicate,
+                self.containment,
+                self.containment_min_features,
+            ),
+            max_postings: self.max_postings,
         }
-        SettingError::unit("containment", self.containment, 2.0)?;
-        SettingError::range(
-            "containment_min_features",
-            self.containment_min_features,
-            1,
-            100_000,
-        )
     }
 }
 
@@ -159,6 +158,7 @@ impl Settings {
 #[derive(Clone, Debug)]
 pub struct BswDetector {
     settings: Settings,
+    set: SetDetector,
 }
 
 impl BswDetector {
@@ -168,7 +168,8 @@ impl BswDetector {
     /// As [`Settings::validate`].
     pub fn new(settings: Settings) -> Result<BswDetector, SettingError> {
         settings.validate()?;
-        Ok(BswDetector { settings })
+        let set = settings.set_detector();
+        Ok(BswDetector { settings, set })
     }
 }
 
@@ -179,19 +180,15 @@ impl Detector for BswDetector {
 
     fn sign(&self, doc: &Document) -> Signature {
         let text = doc.words.join(" ");
-        let f = features(text.as_bytes(), self.settings.window, self.settings.n);
-        if f.is_empty() {
-            Signature::Empty
-        } else {
-            Signature::Set(f)
-        }
+        Signature::from_set(features(
+            text.as_bytes(),
+            self.settings.window,
+            self.settings.n,
+        ))
     }
 
     fn similarity(&self, query: &Signature, earlier: &Signature) -> Similarity {
-        match (query, earlier) {
-            (Signature::Set(a), Signature::Set(b)) => set_similarity(a, b),
-            _ => Similarity::default(),
-        }
+        self.set.similarity(query, earlier)
     }
 
     fn classify(
@@ -200,18 +197,11 @@ impl Detector for BswDetector {
         earlier: &Signature,
         sim: Similarity,
     ) -> Option<Judgement> {
-        let s = &self.settings;
-        SetRule {
-            duplicate: s.duplicate,
-            near_duplicate: s.near_duplicate,
-            containment: s.containment,
-            min_features: s.containment_min_features,
-        }
-        .judge("bsw chunk", query, earlier, sim)
+        self.set.classify(query, earlier, sim)
     }
 
     fn new_index(&self) -> Box<dyn CandidateIndex> {
-        Box::new(SetIndex::new(self.settings.max_postings, 1))
+        self.set.new_index()
     }
 
     /// Window and modulus; `max_postings` and the thresholds may change

@@ -47,23 +47,10 @@ pub use shingle::Unit;
 pub use sketch::{lsh_threshold, s_curve, Scheme};
 
 use neardup_api::{
-    set_similarity, CandidateIndex, Detector, DocId, Document, Judgement, Level, SetIndex, SetRule,
-    SettingError, Signature, Similarity,
+    check_thresholds, CandidateIndex, Detector, DocId, Document, Judgement, Level, SetDetector,
+    SetIndex, SetRule, SettingError, Signature, Similarity,
 };
 use serde::{Deserialize, Serialize};
-
-fn check_thresholds(duplicate: f64, near: f64) -> Result<(), SettingError> {
-    SettingError::unit("duplicate", duplicate, 1.0)?;
-    SettingError::unit("near_duplicate", near, 1.0)?;
-    if near > duplicate {
-        return Err(SettingError {
-            key: "near_duplicate".into(),
-            value: near.to_string(),
-            allowed: format!("must be <= duplicate ({duplicate})"),
-        });
-    }
-    Ok(())
-}
 
 fn check_shingle(unit: Unit, w: usize) -> Result<(), SettingError> {
     match unit {
@@ -419,11 +406,7 @@ impl Detector for MinNDetector {
         let s = &self.settings;
         let mut fps = fingerprints32(&shingle::fingerprints(doc, s.unit, s.shingle));
         fps.truncate(s.n);
-        if fps.is_empty() {
-            Signature::Empty
-        } else {
-            Signature::Set(fps)
-        }
+        Signature::from_set(fps)
     }
 
     fn similarity(&self, query: &Signature, earlier: &Signature) -> Similarity {
@@ -511,14 +494,21 @@ impl ModNSettings {
         check_shingle(self.unit, self.shingle)?;
         SettingError::range("n", self.n, 1, 1_000_000)?;
         SettingError::range("max_postings", self.max_postings, 1, 100_000_000)?;
-        SettingError::unit("containment", self.containment, 2.0)?;
-        SettingError::range(
-            "containment_min_features",
-            self.containment_min_features,
-            1,
-            100_000,
-        )?;
-        check_thresholds(self.duplicate, self.near_duplicate)
+        self.set_detector().rule.validate()
+    }
+
+    /// Similarity, decision and index of these settings.
+    fn set_detector(&self) -> SetDetector {
+        SetDetector {
+            what: "mod_n shingle",
+            rule: SetRule::new(
+                self.duplicate,
+                self.near_duplicate,
+                self.containment,
+                self.containment_min_features,
+            ),
+            max_postings: self.max_postings,
+        }
     }
 }
 
@@ -526,6 +516,7 @@ impl ModNSettings {
 #[derive(Clone, Debug)]
 pub struct ModNDetector {
     settings: ModNSettings,
+    set: SetDetector,
 }
 
 impl ModNDetector {
@@ -535,7 +526,8 @@ impl ModNDetector {
     /// As [`ModNSettings::validate`].
     pub fn new(settings: ModNSettings) -> Result<ModNDetector, SettingError> {
         settings.validate()?;
-        Ok(ModNDetector { settings })
+        let set = settings.set_detector();
+        Ok(ModNDetector { settings, set })
     }
 }
 
@@ -553,19 +545,11 @@ impl Detector for ModNDetector {
             .into_iter()
             .filter(|h| h % n == 0)
             .collect();
-        let set = fingerprints32(&fps);
-        if set.is_empty() {
-            Signature::Empty
-        } else {
-            Signature::Set(set)
-        }
+        Signature::from_set(fingerprints32(&fps))
     }
 
     fn similarity(&self, query: &Signature, earlier: &Signature) -> Similarity {
-        match (query, earlier) {
-            (Signature::Set(a), Signature::Set(b)) => set_similarity(a, b),
-            _ => Similarity::default(),
-        }
+        self.set.similarity(query, earlier)
     }
 
     fn classify(
@@ -574,18 +558,11 @@ impl Detector for ModNDetector {
         earlier: &Signature,
         sim: Similarity,
     ) -> Option<Judgement> {
-        let s = &self.settings;
-        SetRule {
-            duplicate: s.duplicate,
-            near_duplicate: s.near_duplicate,
-            containment: s.containment,
-            min_features: s.containment_min_features,
-        }
-        .judge("mod_n shingle", query, earlier, sim)
+        self.set.classify(query, earlier, sim)
     }
 
     fn new_index(&self) -> Box<dyn CandidateIndex> {
-        Box::new(SetIndex::new(self.settings.max_postings, 1))
+        self.set.new_index()
     }
 
     /// Shingles and `n`; `max_postings` and the thresholds may change over

@@ -69,35 +69,10 @@ pub struct TrainReport {
     pub pairs: (usize, usize),
 }
 
-/// SplitMix64: tiny, fast and stable across versions (a dependency's RNG
-/// could change its stream between releases and break reproducibility).
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A stream seeded by `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-        }
-    }
-}
+/// The trainer's generator: SplitMix64, tiny, fast and stable across
+/// versions (a dependency's RNG could change its stream between releases
+/// and break reproducibility); shared with the tests and benchmarks.
+pub use neardup_api::SplitMix64 as Rng;
 
 /// The `n` 3-grams with the highest tf-idf summed over documents (tf
 /// normalized by document length), ties broken by the gram: the pool of

@@ -44,8 +44,8 @@
 #![forbid(unsafe_code)]
 
 use neardup_api::{
-    intersection_size, set_similarity, CandidateIndex, Detector, Document, Judgement, Level,
-    SetIndex, SettingError, Signature, Similarity,
+    intersection_size, CandidateIndex, Detector, Document, Judgement, Level, SetIndex,
+    SettingError, Signature, Similarity,
 };
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
@@ -204,24 +204,16 @@ impl Detector for SentenceDetector {
     }
 
     fn sign(&self, doc: &Document) -> Signature {
-        let mut hashes: Vec<u32> = sentences(&doc.text, self.settings.min_words)
-            .iter()
-            .map(|s| sentence_hash(s))
-            .collect();
-        hashes.sort_unstable();
-        hashes.dedup();
-        if hashes.is_empty() {
-            Signature::Empty
-        } else {
-            Signature::Set(hashes)
-        }
+        Signature::from_set(
+            sentences(&doc.text, self.settings.min_words)
+                .iter()
+                .map(|s| sentence_hash(s))
+                .collect(),
+        )
     }
 
     fn similarity(&self, query: &Signature, earlier: &Signature) -> Similarity {
-        match (query, earlier) {
-            (Signature::Set(a), Signature::Set(b)) => set_similarity(a, b),
-            _ => Similarity::default(),
-        }
+        Similarity::of_sets(query, earlier)
     }
 
     fn classify(&self, query: &Signature, earlier: &Signature, _: Similarity) -> Option<Judgement> {

@@ -189,6 +189,16 @@ mod tests {
         out
     }
 
+    /// The index laws (`neardup_api::conformance::check_index`).
+    #[test]
+    fn obeys_the_index_laws() {
+        let mut rng = neardup_api::SplitMix64::new(3);
+        let sigs: Vec<Signature> = (0..30)
+            .map(|_| Signature::Fingerprint(rng.next_u64()))
+            .collect();
+        neardup_api::conformance::check_index(&|| Box::new(ExactIndex::default()), &sigs);
+    }
+
     #[test]
     fn first_document_wins() {
         let mut idx = ExactIndex::default();
