@@ -20,7 +20,7 @@ use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 
-use neardup::config::Config;
+use neardup_crawl::config::CrawlConfig;
 
 /// `(path, body)` of site `a`.
 const SITE_A: &[(&str, &str)] = &[
@@ -122,15 +122,14 @@ impl DemoSites {
 /// The demo's crawl settings: private addresses allowed (the sites are on
 /// loopback), no politeness delay, and limits that stop the calendar
 /// trap: depth 5, 60 pages per site.
-pub fn demo_config(mut config: Config) -> Config {
-    config.crawl.allow_private = true;
-    config.crawl.fetch.host_delay_ms = 0;
-    config.crawl.fetch.host_concurrency = 4;
-    config.crawl.fetch.concurrency = 8;
-    config.crawl.fetch.retries = 0;
-    config.crawl.scope.max_depth = 5;
-    config.crawl.scope.max_pages_per_site = 60;
-    config
+pub fn demo_config(crawl: &mut CrawlConfig) {
+    crawl.allow_private = true;
+    crawl.fetch.host_delay_ms = 0;
+    crawl.fetch.host_concurrency = 4;
+    crawl.fetch.concurrency = 8;
+    crawl.fetch.retries = 0;
+    crawl.scope.max_depth = 5;
+    crawl.scope.max_pages_per_site = 60;
 }
 
 async fn spawn(site: Site) -> std::io::Result<SocketAddr> {

@@ -250,10 +250,11 @@ async fn test_site(hits: Arc<Mutex<Vec<String>>>) -> std::net::SocketAddr {
 
 fn test_config() -> Config {
     let mut config = Config::default();
-    config.crawl.allow_private = true;
-    config.crawl.fetch.host_delay_ms = 0;
-    config.crawl.fetch.retries = 0;
-    config.crawl.fetch.connect_timeout_ms = 2000;
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.connect_timeout_ms = 2000)
+        .unwrap();
     // The scope is per host: 127.0.0.1:9 is the same host, in scope.
     config
 }
@@ -266,7 +267,10 @@ async fn crawl(
 ) -> (neardup_crawl::CrawlSummary, Vec<Value>) {
     let config = test_config();
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+    let fetcher = Arc::new(
+        Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
+            .expect("fetcher"),
+    );
     let mut sink = OutputDir::create(out).expect("out dir");
     let mut pages = Vec::new();
     let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
@@ -518,9 +522,13 @@ async fn links_of_duplicates_follow_duplicate_hops() {
         let hits = Arc::new(Mutex::new(Vec::new()));
         let addr = copies_site(Arc::clone(&hits)).await;
         let mut config = test_config();
-        config.crawl.scope.duplicate_hops = hops;
+        neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.scope.duplicate_hops = hops)
+            .unwrap();
         let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-        let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+        let fetcher = Arc::new(
+            Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
+                .expect("fetcher"),
+        );
         let dir = Dir::new();
         let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
         let mut pages = Vec::new();
@@ -670,7 +678,10 @@ fn bfs(sites: &[(String, Links)]) -> Vec<String> {
 /// Crawls `seeds` with `config` through the library loop; `pages.jsonl`.
 async fn crawl_seeds(config: &Config, seeds: &[String], options: &Options) -> Vec<Value> {
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+    let fetcher = Arc::new(
+        Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(config).unwrap())
+            .expect("fetcher"),
+    );
     let dir = Dir::new();
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
@@ -708,8 +719,12 @@ async fn one_host_is_crawled_in_exact_breadth_first_order() {
     let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
     for (delay, host_concurrency) in [(0, 1), (0, 4), (20, 1), (5, 3)] {
         let mut config = test_config();
-        config.crawl.fetch.host_delay_ms = delay;
-        config.crawl.fetch.host_concurrency = host_concurrency;
+        neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = delay)
+            .unwrap();
+        neardup_crawl::config::CrawlConfig::edit(&mut config, |c| {
+            c.fetch.host_concurrency = host_concurrency
+        })
+        .unwrap();
         let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
         assert_eq!(
             urls(&pages),
@@ -737,8 +752,9 @@ async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
     let want = bfs(&sites);
     let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
     let mut config = test_config();
-    config.crawl.fetch.host_delay_ms = 0;
-    config.crawl.fetch.host_concurrency = 64;
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 64)
+        .unwrap();
     let options = Options {
         workers: 8,
         max_in_flight: 32,
@@ -760,8 +776,9 @@ async fn a_polite_host_does_not_hold_back_the_others() {
     let a_base = format!("http://{a}");
     let b_base = format!("http://localhost:{}", b.port());
     let mut config = test_config();
-    config.crawl.fetch.host_delay_ms = 200;
-    config.crawl.fetch.host_concurrency = 1;
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 200).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 1)
+        .unwrap();
     let seeds = [format!("{a_base}/"), format!("{b_base}/")];
     let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
     let order = urls(&pages);
@@ -853,7 +870,10 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
             Box::new(store),
         )
         .expect("deduper");
-        let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+        let fetcher = Arc::new(
+            Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
+                .expect("fetcher"),
+        );
         let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
         let options = Options {
             workers: 1,

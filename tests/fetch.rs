@@ -17,7 +17,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use neardup::config::{CrawlConfig, Oversize};
+use neardup_crawl::config::{CrawlConfig, Oversize};
 use neardup_crawl::fetch::{FetchError, Fetcher};
 use neardup_crawl::frontier::robots::RobotsSource;
 use neardup_crawl::frontier::RobotsCache;

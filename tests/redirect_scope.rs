@@ -74,11 +74,14 @@ async fn redirects_out_of_robots_or_scope_are_refused() {
     let addr = site(Arc::clone(&hits)).await;
     let dir = Dir::new();
     let mut config = Config::default();
-    config.crawl.allow_private = true;
-    config.crawl.fetch.host_delay_ms = 0;
-    config.crawl.fetch.retries = 0;
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
+    let fetcher = Arc::new(
+        Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
+            .expect("fetcher"),
+    );
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
     let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];

@@ -174,9 +174,12 @@ async fn the_crawl_follows_stubs_as_redirect_hops() {
     ]);
     let addr = site.clone().start().await;
     let mut config = test_config();
-    config.crawl.scope.max_depth = 1;
-    config.crawl.fetch.max_redirects = 2;
-    let fetcher = neardup_crawl::fetch::Fetcher::new(&config.crawl).expect("fetcher");
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 1).unwrap();
+    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.max_redirects = 2).unwrap();
+    let fetcher = neardup_crawl::fetch::Fetcher::new(
+        &neardup_crawl::config::CrawlConfig::from_config(&config).unwrap(),
+    )
+    .expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     let count = |p: &str| hits.iter().filter(|h| *h == p).count();

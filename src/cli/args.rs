@@ -162,23 +162,25 @@ pub struct CrawlArgs {
     /// Checkpoint the crawl state after this many decided pages (or
     /// --checkpoint-secs, whichever comes first). Each checkpoint fsyncs
     /// and rewrites the whole state: every 100 pages halved the speed of
-    /// a 21,000-page crawl.
-    #[arg(long, default_value_t = 10_000, value_name = "N")]
-    pub checkpoint_pages: u64,
+    /// a 21,000-page crawl. [default: crawl.limits.checkpoint_pages, 10000]
+    #[arg(long, value_name = "N")]
+    pub checkpoint_pages: Option<u64>,
 
     /// Checkpoint the crawl state at least this often (seconds).
-    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
-    pub checkpoint_secs: f64,
+    /// [default: crawl.limits.checkpoint_secs, 10]
+    #[arg(long, value_name = "SECS")]
+    pub checkpoint_secs: Option<f64>,
 
     /// Largest number of pages fetched but not yet decided (0: four per
-    /// fetch worker).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub max_in_flight: usize,
+    /// fetch worker). [default: crawl.limits.max_in_flight, 0]
+    #[arg(long, value_name = "N")]
+    pub max_in_flight: Option<usize>,
 
     /// Response bodies held in memory at once, fetched but not yet
     /// analyzed, in MiB: fetches wait for room before reading a body.
-    #[arg(long, default_value_t = 64, value_name = "MIB")]
-    pub max_body_memory: usize,
+    /// [default: crawl.limits.max_body_memory_mib, 64]
+    #[arg(long, value_name = "MIB")]
+    pub max_body_memory: Option<usize>,
 
     /// Fetch private, loopback and link-local addresses too.
     #[arg(long)]
@@ -201,8 +203,9 @@ pub struct CrawlArgs {
     pub demo: bool,
 
     /// Largest number of URLs waiting in the frontier.
-    #[arg(long, default_value_t = 100_000, value_name = "N")]
-    pub max_frontier: usize,
+    /// [default: crawl.limits.max_frontier, 100000]
+    #[arg(long, value_name = "N")]
+    pub max_frontier: Option<usize>,
 
     /// Index: a redb file (created if missing), or a shared Redis index
     /// `redis://HOST:PORT[/DB][?ns=NAME]` that several processes use at

@@ -10,6 +10,7 @@ use neardup::deduper::SharedDeduper;
 use neardup::Deduper;
 use neardup_batch::output::OutputDir;
 use neardup_cli::demo::{demo_config, DemoSites};
+use neardup_crawl::config::CrawlConfig;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::progress::Progress;
 use neardup_crawl::seeds::{parse_seed, parse_seeds_bytes};
@@ -25,14 +26,14 @@ use super::args::{Args, CrawlArgs};
 /// crawl directory ([`open_dir`]) and the crawl; then the summary and
 /// report ([`print_results`]).
 pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
-    let config = crawl_config(args, a)?;
+    let (config, crawl) = crawl_config(args, a)?;
     let mut seeds = read_seeds(a, &config)?;
     let out_dir = a
         .resume
         .clone()
         .or_else(|| a.out.clone())
         .unwrap_or_else(|| std::path::PathBuf::from("neardup-demo"));
-    let policy = checkpoint_policy(a)?;
+    let policy = checkpoint_policy(a, &crawl)?;
     let registry = neardup::plugins::registry();
     // The chain's names, as the index and the crawl state record them.
     let detectors = Deduper::with_registry(
@@ -41,13 +42,8 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         Box::<neardup::index::MemoryStore>::default(),
     )?
     .detector_names();
-    let fetcher = Arc::new(Fetcher::new(&config.crawl).context("build the HTTP client")?);
-    let options = Options {
-        max_frontier: a.max_frontier,
-        max_in_flight: a.max_in_flight,
-        max_body_memory: a.max_body_memory.saturating_mul(1 << 20),
-        ..Options::default()
-    };
+    let fetcher = Arc::new(Fetcher::new(&crawl).context("build the HTTP client")?);
+    let options = Options::from_limits(&crawl.limits);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -95,7 +91,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
 /// one is given (then the crawl state's config hash must match, as
 /// before); `--allow-private`, `--proxy` and `--demo` apply on top. Warns
 /// when the user agent names no contact.
-fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<Config> {
+fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<(Config, CrawlConfig)> {
     let saved = a
         .resume
         .as_ref()
@@ -103,23 +99,33 @@ fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<Config> {
         .filter(|p| args.config.is_none() && p.is_file());
     let config_file = args.config.as_deref().or(saved.as_deref());
     let mut config = super::load_config(config_file, &a.detectors.detectors)?;
+    let mut crawl = CrawlConfig::from_config(&config)?;
     if a.allow_private {
-        config.crawl.allow_private = true;
+        crawl.allow_private = true;
     }
     if let Some(proxy) = &a.proxy {
-        config.crawl.fetch.proxy = proxy.trim().to_owned();
-        config.validate().context("invalid --proxy")?;
+        crawl.fetch.proxy = proxy.trim().to_owned();
+        crawl.validate().context("invalid --proxy")?;
     }
+    let limits = &mut crawl.limits;
+    limits.max_frontier = a.max_frontier.unwrap_or(limits.max_frontier);
+    limits.max_in_flight = a.max_in_flight.unwrap_or(limits.max_in_flight);
+    limits.max_body_memory_mib = a.max_body_memory.unwrap_or(limits.max_body_memory_mib);
+    limits.checkpoint_pages = a.checkpoint_pages.unwrap_or(limits.checkpoint_pages);
+    limits.checkpoint_secs = a.checkpoint_secs.unwrap_or(limits.checkpoint_secs);
     if a.demo {
-        config = demo_config(config);
-    } else if !config.crawl.user_agent_has_contact() {
+        demo_config(&mut crawl);
+    } else if !crawl.user_agent_has_contact() {
         eprintln!(
             "neardup: warning: crawl.user_agent {:?} names no contact URL or e-mail; \
              site operators cannot reach you (see configs/default.toml)",
-            config.crawl.user_agent
+            crawl.user_agent
         );
     }
-    Ok(config)
+    // The effective settings, flags included, are what the crawl state
+    // hashes and config.toml records.
+    crawl.write_to(&mut config).context("invalid crawl flags")?;
+    Ok((config, crawl))
 }
 
 /// The seeds of `--seeds FILE` and `--seed URL` (bad ones skipped with a
@@ -130,7 +136,7 @@ fn read_seeds(a: &CrawlArgs, config: &Config) -> anyhow::Result<Vec<Url>> {
     if let Some(path) = &a.seeds {
         let bytes =
             std::fs::read(path).with_context(|| format!("read seeds file {}", path.display()))?;
-        let (good, bad) = parse_seeds_bytes(&bytes, config.crawl.canonical.max_url_len);
+        let (good, bad) = parse_seeds_bytes(&bytes, config.canonical.max_url_len);
         for b in &bad {
             eprintln!("neardup: {}: skipped seed {b}", path.display());
         }
@@ -151,7 +157,7 @@ fn read_seeds(a: &CrawlArgs, config: &Config) -> anyhow::Result<Vec<Url>> {
 /// Checks the flags that cannot go together (`--index` other than a
 /// shared redis index, or with `--resume`) and the durations, and
 /// returns the checkpoint policy.
-fn checkpoint_policy(a: &CrawlArgs) -> anyhow::Result<CheckpointPolicy> {
+fn checkpoint_policy(a: &CrawlArgs, crawl: &CrawlConfig) -> anyhow::Result<CheckpointPolicy> {
     if let Some(index) = &a.index {
         // The crawl's own index lives in DIR/index.redb so that --resume can
         // roll it back to the last checkpoint; a shared index holds other
@@ -170,12 +176,9 @@ fn checkpoint_policy(a: &CrawlArgs) -> anyhow::Result<CheckpointPolicy> {
     if !(a.progress_secs.is_finite() && a.progress_secs >= 0.0) {
         anyhow::bail!("--progress-secs must be a number of seconds >= 0");
     }
-    if !(a.checkpoint_secs.is_finite() && a.checkpoint_secs >= 0.0) {
-        anyhow::bail!("--checkpoint-secs must be a number of seconds >= 0");
-    }
     Ok(CheckpointPolicy {
-        pages: a.checkpoint_pages.max(1),
-        interval: std::time::Duration::from_secs_f64(a.checkpoint_secs),
+        pages: crawl.limits.checkpoint_pages.max(1),
+        interval: std::time::Duration::from_secs_f64(crawl.limits.checkpoint_secs),
     })
 }
 

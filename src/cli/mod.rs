@@ -118,6 +118,9 @@ fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Conf
         config.decide.detectors = detectors.to_vec();
     }
     config.validate().context("invalid configuration")?;
+    // `[crawl]` belongs to the crawler, which checks it; a typo there is
+    // reported by every command, not only when a crawl starts.
+    neardup_crawl::config::CrawlConfig::from_config(&config).context("invalid configuration")?;
     Ok(config)
 }
 

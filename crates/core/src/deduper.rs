@@ -1743,6 +1743,36 @@ mod tests {
         assert!(err.contains("nope") && err.contains("simhash"), "{err}");
     }
 
+    /// A build without a backend says which feature it lacks, as ripgrep
+    /// does for PCRE2 (`cargo test -p neardup --no-default-features`, run by
+    /// CI: in the workspace the CLI turns every feature on).
+    #[cfg(not(all(feature = "redb", feature = "redis")))]
+    #[test]
+    fn a_build_without_a_backend_names_the_feature() {
+        let registry = Registry::default();
+        #[cfg(not(feature = "redis"))]
+        {
+            let location = IndexLocation::parse("redis://127.0.0.1:1/0").unwrap();
+            let e = Deduper::open_at(Config::default(), &registry, &location).unwrap_err();
+            let msg = e.to_string();
+            assert!(
+                msg.contains("no Redis support") && msg.contains("feature `redis`"),
+                "{msg}"
+            );
+        }
+        #[cfg(not(feature = "redb"))]
+        {
+            let location = IndexLocation::parse("index.redb").unwrap();
+            let e = Deduper::open_at(Config::default(), &registry, &location).unwrap_err();
+            let msg = e.to_string();
+            assert!(
+                msg.contains("no redb support") && msg.contains("feature `redb`"),
+                "{msg}"
+            );
+        }
+    }
+
+    #[cfg(feature = "tokio")]
     #[test]
     fn shared_deduper_checks_from_async_tasks() {
         let rt = tokio::runtime::Builder::new_multi_thread()

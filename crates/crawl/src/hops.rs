@@ -9,11 +9,11 @@ use std::pin::Pin;
 
 use url::Url;
 
+use crate::config::ScopeConfig;
 use crate::fetch::{FetchError, Fetcher, RedirectGuard};
 use crate::frontier::robots::RobotsSource;
 use crate::frontier::scope::SkipReason;
 use crate::frontier::{Canonicalizer, RobotsCache, Scope};
-use neardup::config::Config;
 use neardup::error::{Error, Result};
 
 /// The read-only scope test for redirect targets (the frontier's own
@@ -25,15 +25,18 @@ pub(super) struct HopScope {
 }
 
 impl HopScope {
-    /// The scope of a crawl from `seeds` (raw seeds: canonicalized here as
-    /// the frontier does).
-    pub(super) fn new(config: &Config, seeds: &[Url]) -> Result<HopScope> {
-        let canon = Canonicalizer::new(&config.canonical);
+    /// The scope of a crawl from `seeds` (raw seeds: canonicalized with
+    /// `canon` as the frontier does).
+    pub(super) fn new(
+        canon: Canonicalizer,
+        scope: &ScopeConfig,
+        seeds: &[Url],
+    ) -> Result<HopScope> {
         let seeds: Vec<Url> = seeds
             .iter()
             .filter_map(|s| canon.normalize(s.clone()).ok())
             .collect();
-        let scope = Scope::new(&config.crawl.scope, &seeds).map_err(|e| Error::Config {
+        let scope = Scope::new(scope, &seeds).map_err(|e| Error::Config {
             key: "crawl.scope".into(),
             value: e.to_string(),
             allowed: "valid regexes".into(),

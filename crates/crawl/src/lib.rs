@@ -129,6 +129,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod config;
 pub mod fetch;
 pub mod frontier;
 mod hops;
@@ -148,6 +149,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use url::Url;
 
+use crate::config::CrawlConfig;
 use crate::fetch::Politeness;
 use crate::fetch::{FetchError, FetchOutcome, Fetcher};
 use crate::frontier::queue::Poll;
@@ -165,10 +167,8 @@ use neardup_batch::run::{PageRecord, Summary};
 /// analysis holds about ten times its size in transient memory.
 const LARGE_PAGE: usize = 1 << 20;
 
-/// Default [`Options::max_body_memory`]: 64 MiB.
-pub const DEFAULT_BODY_MEMORY: usize = 64 << 20;
-
-/// Crawl-loop settings that are not part of [`Config`].
+/// The crawl loop's limits: `[crawl.limits]` ([`Options::from_limits`]),
+/// or set in code.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Fetch workers; 0 uses `crawl.fetch.concurrency` (the fetcher's
@@ -189,12 +189,20 @@ pub struct Options {
 }
 
 impl Default for Options {
+    /// The defaults of `[crawl.limits]`.
     fn default() -> Self {
+        Options::from_limits(&config::LimitsConfig::default())
+    }
+}
+
+impl Options {
+    /// The loop settings of `[crawl.limits]`.
+    pub fn from_limits(limits: &config::LimitsConfig) -> Options {
         Options {
-            workers: 0,
-            max_frontier: 100_000,
-            max_in_flight: 0,
-            max_body_memory: DEFAULT_BODY_MEMORY,
+            workers: limits.workers,
+            max_frontier: limits.max_frontier,
+            max_in_flight: limits.max_in_flight,
+            max_body_memory: limits.max_body_memory_mib.saturating_mul(1 << 20),
         }
     }
 }
@@ -365,7 +373,7 @@ struct Shared {
     /// `crawl.fetch` limits with the crawl's body budget.
     fetch_options: crate::fetch::FetchOptions,
     /// `crawl.directives`.
-    directives: neardup::config::DirectivesConfig,
+    directives: crate::config::DirectivesConfig,
     /// `crawl.robots_token`, for `<meta name=TOKEN>` and `X-Robots-Tag`.
     robots_token: String,
     /// [`manners::nofollow_mask`] of `crawl.directives`.
@@ -520,10 +528,11 @@ impl<'c> Crawler<'c> {
             seeds,
             options,
         } = self;
-        let canon = Canonicalizer::new(&config.crawl.canonical);
-        let mut frontier = Frontier::new(config, &options, &canon, &seeds)?;
+        let crawl = &CrawlConfig::from_config(config)?;
+        let canon = Canonicalizer::new(&config.canonical);
+        let mut frontier = Frontier::new(crawl, &options, &canon, &seeds)?;
         let workers = match options.workers {
-            0 => config.crawl.fetch.concurrency.max(1),
+            0 => crawl.fetch.concurrency.max(1),
             n => n,
         };
         let max_in_flight = match options.max_in_flight {
@@ -533,7 +542,7 @@ impl<'c> Crawler<'c> {
         .max(1);
         let keep_bodies = out.keeps_bodies();
         let shared = Arc::new(Shared::new(
-            config,
+            crawl,
             &options,
             &deduper,
             &fetcher,
@@ -565,7 +574,7 @@ impl<'c> Crawler<'c> {
             tokio::select! {
                 biased;
                 () = &mut shutdown => stopped_early = true,
-                found = read_sitemaps(&shared, config, &seeds) => {
+                found = read_sitemaps(&shared, crawl, &seeds) => {
                     found.offer(&shared.canon, &mut frontier, &mut summary);
                     frontier.sitemaps_read = true;
                 }
@@ -610,7 +619,7 @@ impl Shared {
     /// What the workers share: the fetcher, robots.txt cache, analyzer,
     /// URL rules and the crawl's limits.
     fn new(
-        config: &Config,
+        crawl: &CrawlConfig,
         options: &Options,
         deduper: &SharedDeduper,
         fetcher: &Arc<Fetcher>,
@@ -623,21 +632,21 @@ impl Shared {
             .min(1024) as u32;
         Ok(Shared {
             fetcher: Arc::clone(fetcher),
-            robots: RobotsCache::new(&config.crawl),
+            robots: RobotsCache::new(crawl),
             analyzer: deduper.read(|d| d.analyzer())?,
-            hops: hops::HopScope::new(config, seeds)?,
+            hops: hops::HopScope::new(canon.clone(), &crawl.scope, seeds)?,
             canon,
-            max_links: config.extract.max_links,
+            max_links: deduper.read(|d| d.config().extract.max_links)?,
             analysis: tokio::sync::Semaphore::new(cores as usize),
             analysis_permits: cores,
             keep_bodies,
             fetch_options: crate::fetch::FetchOptions {
                 body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
-                ..crate::fetch::FetchOptions::from_config(&config.crawl.fetch)
+                ..crate::fetch::FetchOptions::from_config(&crawl.fetch)
             },
-            directives: config.crawl.directives.clone(),
-            robots_token: config.crawl.robots_token.clone(),
-            nofollow_mask: manners::nofollow_mask(&config.crawl.directives),
+            directives: crawl.directives.clone(),
+            robots_token: crawl.robots_token.clone(),
+            nofollow_mask: manners::nofollow_mask(&crawl.directives),
         })
     }
 }
@@ -1127,7 +1136,7 @@ struct Frontier {
 
 impl Frontier {
     fn new(
-        config: &Config,
+        crawl: &CrawlConfig,
         options: &Options,
         canon: &Canonicalizer,
         seeds: &[Url],
@@ -1142,7 +1151,7 @@ impl Frontier {
             })
             .collect();
         let keys: Vec<Url> = seeds.iter().map(|(_, k)| k.clone()).collect();
-        let scope = Scope::new(&config.crawl.scope, &keys).map_err(|e| Error::Config {
+        let scope = Scope::new(&crawl.scope, &keys).map_err(|e| Error::Config {
             key: "crawl.scope".into(),
             value: e.to_string(),
             allowed: "valid regexes".into(),
@@ -1154,18 +1163,16 @@ impl Frontier {
             seen: HashSet::new(),
             targets: HashSet::new(),
             stub_hops: HashMap::new(),
-            max_stub_hops: u32::try_from(config.crawl.fetch.max_redirects).unwrap_or(u32::MAX),
+            max_stub_hops: u32::try_from(crawl.fetch.max_redirects).unwrap_or(u32::MAX),
             max_frontier: options.max_frontier.max(1),
-            duplicate_hops: config.crawl.scope.duplicate_hops,
+            duplicate_hops: crawl.scope.duplicate_hops,
             skipped: BTreeMap::new(),
             sitemaps_read: false,
         };
         for (request, key) in seeds {
             // A sitemap seed is read before the crawl starts (its URLs are
             // the seeds), not fetched as a page.
-            if !(config.crawl.sitemaps.from_seeds
-                && crate::frontier::sitemap::is_sitemap_url(&request))
-            {
+            if !(crawl.sitemaps.from_seeds && crate::frontier::sitemap::is_sitemap_url(&request)) {
                 f.offer(request, &key, 0, 0);
             }
         }
@@ -1736,10 +1743,10 @@ impl SitemapUrls {
 /// those its robots.txt lists (depth 1). Runs before the first dispatch;
 /// robots.txt files are fetched concurrently, sitemaps one after another
 /// in that order, so the queue (and the crawl) is the same on every run.
-async fn read_sitemaps(shared: &Shared, config: &Config, seeds: &[Url]) -> SitemapUrls {
+async fn read_sitemaps(shared: &Shared, crawl: &CrawlConfig, seeds: &[Url]) -> SitemapUrls {
     use crate::frontier::sitemap;
     use futures_util::StreamExt as _;
-    let sm = &config.crawl.sitemaps;
+    let sm = &crawl.sitemaps;
     let mut starts: Vec<(Vec<Url>, u32)> = Vec::new();
     if sm.from_seeds {
         let direct: Vec<Url> = seeds
@@ -1751,7 +1758,7 @@ async fn read_sitemaps(shared: &Shared, config: &Config, seeds: &[Url]) -> Sitem
             starts.push((direct, 0));
         }
     }
-    if sm.from_robots && config.crawl.robots.obey {
+    if sm.from_robots && crawl.robots.obey {
         let mut origins = HashSet::new();
         let firsts: Vec<&Url> = seeds
             .iter()

@@ -20,7 +20,7 @@
 //! Directives only ever restrict: any source saying `noindex` wins, as in
 //! Google's reading of conflicting robots meta tags.
 
-use neardup::config::DirectivesConfig;
+use crate::config::DirectivesConfig;
 
 /// The directives that apply to one page, each with where it came from
 /// (for the record: `meta robots`, `meta neardup`, `X-Robots-Tag`).

@@ -283,7 +283,9 @@ fn state_err(path: &Path, message: impl std::fmt::Display) -> Error {
 /// the route, not what is fetched, and a resume may need another one.
 fn config_hash(config: &Config) -> Result<String> {
     let mut config = config.clone();
-    config.crawl.fetch.proxy.clear();
+    // The typed form, every key written: the same settings hash the same
+    // whether a key was spelled out or left to its default.
+    crate::config::CrawlConfig::edit(&mut config, |c| c.fetch.proxy.clear())?;
     let json = serde_json::to_vec(&config).map_err(|e| Error::Config {
         key: "<config>".into(),
         value: e.to_string(),

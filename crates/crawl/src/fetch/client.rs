@@ -31,7 +31,7 @@ use super::limits::{Permit, Politeness};
 use super::net::{non_public, AddressFilter, PrivateAddressError, PublicOnlyResolver};
 use super::retry::{backoff, jitter, parse_retry_after};
 use super::{FetchError, FetchOutcome, Redirect};
-use neardup::config::{CrawlConfig, FetchConfig, Oversize};
+use crate::config::{CrawlConfig, FetchConfig, Oversize};
 
 /// Per-call overrides of the configured limits (robots.txt is fetched with
 /// any content type, fewer redirects and its own size cap).

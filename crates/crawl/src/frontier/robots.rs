@@ -30,8 +30,8 @@ use tokio::time::Instant;
 use url::Url;
 
 use super::robots_rules::RobotsRules;
+use crate::config::{CrawlConfig, Oversize, RobotsConfig};
 use crate::fetch::{FetchError, FetchOptions, Fetcher};
-use neardup::config::{CrawlConfig, Oversize, RobotsConfig};
 
 /// RFC 9309 2.3.1.2: crawlers should follow at least five redirects.
 const ROBOTS_REDIRECTS: usize = 5;

@@ -12,8 +12,8 @@ use std::fmt;
 use regex::RegexSet;
 use url::Url;
 
+use crate::config::{ScopeConfig, SiteScope};
 use neardup::canonical::{CanonError, Canonicalizer};
-use neardup::config::{ScopeConfig, SiteScope};
 
 /// Why a URL or link is not crawled.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -28,8 +28,8 @@ use quick_xml::events::Event;
 use url::Url;
 
 use super::robots::RobotsCache;
+use crate::config::{Oversize, SitemapConfig};
 use crate::fetch::{FetchError, FetchOptions, Fetcher};
-use neardup::config::{Oversize, SitemapConfig};
 
 /// Redirects followed for a sitemap (as for robots.txt).
 const SITEMAP_REDIRECTS: usize = 5;
