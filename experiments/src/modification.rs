@@ -10,6 +10,7 @@
 //! [`Detector::similarity`]), so the numbers describe what neardup runs.
 #![forbid(unsafe_code)]
 
+use neardup_api::SplitMix64;
 use neardup_api::{Detector, Document};
 use neardup_bsw::{BswDetector, Settings as BswSettings};
 use neardup_minhash::{
@@ -129,35 +130,16 @@ pub fn methods() -> Result<Vec<Method>, neardup_api::SettingError> {
     Ok(out)
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, enough to
-/// pick insertion positions reproducibly on every platform.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..=max` (rejection sampling, no modulo bias).
-    pub fn below_or_eq(&mut self, max: usize) -> usize {
-        let range = max as u64 + 1;
-        let zone = u64::MAX - (u64::MAX % range);
-        loop {
-            let x = self.next_u64();
-            if x < zone {
-                return (x % range) as usize;
-            }
+/// A uniform integer in `0..=max` (rejection sampling, no modulo bias),
+/// from the shared seeded generator: the draws the published figures were
+/// made with (`docs/img/modification/`), so they stay reproducible.
+pub fn below_or_eq(rng: &mut SplitMix64, max: usize) -> usize {
+    let range = max as u64 + 1;
+    let zone = u64::MAX - (u64::MAX % range);
+    loop {
+        let x = rng.next_u64();
+        if x < zone {
+            return (x % range) as usize;
         }
     }
 }
@@ -180,7 +162,7 @@ pub fn modified_versions(text: &str, max: usize, seed: u64) -> Vec<String> {
             .map(|(i, _)| i)
             .chain(std::iter::once(current.len()))
             .collect();
-        let k = rng.below_or_eq(bounds.len() - 1);
+        let k = below_or_eq(&mut rng, bounds.len() - 1);
         let at = bounds.get(k).copied().unwrap_or(current.len());
         current.insert_str(at, INSERT);
         out.push(current.clone());

@@ -5,8 +5,9 @@
 #[path = "../../tests/skip.rs"]
 mod skip;
 
+use neardup_api::SplitMix64;
 use neardup_experiments::{
-    default_normalizer, methods, modified_versions, similarity_curves, SplitMix64, INSERT,
+    default_normalizer, methods, modified_versions, similarity_curves, INSERT,
 };
 
 /// A prose-like text of `words` words from a fixed vocabulary, seeded: no
@@ -23,7 +24,7 @@ fn text(words: usize, seed: u64) -> String {
     let mut out = Vec::with_capacity(words);
     for _ in 0..words {
         let w = VOCAB
-            .get(rng.below_or_eq(VOCAB.len() - 1))
+            .get(neardup_experiments::below_or_eq(&mut rng, VOCAB.len() - 1))
             .copied()
             .unwrap_or("x");
         out.push(w);

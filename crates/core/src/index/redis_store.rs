@@ -42,7 +42,7 @@ use neardup_api::{DocId, Signature};
 use serde::{Deserialize, Serialize};
 
 use super::location::RedisLocation;
-use super::store::{Change, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
+use super::store::{record_bytes, Change, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
 use crate::Error;
 use crate::Result;
 
@@ -129,18 +129,6 @@ impl std::fmt::Debug for RedisStore {
             .field("live", &self.live)
             .finish()
     }
-}
-
-fn record_bytes(r: &DocRecord) -> usize {
-    std::mem::size_of::<DocRecord>()
-        + r.key.capacity()
-        + r.url.capacity()
-        + r.site.capacity()
-        + r.signatures.capacity() * std::mem::size_of::<Signature>()
-        + r.signatures
-            .iter()
-            .map(Signature::heap_bytes)
-            .sum::<usize>()
 }
 
 impl RedisStore {
