@@ -361,7 +361,7 @@ pub struct ScoreArgs {
     #[arg(value_name = "LABELS")]
     pub labels: PathBuf,
 
-    /// Predictions: TSV doc_id<TAB>cluster_id (header optional) or JSON lines.
+    /// Predictions: TSV `doc_id<TAB>cluster_id` (header optional) or JSON lines.
     #[arg(value_name = "PRED")]
     pub pred: PathBuf,
 

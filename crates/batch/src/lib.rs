@@ -2,7 +2,7 @@
 //! [`neardup::Deduper`], and the files a run leaves behind.
 //!
 //! - [`input`]: pages from directories, manifests, WARC/ARC, HTTP bodies.
-//! - [`run`]: the batch runner (analysis on a thread pool, decisions in
+//! - [`run`](mod@run): the batch runner (analysis on a thread pool, decisions in
 //!   input order, so verdicts do not depend on the thread count).
 //! - [`record`]: what a checked page gives the outputs.
 //! - [`output`]: verdicts.jsonl, clusters.tsv, clusters.json, config.toml.

@@ -33,7 +33,7 @@ pub struct PageRecord {
 }
 
 /// Each extracted block's role (blocks are content source `i + 1`; see
-/// [`Deduper::content_roles`]), for the report's side-by-side view.
+/// [`neardup::Deduper::content_roles`]), for the report's side-by-side view.
 pub fn block_roles(
     blocks: usize,
     roles: &[(u32, neardup::content::Role)],

@@ -11,7 +11,7 @@
 //! # Layout
 //! - [`config`]: the core's configuration; each section is validated by the
 //!   module (or crate) that owns it.
-//! - [`decode`], [`extract`] (re-exported from `neardup-html`): bytes to
+//! - [`decode`](mod@decode), [`extract`](mod@extract) (re-exported from `neardup-html`): bytes to
 //!   UTF-8, HTML to text blocks, title, links; main content vs boilerplate.
 //! - [`text`] (re-exported `neardup-text`): NFKC, lowercase, words,
 //!   language, stop words, stems.

@@ -1,8 +1,8 @@
 //! HTML for neardup, with no I/O: bytes in, text blocks out.
 //!
-//! - [`decode`]: bytes to UTF-8 text (BOM, HTTP charset, `<meta charset>`,
+//! - [`decode`](mod@decode): bytes to UTF-8 text (BOM, HTTP charset, `<meta charset>`,
 //!   detection), never failing: a bad charset is a warning.
-//! - [`extract`]: neardup's own tokenizer and tree (5x an html5ever DOM,
+//! - [`extract`](mod@extract): neardup's own tokenizer and tree (5x an html5ever DOM,
 //!   with html5ever as the test oracle), main content vs boilerplate,
 //!   title, links, canonical, robots directives, redirect stubs.
 //!

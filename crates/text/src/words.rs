@@ -35,7 +35,7 @@ pub(crate) fn is_cjk(c: char) -> bool {
 ///
 /// Speed: UAX #29 never joins across ASCII whitespace, so the text is cut
 /// there first; pure-ASCII pieces (most of Latin-script text) go through
-/// [`ascii_words`], a table-free equivalent of the UAX #29 rules for ASCII,
+/// `ascii_words`, a table-free equivalent of the UAX #29 rules for ASCII,
 /// and only pieces with other characters through `unicode_words`.
 #[inline]
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {

@@ -10,7 +10,7 @@
 //!
 //! Signature: the set of chunk features ([`Signature::Set`]). Table 1 of the
 //! paper: resemblance and containment are both supported. Candidates come
-//! from an inverted index feature -> documents ([`SetIndex`]).
+//! from an inverted index feature -> documents ([`SetIndex`](neardup_api::SetIndex)).
 //!
 //! Compared with the core's `chunks` detector (a hash of each whole chunk of
 //! about 32 bytes), BSW_n chunks are coarser by default and tolerate edits

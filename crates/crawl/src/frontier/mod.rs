@@ -1,5 +1,5 @@
 //! The crawl frontier's building blocks: which URL a link means
-//! ([`canonical`]), whether it is crawled ([`scope`]), whether the site
+//! ([`neardup::canonical`]), whether it is crawled ([`scope`]), whether the site
 //! lets us ([`robots`]) and which queued URL goes next ([`queue`]: one FIFO
 //! per host, handed out when the host's politeness slot has come).
 //!
