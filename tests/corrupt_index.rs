@@ -231,7 +231,7 @@ fn stored_keys(path: &Path) -> HashSet<String> {
     keys
 }
 
-/// The promise (src/index/redb_store.rs, "Durability contract"; src/batch.rs):
+/// The promise (crates/core/src/index/redb_store.rs, "Durability contract"; crates/batch/src/run.rs):
 /// the batch driver flushes the index (fsync) before it writes a window's
 /// verdicts, so a verdict line that reached `verdicts.jsonl` (or its
 /// temporary file, for a killed run) is acknowledged: its page, if kept,

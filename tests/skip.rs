@@ -6,7 +6,7 @@
 //!
 //! One file, included by every test crate that skips: the integration
 //! tests (`mod skip` in `tests/tests.rs`), the library's unit tests
-//! (`src/lib.rs`, `#[path]`) and the experiments' tests.
+//! (each library crate's `lib.rs`, `#[path]`) and the experiments' tests.
 
 #![allow(dead_code)] // each including crate uses its part
 

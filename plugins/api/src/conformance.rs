@@ -10,7 +10,7 @@ use crate::{CandidateIndex, Detector, DocId, Document, Level, Signature};
 /// everything else) because detector tests set their thresholds by
 /// measurement on exactly these texts: drawn by SplitMix64, the near copy
 /// of `check_detector` has FastCDC chunk resemblance 0.41 instead of at
-/// least 0.5 (`src/signature/chunk.rs`, test `conformance`).
+/// least 0.5 (`crates/core/src/signature/chunk.rs`, test `conformance`).
 pub struct Lcg(pub u64);
 
 impl Lcg {
