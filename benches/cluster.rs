@@ -5,8 +5,8 @@
 //! `cargo bench --bench cluster`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup::cluster::{assign, summarize, Member};
 use neardup::VerdictKind;
+use neardup::{assign, summarize, Member};
 
 fn members(n: usize) -> Vec<Member> {
     // A fixed seed keeps the input identical across runs.

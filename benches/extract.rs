@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup::config::{ExtractConfig, ExtractMode};
+use neardup::{ExtractConfig, ExtractMode};
 use url::Url;
 
 fn page_files() -> Vec<PathBuf> {

@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup::config::CanonicalConfig;
+use neardup::CanonicalConfig;
 use neardup_crawl::config::{ScopeConfig, SiteScope};
 use neardup_crawl::frontier::{Canonicalizer, Scope};
 use url::Url;

@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use neardup::index::{ChunkIndex, ExactIndex, SimhashIndex};
+use neardup::{ChunkIndex, ExactIndex, SimhashIndex};
 use neardup_api::{CandidateIndex, DocId, Signature};
 
 // The workspace's seeded generator.

@@ -10,10 +10,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup::config::{ChunkConfig, TextConfig};
-use neardup::signature::ChunkDetector;
+use neardup::ChunkDetector;
 use neardup::Detector;
 use neardup::Document;
+use neardup::{ChunkConfig, TextConfig};
 use neardup_text::Normalizer;
 
 #[path = "text_corpus.rs"]

@@ -6,11 +6,11 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup::config::{ChunkConfig, Chunker, SimhashConfig, TextConfig};
-use neardup::signature::gear::GearChunker;
-use neardup::signature::{ChunkDetector, SimhashDetector};
 use neardup::Detector;
 use neardup::Document;
+use neardup::GearChunker;
+use neardup::{ChunkConfig, Chunker, SimhashConfig, TextConfig};
+use neardup::{ChunkDetector, SimhashDetector};
 use neardup_text::Normalizer;
 
 #[path = "text_corpus.rs"]

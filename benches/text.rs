@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use neardup::config::TextConfig;
+use neardup::TextConfig;
 use neardup_text::Normalizer;
 
 #[path = "text_corpus.rs"]

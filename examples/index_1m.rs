@@ -93,11 +93,7 @@ fn mib(b: u64) -> f64 {
 fn open(path: &Path, cache: usize) -> anyhow::Result<Deduper> {
     let mut config = Config::default();
     config.index.cache_bytes = cache;
-    Ok(Deduper::open(
-        config,
-        &neardup::registry::Registry::default(),
-        path,
-    )?)
+    Ok(Deduper::open(config, &neardup::Registry::default(), path)?)
 }
 
 fn report(d: &Deduper, path: &Path, pages: u64) -> anyhow::Result<()> {

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use neardup::deduper::store_identity;
-use neardup::index::{DocStore as _, RedbStore};
-use neardup::registry::Registry;
+use neardup::store_identity;
 use neardup::Config;
+use neardup::Registry;
+use neardup::{DocStore as _, RedbStore};
 
 use crate::util::{Dir, Run};
 

@@ -11,9 +11,9 @@ use axum::extract::State;
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::deduper::SharedDeduper;
 use neardup::Config;
 use neardup::Deduper;
+use neardup::SharedDeduper;
 use neardup_batch::output::OutputDir;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::{Crawler, Options};
@@ -807,28 +807,25 @@ async fn a_polite_host_does_not_hold_back_the_others() {
 /// not, and records the threads its `sync` runs on (the deduper calls it
 /// before every decision).
 struct ThreadRecordingStore {
-    inner: neardup::index::MemoryStore,
+    inner: neardup::MemoryStore,
     remote: bool,
     threads: Arc<Mutex<Vec<std::thread::ThreadId>>>,
 }
 
-impl neardup::index::DocStore for ThreadRecordingStore {
-    fn insert(&mut self, record: neardup::index::DocRecord) -> neardup::Result<u32> {
+impl neardup::DocStore for ThreadRecordingStore {
+    fn insert(&mut self, record: neardup::DocRecord) -> neardup::Result<u32> {
         self.inner.insert(record)
     }
-    fn get(&self, id: u32) -> neardup::Result<Option<Arc<neardup::index::DocRecord>>> {
+    fn get(&self, id: u32) -> neardup::Result<Option<Arc<neardup::DocRecord>>> {
         self.inner.get(id)
     }
-    fn remove(&mut self, id: u32) -> neardup::Result<Option<Arc<neardup::index::DocRecord>>> {
+    fn remove(&mut self, id: u32) -> neardup::Result<Option<Arc<neardup::DocRecord>>> {
         self.inner.remove(id)
     }
-    fn for_each(
-        &self,
-        f: &mut dyn FnMut(u32, &Arc<neardup::index::DocRecord>),
-    ) -> neardup::Result<()> {
+    fn for_each(&self, f: &mut dyn FnMut(u32, &Arc<neardup::DocRecord>)) -> neardup::Result<()> {
         self.inner.for_each(f)
     }
-    fn sync(&mut self, apply: &mut dyn FnMut(neardup::index::Change<'_>)) -> neardup::Result<()> {
+    fn sync(&mut self, apply: &mut dyn FnMut(neardup::Change<'_>)) -> neardup::Result<()> {
         self.threads
             .lock()
             .expect("lock")
@@ -856,7 +853,7 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
         .expect("runtime");
     let threads = Arc::new(Mutex::new(Vec::new()));
     let store = ThreadRecordingStore {
-        inner: neardup::index::MemoryStore::default(),
+        inner: neardup::MemoryStore::default(),
         remote,
         threads: Arc::clone(&threads),
     };
@@ -866,7 +863,7 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
         let config = test_config();
         let deduper = Deduper::with_registry(
             config.clone(),
-            &neardup::registry::Registry::default(),
+            &neardup::Registry::default(),
             Box::new(store),
         )
         .expect("deduper");

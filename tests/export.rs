@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use neardup::index::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
-use neardup::registry::Registry;
 use neardup::Config;
 use neardup::Deduper;
+use neardup::Registry;
 use neardup::VerdictKind;
+use neardup::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
 use neardup_api::Signature;
 use neardup_batch::export::{write_parquet, Options};
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -195,7 +195,7 @@ fn exporting_twice_gives_identical_files_and_row_groups_split_cleanly() {
 
     // Row groups of 4 rows: 6 rows become 4 + 2, with the same rows.
     let config = Config::default();
-    let identity = neardup::deduper::store_identity(&config, &Registry::default()).unwrap();
+    let identity = neardup::store_identity(&config, &Registry::default()).unwrap();
     let store = RedbStore::open(&index, &identity).unwrap();
     let small = Options {
         batch_rows: 4,
@@ -452,7 +452,7 @@ fn a_shared_redis_index_exports_like_a_file() {
         return;
     };
     let url = server.url("export");
-    let location = neardup::index::RedisLocation::parse(&url).unwrap();
+    let location = neardup::RedisLocation::parse(&url).unwrap();
     let mut d = Deduper::open_redis(Config::default(), &Registry::default(), &location).unwrap();
     let kept = fill(&mut d);
     drop(d);

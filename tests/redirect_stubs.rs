@@ -4,10 +4,10 @@
 //! a redirect hop (same depth, seen set, a bounded chain) and writes no
 //! verdict for the stub. Real axum server on 127.0.0.1 for the crawl.
 
-use neardup::verdict::{Redirect, RedirectKind};
 use neardup::Config;
 use neardup::Deduper;
 use neardup::VerdictKind;
+use neardup::{Redirect, RedirectKind};
 use neardup_batch::output::VerdictLine;
 use neardup_serve::dto::VerdictBody;
 use serde_json::Value;

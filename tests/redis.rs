@@ -16,12 +16,12 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use neardup::deduper::SharedDeduper;
-use neardup::index::{Change, DocRecord, DocStore, RedisLocation, RedisStore, StoreIdentity};
-use neardup::registry::Registry;
 use neardup::Config;
 use neardup::Deduper;
+use neardup::Registry;
+use neardup::SharedDeduper;
 use neardup::VerdictKind;
+use neardup::{Change, DocRecord, DocStore, RedisLocation, RedisStore, StoreIdentity};
 use neardup_api::Signature;
 use neardup_serve::{self as serve, ServeOptions};
 use serde_json::{json, Value};
@@ -726,7 +726,7 @@ fn format_1_namespace_opens_with_its_own_config_and_is_rewritten() {
         return;
     };
     let registry = Registry::default();
-    let own = neardup::deduper::store_identity(&Config::default(), &registry).unwrap();
+    let own = neardup::store_identity(&Config::default(), &registry).unwrap();
     let write_legacy = |ns: &str, fingerprint: u64| {
         let bytes = postcard::to_allocvec(&LegacyMeta {
             format: 1,

@@ -4,9 +4,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use neardup::deduper::SharedDeduper;
 use neardup::Config;
 use neardup::Deduper;
+use neardup::SharedDeduper;
 use neardup_serve::{self as serve, ServeOptions};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -1210,7 +1210,7 @@ async fn run_returns_with_the_index_released_and_committed() {
     // and can be opened again in this process, with every page in it.
     let dir = crate::util::Dir::new();
     let path = dir.path().join("index.redb");
-    let registry = neardup::registry::Registry::default();
+    let registry = neardup::Registry::default();
     let deduper = SharedDeduper::new(Deduper::open(Config::default(), &registry, &path).unwrap());
     let s = Server::start_with(deduper, ServeOptions::default()).await;
     let (_, first) = s.post("/v1/check", &page("https://a.example/1", 1)).await;

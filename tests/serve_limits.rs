@@ -8,9 +8,9 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use neardup::deduper::SharedDeduper;
 use neardup::Config;
 use neardup::Deduper;
+use neardup::SharedDeduper;
 use neardup_serve::ServeOptions;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -600,7 +600,7 @@ async fn stats_counters_are_per_process_and_indexed_persists() {
     // index's own size.
     let dir = crate::util::Dir::new();
     let path = dir.path().join("index.redb");
-    let registry = neardup::registry::Registry::default();
+    let registry = neardup::Registry::default();
     for round in 0..2u64 {
         let deduper =
             SharedDeduper::new(Deduper::open(Config::default(), &registry, &path).unwrap());

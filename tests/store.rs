@@ -9,12 +9,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use neardup::index::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
-use neardup::registry::Registry;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::Error;
+use neardup::Registry;
 use neardup::VerdictKind;
+use neardup::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
 use neardup_api::Signature;
 
 use crate::store_laws::{identity, record};
@@ -154,7 +154,7 @@ fn deduper_with_another_chain_or_settings_refuses_the_index() {
         }),
         (
             "`extract.mode` = \"main\" in the index, \"full\" now",
-            |c| c.extract.mode = neardup::config::ExtractMode::Full,
+            |c| c.extract.mode = neardup::ExtractMode::Full,
         ),
     ];
     for (want, change) in cases {
@@ -209,7 +209,7 @@ fn deduper_reopens_its_index_with_other_decision_thresholds() {
 fn write_format_2(path: &Path, fingerprint: u64) {
     let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
     let docs: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("docs");
-    let chain = neardup::deduper::store_identity(&Config::default(), &Registry::default())
+    let chain = neardup::store_identity(&Config::default(), &Registry::default())
         .unwrap()
         .detectors;
     let db = redb::Database::create(path).unwrap();
@@ -233,7 +233,7 @@ fn write_format_2(path: &Path, fingerprint: u64) {
 fn format_2_index_opens_with_its_own_config_and_then_takes_new_thresholds() {
     let dir = Dir::new();
     let registry = Registry::default();
-    let own = neardup::deduper::store_identity(&Config::default(), &registry)
+    let own = neardup::store_identity(&Config::default(), &registry)
         .unwrap()
         .legacy_fingerprint
         .unwrap();
@@ -670,7 +670,7 @@ fn ttl_with_a_redis_index_is_refused_clearly() {
     let mut config = Config::default();
     config.index.ttl_secs = 60;
     // Refused before connecting: nothing listens on port 1.
-    let loc = neardup::index::RedisLocation::parse("redis://127.0.0.1:1").unwrap();
+    let loc = neardup::RedisLocation::parse("redis://127.0.0.1:1").unwrap();
     let err = Deduper::open_redis(config, &Registry::default(), &loc)
         .unwrap_err()
         .to_string();

@@ -15,10 +15,10 @@
 
 use std::sync::Arc;
 
-use neardup::index::{
+use neardup::Result;
+use neardup::{
     Change, DocRecord, DocStore, MemoryStore, RedbStore, RedisLocation, RedisStore, StoreIdentity,
 };
-use neardup::Result;
 use neardup_api::Signature;
 
 use crate::redis::RedisServer;

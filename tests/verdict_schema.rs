@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use neardup::deduper::SharedDeduper;
 use neardup::Config;
 use neardup::Deduper;
+use neardup::SharedDeduper;
 use neardup::VerdictKind;
 use neardup_batch::output::VerdictLine;
 use neardup_serve::{self as serve, dto::VerdictBody, ServeOptions};

@@ -152,7 +152,7 @@ fn the_learned_template_survives_a_reopen() {
         "api/struct.Wheel.html",
         "about.html",
     ];
-    let registry = neardup::registry::Registry::default();
+    let registry = neardup::Registry::default();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.redb");
 

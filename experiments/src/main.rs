@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use neardup::config::{ExtractConfig, ExtractMode};
+use neardup::{ExtractConfig, ExtractMode};
 use neardup_experiments as modification;
 use rayon::prelude::*;
 

@@ -18,9 +18,9 @@ use neardup_minhash::{
     Scheme, Unit,
 };
 
-use neardup::config::{ChunkConfig, SimhashConfig, TextConfig};
-use neardup::signature::chunk::ChunkDetector;
-use neardup::signature::simhash::SimhashDetector;
+use neardup::ChunkDetector;
+use neardup::SimhashDetector;
+use neardup::{ChunkConfig, SimhashConfig, TextConfig};
 use neardup_text::Normalizer;
 
 /// The string the paper inserts (its footnote 1: `"a "`).

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
-use neardup::index::IndexLocation;
+use neardup::IndexLocation;
 
 /// neardup: find and drop near-duplicate web pages.
 ///

@@ -19,9 +19,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
-use neardup::index::MemoryStore;
 use neardup::Config;
 use neardup::Deduper;
+use neardup::MemoryStore;
 use neardup_batch::input::Item;
 
 use super::args::{Args, CompareArgs};

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use neardup::config::Config;
-use neardup::deduper::SharedDeduper;
+use neardup::Config;
 use neardup::Deduper;
+use neardup::SharedDeduper;
 use neardup_batch::output::OutputDir;
 use neardup_cli::demo::{demo_config, DemoSites};
 use neardup_crawl::config::CrawlConfig;
@@ -39,7 +39,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     let detectors = Deduper::with_registry(
         config.clone(),
         &registry,
-        Box::<neardup::index::MemoryStore>::default(),
+        Box::<neardup::MemoryStore>::default(),
     )?
     .detector_names();
     let fetcher = Arc::new(Fetcher::new(&crawl).context("build the HTTP client")?);

@@ -18,7 +18,7 @@ pub fn run(args: &Args, a: &DetectorsArgs) -> anyhow::Result<ExitCode> {
 /// its description lines indented, then the registered names.
 fn describe_chain(
     config: &neardup::Config,
-    registry: &neardup::registry::Registry,
+    registry: &neardup::Registry,
 ) -> anyhow::Result<String> {
     let mut out = String::from("detector chain (the first detector with a match decides):\n");
     for (i, name) in config.decide.detectors.iter().enumerate() {

@@ -6,8 +6,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use neardup::index::MemoryStore;
 use neardup::Deduper;
+use neardup::MemoryStore;
 use neardup_batch::eval;
 use neardup_batch::output::{ClusterSink, OutputDir, Sink};
 use neardup_batch::run as batch;

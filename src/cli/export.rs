@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use neardup::index::{DocStore, IndexLocation, RedbStore, RedisStore};
+use neardup::{DocStore, IndexLocation, RedbStore, RedisStore};
 
 use super::args::{Args, ExportArgs};
 
@@ -18,7 +18,7 @@ const EXPORT_CACHE_BYTES: usize = 64 << 20;
 pub fn run(args: &Args, a: &ExportArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let registry = neardup::plugins::registry();
-    let identity = neardup::deduper::store_identity(&config, &registry)?;
+    let identity = neardup::store_identity(&config, &registry)?;
     let shown = a.index.to_string();
     let store: Box<dyn DocStore> = match &a.index {
         IndexLocation::Redis(location) => {

@@ -3,9 +3,9 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use neardup::config::ExtractMode;
-use neardup::index::MemoryStore;
 use neardup::Deduper;
+use neardup::ExtractMode;
+use neardup::MemoryStore;
 
 use super::args::{Args, ExtractArgs, ModeArg};
 
@@ -116,10 +116,7 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
 
 /// `neardup extract --eval DIR`: token P/R/F1 of the main text against the
 /// expected articles, worst pages first, then the macro averages.
-fn eval(
-    dir: &std::path::Path,
-    config: &neardup::config::ExtractConfig,
-) -> anyhow::Result<ExitCode> {
+fn eval(dir: &std::path::Path, config: &neardup::ExtractConfig) -> anyhow::Result<ExitCode> {
     let report = super::quality::evaluate_dir(dir, config)?;
     let mut pages: Vec<_> = report.pages.iter().collect();
     pages.sort_by(|a, b| a.f1.total_cmp(&b.f1).then_with(|| a.name.cmp(&b.name)));

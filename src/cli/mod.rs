@@ -22,8 +22,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
-use neardup::index::IndexLocation;
 use neardup::Config;
+use neardup::IndexLocation;
 
 use args::{Args, Command};
 
@@ -132,7 +132,7 @@ fn open_deduper(config: Config, index: Option<&IndexLocation>) -> anyhow::Result
         None => neardup::Deduper::with_registry(
             config,
             &registry,
-            Box::<neardup::index::MemoryStore>::default(),
+            Box::<neardup::MemoryStore>::default(),
         )?,
         Some(IndexLocation::Redis(location)) => {
             neardup::Deduper::open_redis(config, &registry, location)?

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use neardup::deduper::SharedDeduper;
-use neardup::index::IndexLocation;
+use neardup::IndexLocation;
+use neardup::SharedDeduper;
 use neardup_cli::load::LoadOptions;
 use neardup_serve::ServeOptions;
 

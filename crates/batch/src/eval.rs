@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use neardup::error::{Error, Result};
+use neardup::{Error, Result};
 
 /// Gold labels: doc -> cluster, and doc -> kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::record::PageRecord;
-use neardup::error::{Error, Result};
+use neardup::{Error, Result};
 
 /// Members (besides the representative) whose text is kept per cluster.
 pub const MAX_MEMBERS: usize = 20;
@@ -44,7 +44,7 @@ pub struct TextBlock {
     /// without words, a page matched by redirect or canonical, an older
     /// output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<neardup::content::Role>,
+    pub role: Option<neardup::Role>,
 }
 
 /// One page's line in `texts.jsonl`.
@@ -211,7 +211,7 @@ pub fn trim_blocks(blocks: &mut Vec<neardup_html::extract::Block>) {
 }
 
 /// Positions whose text the report needs, given each page's cluster root
-/// (see [`neardup::cluster::assign`]): the representative and up to
+/// (see [`neardup::assign`]): the representative and up to
 /// [`MAX_MEMBERS`] other members of every cluster of two or more pages.
 pub fn needed_positions(roots: &[usize]) -> Vec<usize> {
     let mut taken = vec![0usize; roots.len()];
@@ -279,8 +279,8 @@ mod tests {
                 url: "u".into(),
                 site: "s".into(),
                 bytes: 0,
-                verdict: neardup::verdict::Verdict {
-                    kind: neardup::verdict::VerdictKind::Unique,
+                verdict: neardup::Verdict {
+                    kind: neardup::VerdictKind::Unique,
                     matched: None,
                     indexed_as: None,
                     stored_as: None,
@@ -288,7 +288,7 @@ mod tests {
                     warnings: Vec::new(),
                 },
                 of: None,
-                roles: vec![Some(neardup::content::Role::Compared); blocks.len()],
+                roles: vec![Some(neardup::Role::Compared); blocks.len()],
                 blocks,
             })
             .unwrap();

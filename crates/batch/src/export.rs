@@ -43,9 +43,9 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::file::writer::{SerializedFileWriter, SerializedRowGroupWriter};
 use parquet::schema::types::{ColumnPath, Type, TypePtr};
 
-use neardup::index::{DocRecord, DocStore, StoreIdentity};
 use neardup::Error;
 use neardup::Result;
+use neardup::{DocRecord, DocStore, StoreIdentity};
 
 /// Columns every export has, before the detector columns.
 pub const BASE_COLUMNS: [&str; 5] = ["doc_id", "key", "url", "site", "fetched_at"];
@@ -606,8 +606,7 @@ pub fn write_parquet(
         }
         // A page that was not kept, stored for its site's template only.
         let (signatures, evidence) = rec.signatures.split_at(chain.min(rec.signatures.len()));
-        if neardup::content::Evidence::from_signatures(evidence).is_some_and(|e| e.is_observation())
-        {
+        if neardup::Evidence::from_signatures(evidence).is_some_and(|e| e.is_observation()) {
             return;
         }
         if let Err(message) = batch.push(id, rec, signatures, names) {

@@ -50,8 +50,8 @@ use serde::Serialize;
 
 use crate::input::InputWarning;
 use crate::record::{PageRecord, Summary};
-use neardup::cluster::{assign, summarize, ClusterReport, Member};
-use neardup::error::{Error, Result};
+use neardup::{assign, summarize, ClusterReport, Member};
+use neardup::{Error, Result};
 
 /// Receives the outcomes of a batch run, in input order.
 ///
@@ -193,7 +193,7 @@ impl VerdictLine {
         url: &str,
         site: &str,
         bytes: usize,
-        verdict: &neardup::verdict::Verdict,
+        verdict: &neardup::Verdict,
     ) -> VerdictLine {
         let m = verdict.matched.as_ref();
         VerdictLine {
@@ -406,15 +406,14 @@ impl ClusterSink {
     /// Write errors.
     pub fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let report = self.report();
-        let count =
-            |k: neardup::verdict::VerdictKind| self.members.iter().filter(|m| m.kind == k).count();
+        let count = |k: neardup::VerdictKind| self.members.iter().filter(|m| m.kind == k).count();
         let pages = self.members.len();
-        let unique = count(neardup::verdict::VerdictKind::Unique);
+        let unique = count(neardup::VerdictKind::Unique);
         let totals = Totals {
             pages,
             unique,
-            duplicates: count(neardup::verdict::VerdictKind::Duplicate),
-            near_duplicates: count(neardup::verdict::VerdictKind::NearDuplicate),
+            duplicates: count(neardup::VerdictKind::Duplicate),
+            near_duplicates: count(neardup::VerdictKind::NearDuplicate),
             duplicate_rate: if pages == 0 {
                 0.0
             } else {
@@ -651,14 +650,14 @@ pub fn write_config(dir: &Path, config: &neardup::Config) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup::verdict::{Match, Verdict, VerdictKind};
+    use neardup::{Match, Verdict, VerdictKind};
 
     fn record(position: usize, key: &str, site: &str, of: Option<(usize, &str)>) -> PageRecord {
         let matched = of.map(|(_, k)| Match {
             id: None,
             key: k.into(),
             url: format!("https://{site}/{k}"),
-            basis: neardup::verdict::MatchBasis::Detector("exact".into()),
+            basis: neardup::MatchBasis::Detector("exact".into()),
             similarity: 1.0,
             resemblance: 1.0,
             containment: 0.5,

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use neardup::verdict::Verdict;
+use neardup::Verdict;
 
 /// One page's outcome, as sinks see it.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,16 +28,13 @@ pub struct PageRecord {
     pub blocks: Vec<neardup_html::extract::Block>,
     /// What each of `blocks` counted as when the page was judged (`None`
     /// for a block without words, or when not known): see
-    /// [`neardup::content::Role`].
-    pub roles: Vec<Option<neardup::content::Role>>,
+    /// [`neardup::Role`].
+    pub roles: Vec<Option<neardup::Role>>,
 }
 
 /// Each extracted block's role (blocks are content source `i + 1`; see
 /// [`neardup::Deduper::content_roles`]), for the report's side-by-side view.
-pub fn block_roles(
-    blocks: usize,
-    roles: &[(u32, neardup::content::Role)],
-) -> Vec<Option<neardup::content::Role>> {
+pub fn block_roles(blocks: usize, roles: &[(u32, neardup::Role)]) -> Vec<Option<neardup::Role>> {
     let mut out = vec![None; blocks];
     for &(source, role) in roles {
         if let Some(slot) = (source as usize)

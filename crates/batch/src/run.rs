@@ -34,8 +34,8 @@ use rayon::prelude::*;
 use crate::input::{Item, Page};
 use crate::output::Sink;
 pub use crate::record::{block_roles, PageRecord, Summary};
-use neardup::deduper::{Analyzed, Deduper};
-use neardup::verdict::VerdictKind;
+use neardup::VerdictKind;
+use neardup::{Analyzed, Deduper};
 
 /// How a batch run uses the machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -377,7 +377,7 @@ impl Run {
 mod tests {
     use super::*;
     use crate::input::InputWarning;
-    use neardup::config::Config;
+    use neardup::Config;
 
     /// Records everything a run pushes.
     #[derive(Default)]

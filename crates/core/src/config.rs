@@ -16,8 +16,8 @@ use crate::error::{Error, Result};
 
 pub use crate::canonical::{CanonicalConfig, TrailingSlash};
 pub use crate::index::IndexConfig;
-pub use crate::signature::chunk::{ChunkConfig, Chunker};
-pub use crate::signature::simhash::{SimhashConfig, SimhashWeights};
+pub use crate::signature::chunk::ChunkConfig;
+pub use crate::signature::simhash::SimhashConfig;
 pub use neardup_html::extract::{ExtractConfig, ExtractMode};
 pub use neardup_text::TextConfig;
 
@@ -213,7 +213,7 @@ mod tests {
             "[chunks]\nchunker = \"fastcdc\"\nmin_size = 64\navg_size = 256\nmax_size = 1024\n",
         )
         .unwrap();
-        assert_eq!(ok.chunks.chunker, Chunker::Fastcdc);
+        assert_eq!(ok.chunks.chunker, crate::signature::Chunker::Fastcdc);
     }
 
     #[test]

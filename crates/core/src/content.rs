@@ -511,7 +511,7 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// The record slots, in [`EVIDENCE_SLOTS`] order. The shingle sample is
+    /// The record slots, in `EVIDENCE_SLOTS` order. The shingle sample is
     /// a `Sketch` whose first value is the modulus.
     pub fn to_signatures(&self) -> [Signature; 4] {
         let mut sketch = Vec::with_capacity(self.sample.len() + 1);
@@ -1451,7 +1451,8 @@ impl OwnContent {
 }
 
 /// How much of `page`'s own content (outside `template`) is in the kept
-/// page `kept` (see [`OwnContent::coverage`]).
+/// page `kept` (see [`OwnContent::coverage`]); the tests' shorthand.
+#[cfg(test)]
 pub fn coverage(
     page: &PageContent,
     template: SiteTemplate<'_>,

@@ -65,13 +65,13 @@ pub struct Analyzed {
     /// The normalized document.
     pub doc: Document,
     /// One signature per detector of the chain, then the page's content
-    /// evidence ([`crate::content::EVIDENCE_SLOTS`]): what is stored if
+    /// evidence (`crate::content::EVIDENCE_SLOTS`): what is stored if
     /// the page is kept.
     pub signatures: Vec<Signature>,
     /// Extraction output (links, canonical, blocks) for callers that need it.
     pub extracted: Extracted,
     /// Every visible block as hashes and shingles: what a drop is judged
-    /// on (see [`crate::content`]).
+    /// on (see `crate::content`).
     pub content: PageContent,
     /// Size of the body that was analyzed, in bytes.
     pub bytes: usize,
@@ -100,7 +100,7 @@ pub struct Stats {
 pub const SAME_URL: &str = "same_url";
 
 /// The detector name in the [`Match`] of a page found through its own
-/// blocks ([`BlockIndex`]) when no detector of the chain matched a page
+/// blocks (`BlockIndex`) when no detector of the chain matched a page
 /// holding its content.
 pub const CONTENT: &str = "content";
 
@@ -1023,7 +1023,7 @@ impl Deduper {
     }
 
     /// The best match of the first detector in the chain that finds one
-    /// holding this page's own content (see [`crate::content::coverage`]),
+    /// holding this page's own content (see the content module's `coverage`),
     /// and the best candidate a detector matched but whose coverage was too
     /// low (for the warning of a page kept against its detectors' word).
     #[allow(clippy::type_complexity)]

@@ -8,27 +8,29 @@
 //!       -> Verdict (unique / duplicate / near duplicate of X) -> insert if kept
 //! ```
 //!
-//! # Layout
-//! - [`config`]: the core's configuration; each section is validated by the
-//!   module (or crate) that owns it.
-//! - [`decode`](mod@decode), [`extract`](mod@extract) (re-exported from `neardup-html`): bytes to
-//!   UTF-8, HTML to text blocks, title, links; main content vs boilerplate.
-//! - [`text`] (re-exported `neardup-text`): NFKC, lowercase, words,
-//!   language, stop words, stems.
-//! - [`canonical`]: URL identity (a URL's key).
-//! - [`content`]: a page's own content (its text minus its site's
-//!   template) and the coverage test every drop must pass.
-//! - [`signature`]: the built-in detectors: exact hash, SimHash,
-//!   content-defined chunks.
-//! - [`index`]: candidate indexes and the document store (memory; redb
-//!   with feature `redb`, the default; Redis with feature `redis`).
-//! - [`registry`]: detector names to constructors (the plugin crates with
-//!   feature `plugins`, in `plugins`).
-//! - [`deduper`]: [`Deduper`], the online check: analyze, look up, verify,
-//!   decide, insert; `SharedDeduper` for threads and (feature `tokio`)
-//!   async tasks.
-//! - [`verdict`], [`cluster`]: what a check answers; union-find over
-//!   accepted matches.
+//! # The API
+//! One flat list of items (the modules are private):
+//! - the check: [`Deduper`] (`check`, `analyze` + `decide`, `remove`,
+//!   `open` / `open_redis` / `open_at` for a persistent index),
+//!   [`Analyzer`] (the analysis half, shared by threads), [`SharedDeduper`];
+//!   the answer: [`Verdict`], [`VerdictKind`], [`Match`], [`MatchBasis`];
+//! - configuration: [`Config`] and its sections, each validated by its
+//!   owner ([`ExtractConfig`], [`TextConfig`], [`SimhashConfig`],
+//!   [`ChunkConfig`], [`DecideConfig`], [`IndexConfig`],
+//!   [`CanonicalConfig`]); URL identity: [`Canonicalizer`];
+//! - detectors: the built-ins ([`ExactDetector`], [`SimhashDetector`],
+//!   [`ChunkDetector`]) behind neardup-api's [`Detector`] trait, a
+//!   [`Registry`] of them by name (with feature `plugins`, `plugins::registry`
+//!   adds the plugin crates);
+//! - document stores: [`DocStore`], [`MemoryStore`], `RedbStore` (feature
+//!   `redb`, the default), `RedisStore` (feature `redis`), [`IndexLocation`];
+//! - clusters of matches: [`assign`], [`summarize`], [`ClusterReport`].
+//!
+//! Inside (for contributors): `config`, `canonical`, `content` (a page's
+//! own content and the coverage test every drop must pass), `signature`,
+//! `index`, `registry`, `deduper`, `verdict`, `cluster`; [`decode`](mod@decode),
+//! [`extract`](mod@extract) and [`text`] are re-exported from `neardup-html`
+//! and `neardup-text`.
 //!
 //! Batch runs, output files, the report, the crawler and the HTTP service
 //! are the crates `neardup-batch`, `neardup-report`, `neardup-crawl` and
@@ -36,18 +38,21 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod canonical;
-pub mod cluster;
-pub mod config;
-pub mod content;
-pub mod deduper;
-pub mod error;
-pub mod index;
+// The modules are private: what a user of the crate names is re-exported
+// below, one flat list (as tantivy and ripgrep's crates do), so the module
+// layout can change without breaking callers.
+mod canonical;
+mod cluster;
+mod config;
+mod content;
+mod deduper;
+mod error;
+mod index;
 #[cfg(feature = "plugins")]
 pub mod plugins;
-pub mod registry;
-pub mod signature;
-pub mod verdict;
+mod registry;
+mod signature;
+mod verdict;
 
 /// Decoding and extraction (the `neardup-html` crate).
 pub use neardup_html::{decode, extract};
@@ -59,13 +64,48 @@ pub use neardup_text as text;
 #[path = "../../../tests/skip.rs"]
 mod skip;
 
-pub use config::Config;
-pub use deduper::Deduper;
+// The check.
+pub use deduper::{
+    site_of, store_identity, Analyzed, Analyzer, Clock, Deduper, SharedDeduper, Stats, CONTENT,
+    SAME_URL,
+};
 pub use error::{Error, Result};
+pub use verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
+
+// Configuration: the core's `Config` and each section (owned by the module
+// or crate that validates it).
+pub use canonical::{CanonicalConfig, TrailingSlash};
+pub use config::{Config, DecideConfig};
+pub use index::IndexConfig;
+pub use neardup_html::{ExtractConfig, ExtractMode};
+pub use neardup_text::TextConfig;
+pub use signature::{ChunkConfig, Chunker, SimhashConfig, SimhashWeights};
+
+// URL identity.
+pub use canonical::{CanonError, Canonicalizer};
+
+// Detectors and their indexes (the plugin seam is neardup-api's traits).
+pub use index::{ChunkIndex, ExactIndex, SimhashIndex};
 pub use neardup_api::{
     CandidateIndex, Detector, DocId, Document, Judgement, Level, Signature, Similarity,
 };
-pub use verdict::{Match, MatchBasis, Verdict, VerdictKind};
+pub use registry::{DetectorFactory, Registry};
+pub use signature::{ChunkDetector, ExactDetector, GearChunker, SimhashDetector};
+
+// Document stores: where kept pages live.
+#[cfg(feature = "redis")]
+pub use index::RedisStore;
+pub use index::{
+    unix_now, Change, DocRecord, DocStore, IndexLocation, MemoryStore, RedisLocation, StoreIdentity,
+};
+#[cfg(feature = "redb")]
+pub use index::{CacheStats, RedbStore};
+
+// What the outputs show of a decision, and clusters of matches.
+pub use cluster::{
+    assign, summarize, ClusterMember, ClusterReport, ClusterSummary, Member, SiteSummary, UnionFind,
+};
+pub use content::{Evidence, Role};
 
 // The README's library example, compiled and run as a doctest.
 #[cfg(doctest)]

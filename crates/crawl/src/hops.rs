@@ -14,7 +14,7 @@ use crate::fetch::{FetchError, Fetcher, RedirectGuard};
 use crate::frontier::robots::RobotsSource;
 use crate::frontier::scope::SkipReason;
 use crate::frontier::{Canonicalizer, RobotsCache, Scope};
-use neardup::error::{Error, Result};
+use neardup::{Error, Result};
 
 /// The read-only scope test for redirect targets (the frontier's own
 /// [`Scope`] also counts budgets and lives on the frontier task).

@@ -25,7 +25,7 @@
 //!   and the dispatch window while other hosts idle; the fetcher's own
 //!   limiter stays in force as the safety net.
 //! - Workers fetch, run the CPU-heavy analysis on the blocking pool with
-//!   the deduper's [`neardup::deduper::Analyzer`] (no lock: a decision never
+//!   the deduper's [`neardup::Analyzer`] (no lock: a decision never
 //!   waits for analyses, nor they for it) and canonicalize the page's
 //!   links, so the sequential part does as little as it can.
 //! - Results are decided in dispatch order (a reorder buffer bounded by
@@ -156,10 +156,10 @@ use crate::frontier::queue::Poll;
 use crate::frontier::robots::RobotsSource;
 use crate::frontier::Links;
 use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope};
-use neardup::config::Config;
-use neardup::deduper::{Analyzed, SharedDeduper};
-use neardup::error::{Error, Result};
-use neardup::verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
+use neardup::Config;
+use neardup::{Analyzed, SharedDeduper};
+use neardup::{Error, Result};
+use neardup::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
 use neardup_batch::output::Sink;
 use neardup_batch::run::{PageRecord, Summary};
 
@@ -353,7 +353,7 @@ struct Shared {
     /// The analysis half of the deduper: pages are analyzed without its
     /// lock, so a decision (which takes the write lock) never waits for
     /// the analyses in progress, nor they for it.
-    analyzer: Arc<neardup::deduper::Analyzer>,
+    analyzer: Arc<neardup::Analyzer>,
     /// Scope test for redirect targets.
     hops: hops::HopScope,
     /// The crawl's URL rules, applied by the workers to a page's URLs.
@@ -442,8 +442,8 @@ impl Outputs for Plain<'_> {
 ///
 /// ```no_run
 /// # async fn f(
-/// #     config: &neardup::config::Config,
-/// #     deduper: neardup::deduper::SharedDeduper,
+/// #     config: &neardup::Config,
+/// #     deduper: neardup::SharedDeduper,
 /// #     fetcher: std::sync::Arc<neardup_crawl::fetch::Fetcher>,
 /// #     sink: &mut dyn neardup_batch::output::Sink,
 /// # ) -> neardup::Result<()> {
@@ -1545,7 +1545,7 @@ impl Decider {
         &self,
         deduper: &SharedDeduper,
         analyzed: Analyzed,
-    ) -> Result<(Vec<(u32, neardup::content::Role)>, Result<Verdict>)> {
+    ) -> Result<(Vec<(u32, neardup::Role)>, Result<Verdict>)> {
         let decide = move |d: &mut neardup::Deduper| {
             let judged = d.content_roles(&analyzed).1;
             (judged, d.decide(analyzed))
@@ -1927,10 +1927,10 @@ pub fn site_with_port(url: &Url) -> String {
 /// The per-site duplicate report printed by `neardup crawl --demo`: per
 /// site its pages, duplicate rate and clusters (members with verdict,
 /// detector and the page they duplicate), then clusters spanning sites.
-pub fn format_report(report: &neardup::cluster::ClusterReport) -> String {
+pub fn format_report(report: &neardup::ClusterReport) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
-    let cluster = |out: &mut String, c: &neardup::cluster::ClusterSummary| {
+    let cluster = |out: &mut String, c: &neardup::ClusterSummary| {
         let _ = writeln!(
             out,
             "    cluster of {}: kept {}",

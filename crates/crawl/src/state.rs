@@ -4,7 +4,7 @@
 //! # Files in the directory
 //! - `pages.jsonl`, `verdicts.jsonl`: appended as the crawl goes (not
 //!   renamed into place at the end as the batch commands do);
-//! - `index.redb`: the dedup index ([`neardup::index::RedbStore`]);
+//! - `index.redb`: the dedup index ([`neardup::RedbStore`]);
 //! - `crawl-state.json`: the last checkpoint ([`Checkpoint`]): frontier
 //!   queue, seen set, decider maps, counters, the byte lengths of the two
 //!   `.jsonl` files and the index watermark (one past the highest index id
@@ -65,9 +65,9 @@ use url::Url;
 
 use super::progress::Progress;
 use super::{CrawlSummary, Decider, Frontier, Outputs};
-use neardup::config::Config;
-use neardup::error::{Error, Result};
-use neardup::verdict::{Match, MatchBasis, Verdict, VerdictKind};
+use neardup::Config;
+use neardup::{Error, Result};
+use neardup::{Match, MatchBasis, Verdict, VerdictKind};
 use neardup_batch::evidence::EvidenceSpool;
 use neardup_batch::output::{ClusterSink, OutputDir, Sink, VerdictLines};
 use neardup_batch::run::PageRecord;
@@ -649,7 +649,7 @@ impl super::Crawler<'_> {
 /// decided by earlier runs have no text there and the report says so.
 fn write_texts(dir: &mut CrawlDir) -> Result<()> {
     let clusters = clusters_from_verdicts(&dir.dir)?;
-    let roots = neardup::cluster::assign(clusters.members());
+    let roots = neardup::assign(clusters.members());
     let needed = neardup_batch::evidence::needed_positions(&roots);
     let path = dir.dir.join(OutputDir::TEXTS);
     let mut file = neardup_batch::output::AtomicFile::create(&path)?;

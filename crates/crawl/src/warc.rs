@@ -38,8 +38,8 @@ use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use crate::fetch::FetchOutcome;
-use neardup::error::{Error, Result};
-use neardup::verdict::{Verdict, VerdictKind};
+use neardup::{Error, Result};
+use neardup::{Verdict, VerdictKind};
 
 /// The revisit profile for a payload identical to the referred record's.
 pub const IDENTICAL_PAYLOAD: &str =

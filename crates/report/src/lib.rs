@@ -67,7 +67,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use neardup::error::{Error, Result};
+use neardup::{Error, Result};
 use neardup_batch::evidence;
 use neardup_batch::output::{AtomicFile, CONFIG_TOML};
 
@@ -164,12 +164,12 @@ pub enum Basis {
     Detector,
     /// No detector matched; the page's own blocks, found through the block
     /// index, are in a kept page (detector
-    /// [`CONTENT`](neardup::deduper::CONTENT)).
+    /// [`CONTENT`](neardup::CONTENT)).
     Content,
     /// The URL says which page this is, without comparing content:
     /// `canonical` (its `<link rel=canonical>`), `redirect` (a redirect to
     /// a page fetched before), `same_url` (an unchanged re-fetch,
-    /// [`SAME_URL`](neardup::deduper::SAME_URL)).
+    /// [`SAME_URL`](neardup::SAME_URL)).
     Url,
 }
 
@@ -177,8 +177,8 @@ impl Basis {
     /// The basis of a drop whose verdict names `detector`.
     pub fn of(detector: &str) -> Basis {
         match detector {
-            neardup::deduper::CONTENT => Basis::Content,
-            neardup::deduper::SAME_URL | "canonical" | "redirect" => Basis::Url,
+            neardup::CONTENT => Basis::Content,
+            neardup::SAME_URL | "canonical" | "redirect" => Basis::Url,
             _ => Basis::Detector,
         }
     }
@@ -287,9 +287,9 @@ impl Fired {
 fn label(detector: &str) -> String {
     match detector {
         "exact" => "exact text".into(),
-        neardup::deduper::CONTENT => "content evidence".into(),
+        neardup::CONTENT => "content evidence".into(),
         "canonical" => "canonical URL".into(),
-        neardup::deduper::SAME_URL => "same URL".into(),
+        neardup::SAME_URL => "same URL".into(),
         other => other.into(),
     }
 }

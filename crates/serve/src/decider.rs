@@ -2,7 +2,7 @@
 //! makes them durable in groups (group commit).
 //!
 //! Pages are analyzed on the worker pool without any lock (through an
-//! [`Analyzer`](neardup::deduper::Analyzer) handle) and sent here over a
+//! [`Analyzer`](neardup::Analyzer) handle) and sent here over a
 //! bounded channel. The decider takes the first job waiting, then every
 //! other job already queued (up to [`MAX_GROUP`]), decides them one by one
 //! under the deduper's write lock, and calls [`Deduper::flush`] once for the
@@ -24,10 +24,10 @@ use neardup_api::DocId;
 use tokio::sync::oneshot;
 
 use super::ApiError;
-use neardup::deduper::{Analyzed, SharedDeduper};
-use neardup::verdict::{Match, MatchBasis, VerdictKind};
 use neardup::Deduper;
 use neardup::Verdict;
+use neardup::{Analyzed, SharedDeduper};
+use neardup::{Match, MatchBasis, VerdictKind};
 
 /// Most jobs decided and committed together; bounds the latency that one
 /// group adds to the first request in it.

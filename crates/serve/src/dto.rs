@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use neardup::deduper::Stats;
-use neardup::verdict::{Match, Redirect, Verdict};
+use neardup::Stats;
+use neardup::{Match, Redirect, Verdict};
 
 /// `POST /v1/check` body, and one element of a batch.
 ///

@@ -52,7 +52,7 @@
 //! # Example
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use neardup::deduper::SharedDeduper;
+//! use neardup::SharedDeduper;
 //! use neardup::{Config, Deduper};
 //! use neardup_serve as serve;
 //!
@@ -99,7 +99,7 @@ use dto::{
     StatsBody, VerdictBody,
 };
 use metrics::Metrics;
-use neardup::deduper::{Analyzed, Analyzer, SharedDeduper};
+use neardup::{Analyzed, Analyzer, SharedDeduper};
 
 /// Server limits and access control.
 #[derive(Clone, Debug)]
@@ -930,7 +930,7 @@ async fn stats(State(state): State<Shared>) -> Result<Json<StatsBody>, ApiError>
 
 async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
     let snap = snapshot(&state).await?;
-    let stats = neardup::deduper::Stats {
+    let stats = neardup::Stats {
         checked: snap.checked,
         unique: snap.unique,
         duplicates: snap.duplicates,

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use neardup::deduper::Stats;
+use neardup::Stats;
 
 /// Upper bounds of the latency buckets, in seconds: fine below 20 ms (the
 /// latency target), coarse above.

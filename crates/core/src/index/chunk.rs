@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Resemblance `J` and sizes fix `s = J (|D| + |Q|) / (1 + J)` (rounded
-//! up). At `J = 0.3` and `k = 16` ([`miss_probability`] computes the exact
+//! up). At `J = 0.3` and `k = 16` (`miss_probability`, in the tests, computes the exact
 //! value):
 //!
 //! | `|D|` | `|Q|` | `s` | P(miss) |
@@ -118,6 +118,7 @@ fn home(key: u32, cap: usize) -> usize {
 /// in the query, is not a candidate when `sample` of its chunks are indexed:
 /// `C(doc_len - shared, sample) / C(doc_len, sample)` (1.0 if nothing is
 /// shared, 0.0 if fewer than `sample` chunks are unshared).
+#[cfg(test)]
 pub fn miss_probability(doc_len: usize, shared: usize, sample: usize) -> f64 {
     let k = sample.min(doc_len);
     if shared == 0 {
@@ -147,7 +148,7 @@ pub struct ChunkIndex {
 }
 
 impl ChunkIndex {
-    /// An empty index sampling [`DEFAULT_SAMPLE`] chunks per document;
+    /// An empty index sampling `DEFAULT_SAMPLE` chunks per document;
     /// chunks in more than `max_postings` documents stop yielding
     /// candidates.
     pub fn new(max_postings: usize) -> ChunkIndex {

@@ -195,7 +195,7 @@ pub struct SimhashIndex {
 
 impl SimhashIndex {
     /// An empty index answering queries within `max_distance` bits
-    /// (clamped to [`MAX_DISTANCE`]).
+    /// (clamped to `MAX_DISTANCE`).
     pub fn new(max_distance: u32) -> SimhashIndex {
         let k = max_distance.min(MAX_DISTANCE);
         let blocks = k + 1;

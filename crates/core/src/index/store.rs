@@ -36,10 +36,10 @@ pub struct DocRecord {
 /// # The rule: what changes a stored record, not what decides
 /// An identity holds
 /// - the detector chain (one stored signature per name, then the content
-///   evidence slots, [`crate::content::EVIDENCE_SLOTS`]);
+///   evidence slots, `crate::content::EVIDENCE_SLOTS`);
 /// - [`settings`](StoreIdentity::settings): every setting that changes a
 ///   stored signature or evidence for the same page, by dotted config key:
-///   the hash seed; `analysis_version` ([`crate::content::ANALYSIS_VERSION`]:
+///   the hash seed; `analysis_version` (`crate::content::ANALYSIS_VERSION`:
 ///   bumped when this code computes other signatures or evidence for the
 ///   same bytes); `extract.mode` and `extract.max_body_bytes` (which text
 ///   is signed); all of `text.*` (normalisation, stop words, stemming, the
@@ -95,7 +95,7 @@ pub(crate) struct LegacyIdentity {
 
 impl StoreIdentity {
     /// The detector chain: the names before the content evidence slots
-    /// ([`crate::content::EVIDENCE_SLOTS`]) that follow it in every record.
+    /// (`crate::content::EVIDENCE_SLOTS`) that follow it in every record.
     pub fn chain(&self) -> &[String] {
         chain_of(&self.detectors)
     }

@@ -16,8 +16,10 @@ pub mod gear;
 pub mod simhash;
 
 pub use chunk::ChunkDetector;
+pub use chunk::{ChunkConfig, Chunker};
 pub use exact::ExactDetector;
-pub use simhash::SimhashDetector;
+pub use gear::GearChunker;
+pub use simhash::{SimhashConfig, SimhashDetector, SimhashWeights};
 
 /// `(SECTION.KEY, value as JSON)` for each of `keys` of the config section
 /// `value`: what [`Detector::signature_settings`] returns for the built-in

@@ -1,5 +1,5 @@
 //! The crawl frontier's building blocks: which URL a link means
-//! ([`neardup::canonical`]), whether it is crawled ([`scope`]), whether the site
+//! ([`neardup::Canonicalizer`]), whether it is crawled ([`scope`]), whether the site
 //! lets us ([`robots`]) and which queued URL goes next ([`queue`]: one FIFO
 //! per host, handed out when the host's politeness slot has come).
 //!
@@ -12,7 +12,7 @@ pub mod robots_rules;
 pub mod scope;
 pub mod sitemap;
 
-pub use neardup::canonical::{CanonError, Canonicalizer};
+pub use neardup::{CanonError, Canonicalizer};
 pub use queue::HostQueues;
 pub use robots::{RobotsCache, RobotsDecision};
 pub use robots_rules::RobotsRules;

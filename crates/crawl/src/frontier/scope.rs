@@ -13,7 +13,7 @@ use regex::RegexSet;
 use url::Url;
 
 use crate::config::{ScopeConfig, SiteScope};
-use neardup::canonical::{CanonError, Canonicalizer};
+use neardup::{CanonError, Canonicalizer};
 
 /// Why a URL or link is not crawled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -309,7 +309,7 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup::config::CanonicalConfig;
+    use neardup::CanonicalConfig;
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
