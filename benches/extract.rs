@@ -41,7 +41,7 @@ fn pages() -> Vec<String> {
     page_files()
         .iter()
         .filter_map(|f| std::fs::read(f).ok())
-        .map(|b| neardup_html::decode::decode(&b, None).text)
+        .map(|b| neardup_html::decode(&b, None).text)
         .collect()
 }
 
@@ -65,11 +65,7 @@ fn decode(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter(|| {
                 set.iter()
-                    .map(|p| {
-                        neardup_html::decode::decode(p, Some("text/html"))
-                            .text
-                            .len()
-                    })
+                    .map(|p| neardup_html::decode(p, Some("text/html")).text.len())
                     .sum::<usize>()
             })
         });
@@ -89,7 +85,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0;
             for p in &pages {
-                let e = neardup_html::extract::extract(p, url.as_ref(), &config);
+                let e = neardup_html::extract(p, url.as_ref(), &config);
                 n += e.text(ExtractMode::Main).len();
             }
             n

@@ -8,8 +8,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use neardup::CanonicalConfig;
-use neardup_crawl::config::{ScopeConfig, SiteScope};
 use neardup_crawl::frontier::{Canonicalizer, Scope};
+use neardup_crawl::{ScopeConfig, SiteScope};
 use url::Url;
 
 /// Links as pages really have them: relative and absolute, tracking

@@ -20,7 +20,7 @@ use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 
-use neardup_crawl::config::CrawlConfig;
+use neardup_crawl::CrawlConfig;
 
 /// `(path, body)` of site `a`.
 const SITE_A: &[(&str, &str)] = &[

@@ -14,7 +14,7 @@ use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::output::OutputDir;
+use neardup_batch::OutputDir;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::{Crawler, Options};
 use serde_json::Value;
@@ -250,11 +250,10 @@ async fn test_site(hits: Arc<Mutex<Vec<String>>>) -> std::net::SocketAddr {
 
 fn test_config() -> Config {
     let mut config = Config::default();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.connect_timeout_ms = 2000)
-        .unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.connect_timeout_ms = 2000).unwrap();
     // The scope is per host: 127.0.0.1:9 is the same host, in scope.
     config
 }
@@ -268,8 +267,7 @@ async fn crawl(
     let config = test_config();
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
     let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-            .expect("fetcher"),
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher"),
     );
     let mut sink = OutputDir::create(out).expect("out dir");
     let mut pages = Vec::new();
@@ -522,11 +520,10 @@ async fn links_of_duplicates_follow_duplicate_hops() {
         let hits = Arc::new(Mutex::new(Vec::new()));
         let addr = copies_site(Arc::clone(&hits)).await;
         let mut config = test_config();
-        neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.scope.duplicate_hops = hops)
-            .unwrap();
+        neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.duplicate_hops = hops).unwrap();
         let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
         let fetcher = Arc::new(
-            Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
+            Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap())
                 .expect("fetcher"),
         );
         let dir = Dir::new();
@@ -679,8 +676,7 @@ fn bfs(sites: &[(String, Links)]) -> Vec<String> {
 async fn crawl_seeds(config: &Config, seeds: &[String], options: &Options) -> Vec<Value> {
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
     let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(config).unwrap())
-            .expect("fetcher"),
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(config).unwrap()).expect("fetcher"),
     );
     let dir = Dir::new();
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
@@ -719,9 +715,8 @@ async fn one_host_is_crawled_in_exact_breadth_first_order() {
     let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
     for (delay, host_concurrency) in [(0, 1), (0, 4), (20, 1), (5, 3)] {
         let mut config = test_config();
-        neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = delay)
-            .unwrap();
-        neardup_crawl::config::CrawlConfig::edit(&mut config, |c| {
+        neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = delay).unwrap();
+        neardup_crawl::CrawlConfig::edit(&mut config, |c| {
             c.fetch.host_concurrency = host_concurrency
         })
         .unwrap();
@@ -752,9 +747,8 @@ async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
     let want = bfs(&sites);
     let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 64)
-        .unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 64).unwrap();
     let options = Options {
         workers: 8,
         max_in_flight: 32,
@@ -776,9 +770,8 @@ async fn a_polite_host_does_not_hold_back_the_others() {
     let a_base = format!("http://{a}");
     let b_base = format!("http://localhost:{}", b.port());
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 200).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 1)
-        .unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 200).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 1).unwrap();
     let seeds = [format!("{a_base}/"), format!("{b_base}/")];
     let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
     let order = urls(&pages);
@@ -868,7 +861,7 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
         )
         .expect("deduper");
         let fetcher = Arc::new(
-            Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
+            Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap())
                 .expect("fetcher"),
         );
         let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");

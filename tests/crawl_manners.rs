@@ -15,7 +15,7 @@ use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::output::OutputDir;
+use neardup_batch::OutputDir;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::{CrawlSummary, Crawler, Options};
 use serde_json::Value;
@@ -140,11 +140,10 @@ pub fn path_of(v: &Value) -> String {
 
 pub fn test_config() -> Config {
     let mut config = Config::default();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.connect_timeout_ms = 2000)
-        .unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.connect_timeout_ms = 2000).unwrap();
     config
 }
 
@@ -247,8 +246,8 @@ async fn robots_directives_and_nofollow_links_are_obeyed() {
     let site = directives_site();
     let addr = site.clone().start().await;
     let config = test_config();
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     let fetched = |p: &str| hits.iter().any(|h| h == p);
@@ -312,9 +311,9 @@ async fn directives_are_ignored_when_not_obeyed() {
     let site = directives_site();
     let addr = site.clone().start().await;
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.directives.obey = false).unwrap();
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.directives.obey = false).unwrap();
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     let (summary, _pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     for p in [
@@ -332,14 +331,14 @@ async fn directives_are_ignored_when_not_obeyed() {
 
     // Only some rels obeyed: ugc links are followed, nofollow ones not.
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| {
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
         c.directives.nofollow_rels = vec!["nofollow".into()]
     })
     .unwrap();
     let site = directives_site();
     let addr = site.clone().start().await;
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     assert!(hits.iter().any(|h| h == "/rel-ugc.html"), "{hits:?}");
@@ -459,14 +458,14 @@ async fn fetch_errors_are_counted_by_kind() {
     let site = broken_site(Duration::ZERO);
     let addr = site.start().await;
     let config = test_config();
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     // A port nothing listens on, with robots.txt not obeyed so that the
     // page itself is requested.
     let mut config = config;
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.robots.obey = false).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| {
-        c.scope.sites = neardup_crawl::config::SiteScope::Any
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.robots.obey = false).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.scope.sites = neardup_crawl::SiteScope::Any
     })
     .unwrap();
     let (summary, _, _) = crawl(
@@ -591,12 +590,10 @@ async fn start_proxy() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
 async fn a_crawl_goes_through_the_proxy() {
     let (proxy, log) = start_proxy().await;
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| {
-        c.fetch.proxy = format!("http://{proxy}")
-    })
-    .unwrap();
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.proxy = format!("http://{proxy}"))
+        .unwrap();
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     // The host does not resolve: only the proxy can answer for it.
     let (summary, pages, _) = crawl(&config, &["http://site.invalid/".into()], fetcher).await;
     let log = log.lock().expect("lock").clone();
@@ -616,7 +613,7 @@ async fn a_crawl_goes_through_the_proxy() {
 async fn the_private_address_guard_holds_behind_a_proxy() {
     use neardup_crawl::fetch::FetchError;
     let (proxy, log) = start_proxy().await;
-    let mut crawl_config = neardup_crawl::config::CrawlConfig::default();
+    let mut crawl_config = neardup_crawl::CrawlConfig::default();
     crawl_config.fetch.proxy = format!("http://{proxy}");
     crawl_config.fetch.retries = 0;
     // Default guard: the proxy itself is on loopback (allowed), the
@@ -777,12 +774,10 @@ async fn pages_listed_only_in_sitemaps_are_crawled() {
     let served = site.clone().start_on(addr).await;
     assert_eq!(served, addr);
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| {
-        c.scope.exclude = vec!["/excluded/".into()]
-    })
-    .unwrap();
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.exclude = vec!["/excluded/".into()])
+        .unwrap();
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("{base}/")], fetcher).await;
     let hits = site.hits();
     for p in ["/only-in-sitemap.html", "/from-plain-sitemap.html"] {
@@ -822,12 +817,11 @@ async fn pages_listed_only_in_sitemaps_are_crawled() {
 
     // Not read when turned off.
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.sitemaps.from_robots = false)
-        .unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.sitemaps.from_robots = false).unwrap();
     let site = sitemap_site("http://127.0.0.1:1");
     let addr = site.clone().start().await;
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     let (summary, _, _) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     assert_eq!(summary.sitemap_files, 0);
     assert!(
@@ -878,12 +872,12 @@ async fn a_seed_sitemap_with_limits() {
     ]);
     site.clone().start_on(addr).await;
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.sitemaps.max_urls = 2).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.sitemaps.max_depth = 1).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.sitemaps.max_urls = 2).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.sitemaps.max_depth = 1).unwrap();
     // Seed sitemap URLs are seeds: depth 0 is enough.
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 0).unwrap();
-    let fetcher = Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-        .expect("fetcher");
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 0).unwrap();
+    let fetcher =
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
     let (summary, pages, _) = crawl(&config, &[format!("{base}/sitemap.xml")], fetcher).await;
     let fetched: Vec<String> = pages.iter().map(path_of).collect();
     assert_eq!(fetched, ["/p1.html", "/p2.html"], "{pages:#?}");

@@ -16,7 +16,7 @@ use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::output::OutputDir;
+use neardup_batch::OutputDir;
 use neardup_crawl::fetch::{FetchError, Fetcher};
 use neardup_crawl::frontier::robots::RobotsSource;
 use neardup_crawl::frontier::RobotsCache;
@@ -92,8 +92,7 @@ fn json_lines(text: &str) -> Vec<Value> {
 async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSummary, Vec<Value>) {
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
     let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(config).unwrap())
-            .expect("fetcher"),
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(config).unwrap()).expect("fetcher"),
     );
     let mut sink = OutputDir::create(out).expect("out dir");
     let mut pages = Vec::new();
@@ -114,9 +113,9 @@ async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSumm
 
 fn local_config() -> Config {
     let mut config = Config::default();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
     config
 }
 
@@ -211,7 +210,7 @@ async fn disallowed_pages_are_never_requested_and_links_keep_their_query() {
 async fn a_seed_refused_by_the_address_guard_is_private_address() {
     let (addr, hits) = site("User-agent: *\nAllow: /\n").await;
     let mut config = local_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = false).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = false).unwrap();
     let dir = Dir::new();
     for seed in [
         format!("http://{addr}/"),
@@ -256,14 +255,13 @@ async fn robots_redirect_to_a_refused_host_is_not_the_origin_refused() {
     let addr = listener.local_addr().expect("addr");
     tokio::spawn(async move { axum::serve(listener, Router::new().fallback(handle)).await });
     let mut config = local_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = false).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = false).unwrap();
     let fetcher = Fetcher::with_address_filter(
-        &neardup_crawl::config::CrawlConfig::from_config(&config).unwrap(),
+        &neardup_crawl::CrawlConfig::from_config(&config).unwrap(),
         only_127_0_0_2,
     )
     .expect("fetcher");
-    let cache =
-        RobotsCache::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap());
+    let cache = RobotsCache::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap());
     let page = Url::parse(&format!("http://{addr}/page")).expect("url");
     let d = cache.check(&fetcher, &page).await;
     assert_eq!(d.source, RobotsSource::Unreachable, "{d:?}");

@@ -17,10 +17,10 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use neardup_crawl::config::{CrawlConfig, Oversize};
 use neardup_crawl::fetch::{FetchError, Fetcher};
 use neardup_crawl::frontier::robots::RobotsSource;
 use neardup_crawl::frontier::RobotsCache;
+use neardup_crawl::{CrawlConfig, Oversize};
 use url::Url;
 
 /// Requests seen by a test server: path and arrival time.
@@ -572,7 +572,7 @@ async fn content_types_filter_and_charset_passes_through() {
     );
     assert_eq!(out.body, b"<p>caf\xe9</p>", "bytes are passed through raw");
     // The core decoder copes with the unknown label and the Latin-1 byte.
-    let decoded = neardup_html::decode::decode(&out.body, out.content_type.as_deref());
+    let decoded = neardup_html::decode(&out.body, out.content_type.as_deref());
     assert!(decoded.text.contains("café"), "{:?}", decoded.text);
 
     let out = fetcher

@@ -23,8 +23,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use neardup_html::extract::tags::Tag;
-use neardup_html::extract::tree;
+use neardup_html::tree;
+use neardup_html::Tag;
 
 /// Least word-bag similarity of one page (see the module docs).
 const PAGE_MIN: f64 = 0.95;

@@ -12,7 +12,7 @@ use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::output::OutputDir;
+use neardup_batch::OutputDir;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::Crawler;
 use serde_json::Value;
@@ -74,13 +74,12 @@ async fn redirects_out_of_robots_or_scope_are_refused() {
     let addr = site(Arc::clone(&hits)).await;
     let dir = Dir::new();
     let mut config = Config::default();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
     let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::config::CrawlConfig::from_config(&config).unwrap())
-            .expect("fetcher"),
+        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher"),
     );
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();

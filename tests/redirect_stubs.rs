@@ -8,7 +8,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup::VerdictKind;
 use neardup::{Redirect, RedirectKind};
-use neardup_batch::output::VerdictLine;
+use neardup_batch::VerdictLine;
 use neardup_serve::dto::VerdictBody;
 use serde_json::Value;
 
@@ -174,10 +174,10 @@ async fn the_crawl_follows_stubs_as_redirect_hops() {
     ]);
     let addr = site.clone().start().await;
     let mut config = test_config();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 1).unwrap();
-    neardup_crawl::config::CrawlConfig::edit(&mut config, |c| c.fetch.max_redirects = 2).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 1).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.max_redirects = 2).unwrap();
     let fetcher = neardup_crawl::fetch::Fetcher::new(
-        &neardup_crawl::config::CrawlConfig::from_config(&config).unwrap(),
+        &neardup_crawl::CrawlConfig::from_config(&config).unwrap(),
     )
     .expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;

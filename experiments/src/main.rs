@@ -69,7 +69,7 @@ fn load(corpus: &Path, min_bytes: usize) -> Result<Vec<Doc>> {
         let path = dir.join("expected.html");
         let raw = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         let html = String::from_utf8_lossy(&raw);
-        let text = neardup_html::extract::extract(&html, None, &config).text(ExtractMode::Full);
+        let text = neardup_html::extract(&html, None, &config).text(ExtractMode::Full);
         let doc = modification::document(&normalizer, &text);
         let bytes = doc.words.iter().map(|w| w.len() + 1).sum::<usize>();
         if bytes < min_bytes {

@@ -130,8 +130,8 @@ fn mod_100_on_a_real_article_follows_the_paper() {
         return;
     };
     let html = std::fs::read_to_string(dir.join("expected.html")).unwrap();
-    let article = neardup_html::extract::extract(&html, None, &Default::default())
-        .text(neardup::ExtractMode::Full);
+    let article =
+        neardup_html::extract(&html, None, &Default::default()).text(neardup::ExtractMode::Full);
     assert!(article.len() > 5000, "expected a long article");
     let ms: Vec<_> = methods()
         .unwrap()

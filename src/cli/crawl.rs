@@ -8,14 +8,14 @@ use anyhow::Context as _;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::output::OutputDir;
+use neardup_batch::OutputDir;
 use neardup_cli::demo::{demo_config, DemoSites};
-use neardup_crawl::config::CrawlConfig;
 use neardup_crawl::fetch::Fetcher;
-use neardup_crawl::progress::Progress;
-use neardup_crawl::seeds::{parse_seed, parse_seeds_bytes};
-use neardup_crawl::state::{CheckpointPolicy, CrawlDir, Resumed};
+use neardup_crawl::CrawlConfig;
+use neardup_crawl::Progress;
 use neardup_crawl::{format_report, format_summary, CrawlSummary, Crawler, Options};
+use neardup_crawl::{parse_seed, parse_seeds_bytes};
+use neardup_crawl::{CheckpointPolicy, CrawlDir, Resumed};
 use url::Url;
 
 use super::args::{Args, CrawlArgs};
@@ -95,7 +95,7 @@ fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<(Config, CrawlConf
     let saved = a
         .resume
         .as_ref()
-        .map(|d| d.join(neardup_batch::output::CONFIG_TOML))
+        .map(|d| d.join(neardup_batch::CONFIG_TOML))
         .filter(|p| args.config.is_none() && p.is_file());
     let config_file = args.config.as_deref().or(saved.as_deref());
     let mut config = super::load_config(config_file, &a.detectors.detectors)?;
@@ -245,7 +245,7 @@ fn print_results(
     write_summary(out_dir, summary)?;
     if !a.quiet {
         if a.demo {
-            let clusters = neardup_crawl::state::clusters_from_verdicts(out_dir)?;
+            let clusters = neardup_crawl::clusters_from_verdicts(out_dir)?;
             print!("{}", format_report(&clusters.report()));
         }
         for line in format_summary(summary) {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use neardup_batch as batch;
 use neardup_batch::input::{self, filter::PageFilter};
-use neardup_batch::output::{OutputDir, Sink};
-use neardup_batch::run as batch;
+use neardup_batch::{OutputDir, Sink};
 
 use super::args::{Args, DedupArgs};
 use super::report::{memory_line, summary_line, StderrReporter};

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use neardup::Deduper;
 use neardup::MemoryStore;
+use neardup_batch as batch;
 use neardup_batch::eval;
-use neardup_batch::output::{ClusterSink, OutputDir, Sink};
-use neardup_batch::run as batch;
+use neardup_batch::{ClusterSink, OutputDir, Sink};
 
 use super::args::{Args, EvalArgs};
 use super::report::{memory_line, summary_line, StderrReporter};

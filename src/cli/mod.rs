@@ -95,7 +95,7 @@ fn init_logging() {
     // A second init (never in the binary) is harmless, hence try_init.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(neardup_crawl::progress::log_writer)
+        .with_writer(neardup_crawl::log_writer)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 }
@@ -120,7 +120,7 @@ fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Conf
     config.validate().context("invalid configuration")?;
     // `[crawl]` belongs to the crawler, which checks it; a typo there is
     // reported by every command, not only when a crawl starts.
-    neardup_crawl::config::CrawlConfig::from_config(&config).context("invalid configuration")?;
+    neardup_crawl::CrawlConfig::from_config(&config).context("invalid configuration")?;
     Ok(config)
 }
 
@@ -143,10 +143,10 @@ fn open_deduper(config: Config, index: Option<&IndexLocation>) -> anyhow::Result
 }
 
 /// The batch options of the global flags.
-fn batch_options(args: &Args) -> neardup_batch::run::Options {
-    neardup_batch::run::Options {
+fn batch_options(args: &Args) -> neardup_batch::Options {
+    neardup_batch::Options {
         threads: args.threads,
-        ..neardup_batch::run::Options::default()
+        ..neardup_batch::Options::default()
     }
 }
 

@@ -236,7 +236,7 @@ fn report(
 /// normalize), in parallel windows; input warnings go to stderr.
 fn read_pages(inputs: &[PathBuf], config: neardup::Config, k: usize) -> anyhow::Result<Vec<Doc>> {
     let deduper = Deduper::new(config)?;
-    let mut items = neardup_batch::run::items_of(inputs)?;
+    let mut items = neardup_batch::items_of(inputs)?;
     let mut docs = Vec::new();
     loop {
         let mut window = Vec::with_capacity(WINDOW);

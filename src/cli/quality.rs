@@ -13,7 +13,7 @@ use std::path::Path;
 
 use neardup::Error;
 use neardup::Result;
-use neardup_html::extract::{extract, ExtractConfig, ExtractMode};
+use neardup_html::{extract, ExtractConfig, ExtractMode};
 
 /// Scores of one page.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,7 +119,7 @@ pub fn evaluate_dir(dir: &Path, config: &ExtractConfig) -> Result<QualityReport>
         let read = |f: &str| -> Result<String> {
             let path = dir.join(&name).join(f);
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            Ok(neardup_html::decode::decode(&bytes, None).text)
+            Ok(neardup_html::decode(&bytes, None).text)
         };
         let source = read("source.html")?;
         let expected = read("expected.html")?;

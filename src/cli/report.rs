@@ -6,8 +6,8 @@ use std::io::IsTerminal as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use neardup_batch::input::InputWarning;
-use neardup_batch::output::Sink;
-use neardup_batch::run::{PageRecord, Summary};
+use neardup_batch::Sink;
+use neardup_batch::{PageRecord, Summary};
 
 /// Warnings printed before the rest are only counted.
 const MAX_PRINTED: u64 = 20;

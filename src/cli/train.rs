@@ -95,7 +95,7 @@ pub fn run(args: &Args, a: &TrainReferenceArgs) -> anyhow::Result<ExitCode> {
 fn read_pages(inputs: &[PathBuf], config: neardup::Config) -> anyhow::Result<Vec<Vec<String>>> {
     let deduper = Deduper::new(config)?;
     let mut pages = Vec::new();
-    for item in neardup_batch::run::items_of(inputs)? {
+    for item in neardup_batch::items_of(inputs)? {
         match item? {
             Item::Page(p) => pages.push(p),
             Item::Warning(w) => eprintln!("neardup: warning: {w}"),

@@ -190,7 +190,7 @@ impl EvidenceSpool {
 /// line is the same with or without trimming: the block that crosses the
 /// cap is kept, cut just past the cap (the spool cuts it and marks the
 /// page truncated), later blocks are dropped.
-pub fn trim_blocks(blocks: &mut Vec<neardup_html::extract::Block>) {
+pub fn trim_blocks(blocks: &mut Vec<neardup_html::Block>) {
     let mut left = MAX_TEXT_BYTES;
     for (i, b) in blocks.iter_mut().enumerate() {
         if b.text.len() > left {
@@ -269,7 +269,7 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 mod tests {
     use super::*;
 
-    fn spooled(blocks: Vec<neardup_html::extract::Block>) -> Vec<u8> {
+    fn spooled(blocks: Vec<neardup_html::Block>) -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
         let mut spool = EvidenceSpool::create(dir.path()).unwrap();
         spool
@@ -299,7 +299,7 @@ mod tests {
 
     #[test]
     fn trimmed_blocks_spool_the_same_line() {
-        let block = |text: String| neardup_html::extract::Block {
+        let block = |text: String| neardup_html::Block {
             text,
             tag: "p".into(),
             link_density: 0.0,

@@ -25,7 +25,7 @@ pub struct PageRecord {
     pub of: Option<usize>,
     /// The page's extracted text blocks (main content and boilerplate),
     /// moved out of the analysis, for the report's side-by-side view.
-    pub blocks: Vec<neardup_html::extract::Block>,
+    pub blocks: Vec<neardup_html::Block>,
     /// What each of `blocks` counted as when the page was judged (`None`
     /// for a block without words, or when not known): see
     /// [`neardup::Role`].

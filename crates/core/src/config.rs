@@ -18,7 +18,7 @@ pub use crate::canonical::{CanonicalConfig, TrailingSlash};
 pub use crate::index::IndexConfig;
 pub use crate::signature::chunk::ChunkConfig;
 pub use crate::signature::simhash::SimhashConfig;
-pub use neardup_html::extract::{ExtractConfig, ExtractMode};
+pub use neardup_html::{ExtractConfig, ExtractMode};
 pub use neardup_text::TextConfig;
 
 /// The whole configuration. `Config::default()` is the tuned default.

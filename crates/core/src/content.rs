@@ -89,7 +89,7 @@ use std::collections::HashMap;
 use neardup_api::Signature;
 
 use neardup_api::hash64;
-use neardup_html::extract::Block;
+use neardup_html::Block;
 
 /// Names of the evidence slots stored after the detectors' signatures in a
 /// record (see [`Evidence::to_signatures`]); part of the store identity.
@@ -187,7 +187,7 @@ pub struct PageContent {
     /// Stable hash of the whole visible text (all blocks, in order).
     pub visible: u64,
     /// Extraction found no article in the page (its main blocks are its
-    /// content blocks, [`neardup_html::extract::MainText::Page`]): it is judged
+    /// content blocks, [`neardup_html::MainText::Page`]): it is judged
     /// on the whole page.
     pub no_article: bool,
 }
@@ -195,9 +195,9 @@ pub struct PageContent {
 impl PageContent {
     /// The content of an extracted page ([`PageContent::from_page`] and
     /// whether extraction found an article in it).
-    pub fn from_extracted(e: &neardup_html::extract::Extracted) -> PageContent {
+    pub fn from_extracted(e: &neardup_html::Extracted) -> PageContent {
         let mut out = PageContent::from_page(&e.title, &e.blocks);
-        out.no_article = e.main_text == neardup_html::extract::MainText::Page;
+        out.no_article = e.main_text == neardup_html::MainText::Page;
         out
     }
 
@@ -1089,7 +1089,7 @@ struct Selection<'t> {
 impl<'t> Selection<'t> {
     /// The basis is [`Basis::Article`] when extraction found an article in
     /// the page and it still is one outside the template
-    /// ([`neardup_html::extract::classify::has_article`]: enough main content
+    /// ([`neardup_html::has_article`]: enough main content
     /// outside the template and navigation, a main text of line numbers or
     /// links is no article, and not a sliver of the page; what is outside
     /// an article is chrome a copy may lack); otherwise every
@@ -1109,7 +1109,7 @@ impl<'t> Selection<'t> {
                 main += b.words();
             }
         }
-        let basis = if !page.no_article && neardup_html::extract::classify::has_article(main, all) {
+        let basis = if !page.no_article && neardup_html::has_article(main, all) {
             Basis::Article
         } else {
             Basis::Page
@@ -1991,7 +1991,7 @@ mod tests {
         // description: its heading and signature push it over): it must
         // still be judged as a page, every block compared, not as an
         // article whose chrome a copy may lack.
-        use neardup_html::extract::{Block, Extracted, MainText};
+        use neardup_html::{Block, Extracted, MainText};
         let block = |text: String, main: bool| Block {
             text,
             tag: "p".into(),

@@ -45,8 +45,8 @@ use crate::index::{
 };
 use crate::registry::Registry;
 use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
-use neardup_html::decode::decode;
-use neardup_html::extract::{extract, Extracted};
+use neardup_html::decode;
+use neardup_html::{extract, Extracted};
 use neardup_text::Normalizer;
 
 /// The least coverage of a page found only through its blocks (see
@@ -551,7 +551,7 @@ impl Analyzer {
         } else {
             body
         };
-        if let Some(reason) = neardup_html::decode::binary_reason(body) {
+        if let Some(reason) = neardup_html::binary_reason(body) {
             warnings.push(reason);
             return self.sign(key, url, body.len(), Extracted::default(), warnings);
         }
@@ -608,7 +608,7 @@ impl Analyzer {
             .split("\n\n")
             .map(|para| para.split_whitespace().collect::<Vec<_>>().join(" "))
             .filter(|para| !para.is_empty())
-            .map(|text| neardup_html::extract::Block {
+            .map(|text| neardup_html::Block {
                 text,
                 tag: "p".into(),
                 link_density: 0.0,
@@ -1822,8 +1822,8 @@ mod tests {
     /// `cargo test --release --lib stop_word_vote -- --nocapture`
     #[test]
     fn stop_word_vote_agrees_with_whatlang_on_real_pages() {
-        use neardup_html::extract::extract;
-        use neardup_html::extract::{ExtractConfig, ExtractMode};
+        use neardup_html::extract;
+        use neardup_html::{ExtractConfig, ExtractMode};
         use neardup_text::{Normalizer, TextConfig};
         let (Some(dev), Some(pan)) = (
             crate::skip::shared("bench/neardup-dev/docs"),

@@ -28,9 +28,8 @@
 //!
 //! Inside (for contributors): `config`, `canonical`, `content` (a page's
 //! own content and the coverage test every drop must pass), `signature`,
-//! `index`, `registry`, `deduper`, `verdict`, `cluster`; [`decode`](mod@decode),
-//! [`extract`](mod@extract) and [`text`] are re-exported from `neardup-html`
-//! and `neardup-text`.
+//! `index`, `registry`, `deduper`, `verdict`, `cluster`; [`html`] and [`text`]
+//! are the crates below, `neardup-html` and `neardup-text`.
 //!
 //! Batch runs, output files, the report, the crawler and the HTTP service
 //! are the crates `neardup-batch`, `neardup-report`, `neardup-crawl` and
@@ -54,9 +53,9 @@ mod registry;
 mod signature;
 mod verdict;
 
-/// Decoding and extraction (the `neardup-html` crate).
-pub use neardup_html::{decode, extract};
-/// Text normalization (the `neardup-text` crate).
+/// Decoding and extraction: the `neardup-html` crate.
+pub use neardup_html as html;
+/// Text normalization: the `neardup-text` crate.
 pub use neardup_text as text;
 
 // The tests' one way to skip (a failure under CI), shared with tests/.

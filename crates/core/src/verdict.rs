@@ -3,7 +3,7 @@
 use neardup_api::DocId;
 use serde::{Deserialize, Serialize};
 
-pub use neardup_html::extract::{Redirect, RedirectKind};
+pub use neardup_html::{Redirect, RedirectKind};
 
 /// What a page is, relative to the pages seen before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

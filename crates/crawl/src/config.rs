@@ -361,7 +361,7 @@ impl CrawlConfig {
             3600,
         )?;
         for r in &self.directives.nofollow_rels {
-            if neardup_html::extract::LinkRels::bit(r).is_none() {
+            if neardup_html::LinkRels::bit(r).is_none() {
                 return Err(Error::Config {
                     key: "crawl.directives.nofollow_rels".into(),
                     value: format!("{r:?}"),

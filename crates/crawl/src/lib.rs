@@ -103,7 +103,7 @@
 //!   it moved) is a redirect hop, not a page: no verdict, not indexed, its
 //!   `pages.jsonl` line has `redirect_to` and `redirect_kind`, and its
 //!   target is queued at the stub's depth (see `Decider::redirect_stub`).
-//! - Robots directives ([`manners`], `crawl.directives`): a `noindex` page
+//! - Robots directives (`manners`, `crawl.directives`): a `noindex` page
 //!   is not checked nor indexed (its `pages.jsonl` line has `robots`), a
 //!   `nofollow` page's links and `rel=nofollow` links are not followed.
 //! - Sitemaps (seed sitemaps, `Sitemap:` lines of the seeds' robots.txt)
@@ -124,20 +124,35 @@
 //!
 //! [`Crawler::run`] writes to plain writers and keeps nothing on disk; the
 //! CLI uses [`Crawler::run_in_dir`], the same loop with checkpoints so `--resume`
-//! can continue a crawl stopped by Ctrl-C or killed (see [`state`]), an
-//! optional WARC output ([`warc`]) and a progress bar ([`progress`]).
+//! can continue a crawl stopped by Ctrl-C or killed (see `state`), an
+//! optional WARC output (`warc`) and a progress bar (`progress`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod config;
+// The fetcher and the frontier's parts are usable alone and stay modules;
+// the rest is one flat list at the crate root.
+mod config;
 pub mod fetch;
 pub mod frontier;
 mod hops;
-pub mod manners;
-pub mod progress;
-pub mod seeds;
-pub mod state;
-pub mod warc;
+mod manners;
+mod progress;
+mod seeds;
+mod state;
+mod warc;
+
+pub use config::{
+    CrawlConfig, DirectivesConfig, FetchConfig, LimitsConfig, Oversize, RobotsConfig, ScopeConfig,
+    SiteScope, SitemapConfig,
+};
+pub use manners::{nofollow_mask, parse_list, Directives};
+pub use progress::{format_line, format_log_line, log_writer, LogWriter, Progress};
+pub use seeds::{parse_seed, parse_seeds, parse_seeds_bytes, BadSeed};
+pub use state::{
+    clusters_from_verdicts, write_clusters, Checkpoint, CheckpointPolicy, CrawlDir, CrawlState,
+    Resumed, INDEX, PAGES, STATE,
+};
+pub use warc::{payload_digest, Kept, WarcOut, WarcState, IDENTICAL_PAYLOAD};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
@@ -149,7 +164,6 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use url::Url;
 
-use crate::config::CrawlConfig;
 use crate::fetch::Politeness;
 use crate::fetch::{FetchError, FetchOutcome, Fetcher};
 use crate::frontier::queue::Poll;
@@ -160,8 +174,8 @@ use neardup::Config;
 use neardup::{Analyzed, SharedDeduper};
 use neardup::{Error, Result};
 use neardup::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
-use neardup_batch::output::Sink;
-use neardup_batch::run::{PageRecord, Summary};
+use neardup_batch::Sink;
+use neardup_batch::{PageRecord, Summary};
 
 /// A page at least this large (bytes of body) is analyzed alone: its
 /// analysis holds about ten times its size in transient memory.
@@ -239,7 +253,7 @@ pub struct CrawlSummary {
     #[serde(default)]
     pub errors: BTreeMap<String, u64>,
     /// 2xx HTML pages not checked because a robots directive says
-    /// `noindex` (see [`manners`]).
+    /// `noindex` (see `manners`).
     #[serde(default)]
     pub noindex: u64,
     /// Pages whose links were not followed because a robots directive
@@ -445,7 +459,7 @@ impl Outputs for Plain<'_> {
 /// #     config: &neardup::Config,
 /// #     deduper: neardup::SharedDeduper,
 /// #     fetcher: std::sync::Arc<neardup_crawl::fetch::Fetcher>,
-/// #     sink: &mut dyn neardup_batch::output::Sink,
+/// #     sink: &mut dyn neardup_batch::Sink,
 /// # ) -> neardup::Result<()> {
 /// let seed = url::Url::parse("http://127.0.0.1:8080/").expect("seed");
 /// let mut pages = Vec::new();
@@ -1015,7 +1029,7 @@ async fn fetch_one(
             // Held until decided: keep only what deciding, link expansion
             // and the evidence spool read.
             analyzer.shrink_for_decide(&mut a);
-            neardup_batch::evidence::trim_blocks(&mut a.extracted.blocks);
+            neardup_batch::trim_blocks(&mut a.extracted.blocks);
             (a, keep_body.then_some(body))
         })
         .await
@@ -1451,7 +1465,7 @@ impl Decider {
             }
             None => {
                 let (judged, verdict) = self.judge(deduper, analyzed).await?;
-                let roles = neardup_batch::run::block_roles(blocks.len(), &judged);
+                let roles = neardup_batch::block_roles(blocks.len(), &judged);
                 (verdict?, roles)
             }
         };

@@ -130,7 +130,7 @@ fn header_target(value: &str) -> (Option<&str>, &str) {
     (None, value)
 }
 
-/// The [`neardup_html::extract::LinkRels`] bits of `crawl.directives.nofollow_rels`
+/// The [`neardup_html::LinkRels`] bits of `crawl.directives.nofollow_rels`
 /// (unknown names are refused by config validation; ignored here). 0 when
 /// `config.obey` is off.
 pub fn nofollow_mask(config: &DirectivesConfig) -> u8 {
@@ -140,7 +140,7 @@ pub fn nofollow_mask(config: &DirectivesConfig) -> u8 {
     config
         .nofollow_rels
         .iter()
-        .filter_map(|r| neardup_html::extract::LinkRels::bit(r))
+        .filter_map(|r| neardup_html::LinkRels::bit(r))
         .fold(0, |a, b| a | b)
 }
 
@@ -211,9 +211,9 @@ mod tests {
         assert_eq!(nofollow_mask(&config), 0);
         assert_eq!(
             nofollow_mask(&DirectivesConfig::default()),
-            neardup_html::extract::LinkRels::NOFOLLOW
-                | neardup_html::extract::LinkRels::UGC
-                | neardup_html::extract::LinkRels::SPONSORED
+            neardup_html::LinkRels::NOFOLLOW
+                | neardup_html::LinkRels::UGC
+                | neardup_html::LinkRels::SPONSORED
         );
     }
 }

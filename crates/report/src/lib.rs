@@ -12,7 +12,7 @@
 //! # Inputs
 //! `clusters.json` (required: sites, clusters, totals), `verdicts.jsonl`
 //! (required: reasons, detectors, bytes per page), and when present
-//! `texts.jsonl` (page blocks for the diff, see [`evidence`]),
+//! `texts.jsonl` (page blocks for the diff, see `evidence`),
 //! `pages.jsonl` (crawl fetch counts) and `config.toml` (the config of
 //! the run, written by the CLI). Without `texts.jsonl` the cluster page
 //! says why there is no side-by-side view.
@@ -68,8 +68,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use neardup::{Error, Result};
-use neardup_batch::evidence;
-use neardup_batch::output::{AtomicFile, CONFIG_TOML};
+
+use neardup_batch::{AtomicFile, CONFIG_TOML};
 
 pub use html::render_html;
 
@@ -91,7 +91,7 @@ pub struct Report {
     pub clusters: Vec<Cluster>,
     /// Page texts for the diff view, by doc_id (empty without
     /// `texts.jsonl`).
-    pub texts: BTreeMap<String, evidence::PageText>,
+    pub texts: BTreeMap<String, neardup_batch::PageText>,
     /// Why there are no texts, when there are none.
     pub texts_missing: Option<String>,
 }
@@ -425,14 +425,14 @@ impl Report {
     /// A missing or malformed `clusters.json` or `verdicts.jsonl`; a
     /// malformed optional file is an error too (it names the line).
     pub fn load(dir: &Path) -> Result<Report> {
-        let path = dir.join(neardup_batch::output::OutputDir::CLUSTERS_JSON);
+        let path = dir.join(neardup_batch::OutputDir::CLUSTERS_JSON);
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let clusters: ClustersFile = serde_json::from_str(&text).map_err(|e| Error::Input {
             path: path.clone(),
             message: format!("not a neardup clusters.json: {e}"),
         })?;
 
-        let path = dir.join(neardup_batch::output::OutputDir::VERDICTS);
+        let path = dir.join(neardup_batch::OutputDir::VERDICTS);
         let mut reasons: HashMap<String, String> = HashMap::new();
         let mut detectors: BTreeMap<String, u64> = BTreeMap::new();
         let mut fired = Fired::default();
@@ -496,16 +496,16 @@ impl Report {
         report.overview.fetches = fetches;
         report.overview.clusters = *t;
 
-        let texts_path = dir.join(evidence::EvidenceSpool::FILE);
+        let texts_path = dir.join(neardup_batch::EvidenceSpool::FILE);
         if texts_path.exists() {
-            for p in evidence::read_texts(&texts_path)? {
+            for p in neardup_batch::read_texts(&texts_path)? {
                 report.texts.insert(p.doc_id.clone(), p);
             }
         } else {
             report.texts_missing = Some(format!(
                 "{} is absent from {} (output of an older run, or written by \
                  another tool): no side-by-side view",
-                evidence::EvidenceSpool::FILE,
+                neardup_batch::EvidenceSpool::FILE,
                 dir.display()
             ));
         }

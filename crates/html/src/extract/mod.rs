@@ -55,7 +55,7 @@ pub struct Extracted {
     /// `redirect_of`).
     pub redirect: Option<Redirect>,
     /// Whether the main blocks are the page's article or, on a page
-    /// without one, its content blocks ([`classify`]).
+    /// without one, its content blocks (`classify`).
     pub main_text: MainText,
     /// Problems worth telling the user.
     pub warnings: Vec<String>,
@@ -80,8 +80,8 @@ impl Extracted {
 /// Extracts text blocks, metadata and links from `html`. `page_url` resolves
 /// relative links (after any `<base href>`).
 ///
-/// One streaming pass ([`tokenizer`] + a stack of open elements) builds the
-/// blocks and a light element tree; [`classify`] then marks main-content
+/// One streaming pass (`tokenizer` + a stack of open elements) builds the
+/// blocks and a light element tree; `classify` then marks main-content
 /// blocks. Never panics; cost is linear in the input.
 pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Extracted {
     let parsed = tree::parse(html);
