@@ -20,6 +20,7 @@ use neardup_crawl::{Crawler, Options};
 use serde_json::Value;
 use url::Url;
 
+use crate::site::{Answer, Site};
 use crate::util::Dir;
 
 fn json_lines(text: &str) -> Vec<Value> {
@@ -210,42 +211,32 @@ fn seeds_file_bad_lines_are_reported_with_line_numbers() {
 /// A site: robots.txt disallows /secret/, the home page links to an
 /// allowed page, a secret page, a 404, a redirect loop and a port nothing
 /// listens on.
-async fn test_site(hits: Arc<Mutex<Vec<String>>>) -> std::net::SocketAddr {
-    async fn handle(State(hits): State<Arc<Mutex<Vec<String>>>>, uri: Uri) -> Response {
-        let path = uri.path().to_owned();
-        hits.lock().expect("lock").push(path.clone());
-        let html = |body: &str| {
-            (
-                [(header::CONTENT_TYPE, "text/html")],
-                format!("<html><body>{body}</body></html>"),
-            )
-                .into_response()
-        };
-        match path.as_str() {
-            "/robots.txt" => "User-agent: *\nDisallow: /secret/\n".into_response(),
-            "/" => html(
+fn test_site() -> Site {
+    Site::new(vec![
+        ("/robots.txt", Answer::text("User-agent: *\nDisallow: /secret/\n")),
+        (
+            "/",
+            Answer::html(
                 "<p>Home of the test site with several links to follow.</p>\
                  <a href=\"/open.html\">open</a> <a href=\"/secret/plans.html\">secret</a>\
                  <a href=\"/moved.html\">moved</a> <a href=\"/renamed.html\">renamed</a> <a href=\"/gone.html\">gone</a> <a href=\"/loop.html\">loop</a> <a href=\"http://127.0.0.1:9/\">closed</a>",
             ),
-            "/open.html" => html(
+        ),
+        (
+            "/open.html",
+            Answer::html(
                 "<p>An open page that anyone may read and crawl.</p><a href=\"/new.html\">new</a>",
             ),
-            "/secret/plans.html" => html("<p>Secret plans.</p>"),
-            "/moved.html" => (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/open.html")]).into_response(),
-            "/renamed.html" => (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/new.html")]).into_response(),
-            "/new.html" => html("<p>The new home of a renamed page, with its own text to read.</p>"),
-            "/loop.html" => (StatusCode::FOUND, [(header::LOCATION, "/loop.html")]).into_response(),
-            _ => (StatusCode::NOT_FOUND, "no").into_response(),
-        }
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let app = Router::new().fallback(handle).with_state(hits);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
+        ),
+        ("/secret/plans.html", Answer::html("<p>Secret plans.</p>")),
+        ("/moved.html", Answer::redirect(301, "/open.html")),
+        ("/renamed.html", Answer::redirect(301, "/new.html")),
+        (
+            "/new.html",
+            Answer::html("<p>The new home of a renamed page, with its own text to read.</p>"),
+        ),
+        ("/loop.html", Answer::redirect(302, "/loop.html")),
+    ])
 }
 
 fn test_config() -> Config {
@@ -284,8 +275,8 @@ async fn crawl(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_disallow_and_errors_in_the_loop() {
-    let hits = Arc::new(Mutex::new(Vec::new()));
-    let addr = test_site(Arc::clone(&hits)).await;
+    let site = test_site();
+    let addr = site.clone().start().await;
     let dir = Dir::new();
     // One page in flight at a time: new.html (queued from open.html) is
     // not dispatched before the redirect to it is decided. With more in
@@ -296,7 +287,7 @@ async fn robots_disallow_and_errors_in_the_loop() {
         ..Options::default()
     };
     let (summary, pages) = crawl(addr, &options, &dir.join("out"), std::future::pending()).await;
-    let hits = hits.lock().expect("lock").clone();
+    let hits = site.hits();
     assert!(!hits.iter().any(|h| h.starts_with("/secret/")), "{hits:?}");
     assert!(hits.iter().any(|h| h == "/open.html"), "{hits:?}");
 
@@ -364,7 +355,7 @@ async fn robots_disallow_and_errors_in_the_loop() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn frontier_cap_skips_with_a_reason() {
-    let addr = test_site(Arc::default()).await;
+    let addr = test_site().start().await;
     let dir = Dir::new();
     let options = Options {
         max_frontier: 1,
@@ -383,8 +374,8 @@ async fn frontier_cap_skips_with_a_reason() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_stops_dispatching_and_flushes_outputs() {
-    let hits = Arc::new(Mutex::new(Vec::new()));
-    let addr = test_site(Arc::clone(&hits)).await;
+    let site = test_site();
+    let addr = site.clone().start().await;
     let dir = Dir::new();
     let (summary, pages) = crawl(
         addr,
@@ -396,7 +387,7 @@ async fn shutdown_stops_dispatching_and_flushes_outputs() {
     assert!(summary.interrupted);
     assert_eq!(summary.attempts, 0);
     assert!(pages.is_empty());
-    assert!(hits.lock().expect("lock").is_empty());
+    assert!(site.hits().is_empty());
     // The sinks were finished: every output file is in place.
     assert_eq!(dir.read("out/verdicts.jsonl"), "");
     assert!(dir
@@ -852,7 +843,7 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
     };
     let dir = Dir::new();
     rt.block_on(async {
-        let addr = test_site(Arc::new(Mutex::new(Vec::new()))).await;
+        let addr = test_site().start().await;
         let config = test_config();
         let deduper = Deduper::with_registry(
             config.clone(),

@@ -4,14 +4,10 @@
 //! with the saved config; an HTTP proxy and the private-address guard;
 //! sitemaps from robots.txt and seeds.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::State;
-use axum::http::{HeaderName, HeaderValue, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
-use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
@@ -21,109 +17,8 @@ use neardup_crawl::{CrawlSummary, Crawler, Options};
 use serde_json::Value;
 use url::Url;
 
+use crate::site::{Answer, Site};
 use crate::util::Dir;
-
-/// One answer of a [`Site`]: status, headers, body.
-#[derive(Clone)]
-pub struct Answer {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    /// A 200 HTML page around `body`.
-    pub fn html(body: &str) -> Answer {
-        Answer {
-            status: 200,
-            headers: vec![("content-type", "text/html".into())],
-            body: format!("<html><body>{body}</body></html>").into_bytes(),
-        }
-    }
-
-    /// A 200 HTML page whose `<head>` holds `head`.
-    pub fn html_head(head: &str, body: &str) -> Answer {
-        Answer {
-            body: format!("<html><head>{head}</head><body>{body}</body></html>").into_bytes(),
-            ..Answer::html("")
-        }
-    }
-
-    /// An answer with this content type and body.
-    pub fn typed(content_type: &str, body: impl Into<Vec<u8>>) -> Answer {
-        Answer {
-            status: 200,
-            headers: vec![("content-type", content_type.into())],
-            body: body.into(),
-        }
-    }
-
-    /// Adds a header.
-    pub fn with(mut self, name: &'static str, value: &str) -> Answer {
-        self.headers.push((name, value.into()));
-        self
-    }
-}
-
-/// A test site: fixed answers by path (404 for the rest), every request
-/// path recorded, an optional delay per answer.
-#[derive(Clone, Default)]
-pub struct Site {
-    pages: Arc<HashMap<String, Answer>>,
-    hits: Arc<Mutex<Vec<String>>>,
-    delay: Duration,
-}
-
-impl Site {
-    /// A site with these answers.
-    pub fn new(pages: Vec<(&str, Answer)>) -> Site {
-        Site {
-            pages: Arc::new(pages.into_iter().map(|(p, a)| (p.to_owned(), a)).collect()),
-            ..Site::default()
-        }
-    }
-
-    /// Paths requested so far, in order.
-    pub fn hits(&self) -> Vec<String> {
-        self.hits.lock().expect("lock").clone()
-    }
-
-    /// Serves the site on 127.0.0.1 (on the current tokio runtime).
-    pub async fn start(self) -> std::net::SocketAddr {
-        self.start_on("127.0.0.1:0".parse().expect("address")).await
-    }
-
-    /// Serves the site on `addr`.
-    pub async fn start_on(self, addr: std::net::SocketAddr) -> std::net::SocketAddr {
-        async fn handle(State(site): State<Site>, uri: Uri) -> Response {
-            let path = uri.path().to_owned();
-            site.hits.lock().expect("lock").push(path.clone());
-            if !site.delay.is_zero() && path != "/robots.txt" {
-                tokio::time::sleep(site.delay).await;
-            }
-            let Some(a) = site.pages.get(&path) else {
-                return (StatusCode::NOT_FOUND, "no such page").into_response();
-            };
-            let mut r = a.body.clone().into_response();
-            *r.status_mut() = StatusCode::from_u16(a.status).expect("status");
-            // The body's default content type is replaced; other headers
-            // may repeat (X-Robots-Tag).
-            r.headers_mut().remove("content-type");
-            for (k, v) in &a.headers {
-                r.headers_mut().append(
-                    HeaderName::from_static(k),
-                    HeaderValue::from_str(v).expect("header"),
-                );
-            }
-            r
-        }
-        let listener = tokio::net::TcpListener::bind(addr).await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let app = Router::new().fallback(handle).with_state(self);
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        addr
-    }
-}
 
 pub fn json_lines(text: &str) -> Vec<Value> {
     text.lines()
@@ -352,23 +247,21 @@ fn broken_site(delay: Duration) -> Site {
         links.push_str(&format!("<a href=/missing-{i}.html>x</a> "));
     }
     links.push_str("<a href=/error.html>e</a>");
-    Site {
-        delay,
-        ..Site::new(vec![
-            (
-                "/robots.txt",
-                Answer::typed("text/plain", "User-agent: *\nAllow: /\n"),
-            ),
-            ("/", Answer::html(&format!("{}{links}", words(1)))),
-            (
-                "/error.html",
-                Answer {
-                    status: 500,
-                    ..Answer::html("broken")
-                },
-            ),
-        ])
-    }
+    Site::new(vec![
+        (
+            "/robots.txt",
+            Answer::typed("text/plain", "User-agent: *\nAllow: /\n"),
+        ),
+        ("/", Answer::html(&format!("{}{links}", words(1)))),
+        (
+            "/error.html",
+            Answer {
+                status: 500,
+                ..Answer::html("broken")
+            },
+        ),
+    ])
+    .delayed(delay)
 }
 
 fn write_crawl_config(dir: &Dir, name: &str, host_delay_ms: u64) {

@@ -7,12 +7,8 @@
 //! private-address guard refusing a seed: `private_address`, not a robots
 //! refusal.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use axum::extract::State;
-use axum::http::{header, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
-use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
@@ -24,34 +20,17 @@ use neardup_crawl::{CrawlSummary, Crawler, Options};
 use serde_json::Value;
 use url::Url;
 
+use crate::site::{Answer, Site};
 use crate::util::Dir;
-
-type Hits = Arc<Mutex<Vec<String>>>;
-
-#[derive(Clone)]
-struct Site {
-    hits: Hits,
-    robots: &'static str,
-}
 
 /// A site whose home page links to disallowed and allowed pages; every
 /// request's path and query are recorded as the server received them.
-async fn site(robots: &'static str) -> (std::net::SocketAddr, Hits) {
-    async fn handle(State(site): State<Site>, uri: Uri) -> Response {
-        let target = uri
-            .path_and_query()
-            .map_or_else(|| uri.path().to_owned(), |p| p.as_str().to_owned());
-        site.hits.lock().expect("lock").push(target);
-        let html = |body: &str| {
-            (
-                [(header::CONTENT_TYPE, "text/html")],
-                format!("<html><body>{body}</body></html>"),
-            )
-                .into_response()
-        };
-        match uri.path() {
-            "/robots.txt" => site.robots.into_response(),
-            "/" => html(
+async fn site(robots: &'static str) -> (std::net::SocketAddr, Site) {
+    let site = Site::new(vec![
+        ("/robots.txt", Answer::text(robots)),
+        (
+            "/",
+            Answer::html(
                 "<p>The home page of a small site with a menu, lists and a café.</p>\
                  <a href=\"/caf%c3%a9.html\">cafe, lowercase escapes</a>\
                  <a href=\"/café-menu.html\">cafe menu, raw UTF-8</a>\
@@ -60,27 +39,24 @@ async fn site(robots: &'static str) -> (std::net::SocketAddr, Hits) {
                  <a href=\"/list.html?y=8&amp;z=9\">the same list, sorted</a>\
                  <a href=\"/everything-ok.html\">ok</a>",
             ),
-            "/list.html" => html(&format!(
-                "<p>A list page whose query is {}, with enough words to check.</p>",
-                uri.query().unwrap_or("")
-            )),
-            "/everything-ok.html" => {
-                html("<p>A page only a rule outside any group would have blocked.</p>")
-            }
-            _ => (StatusCode::NOT_FOUND, "no").into_response(),
-        }
-    }
-    let hits: Hits = Arc::new(Mutex::new(Vec::new()));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let app = Router::new().fallback(handle).with_state(Site {
-        hits: Arc::clone(&hits),
-        robots,
+        ),
+        (
+            "/everything-ok.html",
+            Answer::html("<p>A page only a rule outside any group would have blocked.</p>"),
+        ),
+    ])
+    .route("/list.html", |r| {
+        Answer::html(&format!(
+            "<p>A list page whose query is {}, with enough words to check.</p>",
+            r.query.as_deref().unwrap_or("")
+        ))
     });
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (addr, hits)
+    (site.clone().start().await, site)
+}
+
+/// Every request's path and query, as the server received them.
+fn targets(site: &Site) -> Vec<String> {
+    site.requests().iter().map(|r| r.target()).collect()
 }
 
 fn json_lines(text: &str) -> Vec<Value> {
@@ -143,7 +119,7 @@ async fn disallowed_pages_are_never_requested_and_links_keep_their_query() {
             &dir.join("out"),
         )
         .await;
-        let hits = hits.lock().expect("lock").clone();
+        let hits = targets(&hits);
 
         // Point 1: lowercase escapes in the rule, lowercase or raw UTF-8
         // in the link: never requested.
@@ -224,10 +200,7 @@ async fn a_seed_refused_by_the_address_guard_is_private_address() {
         assert_eq!(summary.robots_disallowed, 0, "{seed}");
         assert_eq!(summary.fetch_errors, 1, "{seed}");
     }
-    assert!(
-        hits.lock().expect("lock").is_empty(),
-        "nothing is requested"
-    );
+    assert!(hits.requests().is_empty(), "nothing is requested");
 }
 
 /// The guard refusing a robots.txt's redirect target is not the guard
@@ -236,24 +209,15 @@ async fn a_seed_refused_by_the_address_guard_is_private_address() {
 /// itself carries the guard's error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn robots_redirect_to_a_refused_host_is_not_the_origin_refused() {
-    async fn handle(uri: Uri) -> Response {
-        match uri.path() {
-            "/robots.txt" => (
-                StatusCode::MOVED_PERMANENTLY,
-                [(header::LOCATION, "http://127.0.0.2:9/robots.txt")],
-            )
-                .into_response(),
-            _ => (StatusCode::NOT_FOUND, "no").into_response(),
-        }
-    }
     fn only_127_0_0_2(ip: std::net::IpAddr) -> bool {
         ip == std::net::IpAddr::from([127, 0, 0, 2])
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, Router::new().fallback(handle)).await });
+    let addr = Site::new(vec![(
+        "/robots.txt",
+        Answer::redirect(301, "http://127.0.0.2:9/robots.txt"),
+    )])
+    .start()
+    .await;
     let mut config = local_config();
     neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = false).unwrap();
     let fetcher = Fetcher::with_address_filter(

@@ -3,12 +3,8 @@
 //! requested, and its `pages.jsonl` line says why. Real axum server on
 //! 127.0.0.1; the library crawl loop.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
-use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
@@ -18,60 +14,50 @@ use neardup_crawl::Crawler;
 use serde_json::Value;
 use url::Url;
 
+use crate::site::{Answer, Site};
 use crate::util::Dir;
-
-type Hits = Arc<Mutex<Vec<String>>>;
 
 /// robots.txt disallows /private/; the home page links to a redirect into
 /// /private/, a redirect to the same server under the name `localhost`
 /// (another host: off scope), and an allowed redirect.
-async fn site(hits: Hits) -> std::net::SocketAddr {
-    async fn handle(State(hits): State<Hits>, headers: HeaderMap, uri: Uri) -> Response {
-        let host = headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
-        let path = uri.path().to_owned();
-        hits.lock().expect("lock").push(format!("{host}{path}"));
-        let port = host.rsplit(':').next().unwrap_or("").to_owned();
-        let html = |body: &str| {
-            (
-                [(header::CONTENT_TYPE, "text/html")],
-                format!("<html><body>{body}</body></html>"),
-            )
-                .into_response()
-        };
-        let redirect = |to: String| (StatusCode::FOUND, [(header::LOCATION, to)]).into_response();
-        match path.as_str() {
-            "/robots.txt" => "User-agent: *\nDisallow: /private/\n".into_response(),
-            "/" => html(
+fn site() -> Site {
+    Site::new(vec![
+        (
+            "/robots.txt",
+            Answer::text("User-agent: *\nDisallow: /private/\n"),
+        ),
+        (
+            "/",
+            Answer::html(
                 "<p>Home page of the redirect test site, with three redirects.</p>\
                  <a href=\"/to-private.html\">a</a> <a href=\"/to-other-host.html\">b</a>\
                  <a href=\"/to-open.html\">c</a>",
             ),
-            "/to-private.html" => redirect("/private/secret.html".into()),
-            "/to-other-host.html" => redirect(format!("http://localhost:{port}/elsewhere.html")),
-            "/to-open.html" => redirect("/open.html".into()),
-            "/open.html" => html("<p>An open page reached through an allowed redirect.</p>"),
-            "/private/secret.html" => html("<p>Private.</p>"),
-            "/elsewhere.html" => html("<p>Another host.</p>"),
-            _ => (StatusCode::NOT_FOUND, "no").into_response(),
-        }
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let app = Router::new().fallback(handle).with_state(hits);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
+        ),
+        (
+            "/to-private.html",
+            Answer::redirect(302, "/private/secret.html"),
+        ),
+        ("/to-open.html", Answer::redirect(302, "/open.html")),
+        (
+            "/open.html",
+            Answer::html("<p>An open page reached through an allowed redirect.</p>"),
+        ),
+        ("/private/secret.html", Answer::html("<p>Private.</p>")),
+        ("/elsewhere.html", Answer::html("<p>Another host.</p>")),
+    ])
+    .route("/to-other-host.html", |r| {
+        Answer::redirect(
+            302,
+            &format!("http://localhost:{}/elsewhere.html", r.port()),
+        )
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redirects_out_of_robots_or_scope_are_refused() {
-    let hits: Hits = Arc::new(Mutex::new(Vec::new()));
-    let addr = site(Arc::clone(&hits)).await;
+    let site = site();
+    let addr = site.clone().start().await;
     let dir = Dir::new();
     let mut config = Config::default();
     neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
@@ -94,7 +80,12 @@ async fn redirects_out_of_robots_or_scope_are_refused() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect();
-    let hits = hits.lock().expect("lock").clone();
+    // Host and path of every request the server saw.
+    let hits: Vec<String> = site
+        .requests()
+        .iter()
+        .map(|r| format!("{}{}", r.host, r.path))
+        .collect();
     let line = |path: &str| {
         let url = format!("http://{addr}{path}");
         pages

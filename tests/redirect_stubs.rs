@@ -12,7 +12,8 @@ use neardup_batch::VerdictLine;
 use neardup_serve::dto::VerdictBody;
 use serde_json::Value;
 
-use crate::crawl_manners::{crawl, test_config, Answer, Site};
+use crate::crawl_manners::{crawl, test_config};
+use crate::site::{Answer, Site};
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

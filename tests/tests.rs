@@ -31,6 +31,7 @@
 //! - `serve`: the HTTP API on a real socket (`neardup_serve::run`);
 //! - `serve_limits`: `serve` under hostile and faulty clients (slowloris,
 //!   caps, 408/413, memory budget), readiness, logs, canonical links;
+//! - `site`: the local test site (answers by path, requests recorded);
 //! - `tidy`: the architecture as tests (crate layers, no I/O in the pure
 //!   layers, no module cycles, no library function over 150 lines);
 //! - `util`: temp dirs and running the binary.
@@ -61,6 +62,7 @@ mod robots_google;
 mod score;
 mod serve;
 mod serve_limits;
+mod site;
 mod skip;
 mod store;
 mod store_laws;
