@@ -93,6 +93,12 @@ impl<'a> Tokenizer<'a> {
         }
         let finder = memmem::Finder::new(b"</");
         let mut from = start;
+        // A script's `<!-- ... <script> ... </script> ... -->` does not end
+        // at the inner `</script>` (WHATWG "script data double escaped"):
+        // tracked only for scripts that hold a `<!--` at all.
+        let mut escapes = (name.eq_ignore_ascii_case("script")
+            && memmem::find(bytes.get(start..).unwrap_or_default(), b"<!--").is_some())
+        .then(|| ScriptEscapes::new(start));
         loop {
             let Some(rel) = bytes.get(from..).and_then(|h| finder.find(h)) else {
                 // Unclosed: the rest of the document is raw text.
@@ -108,7 +114,10 @@ impl<'a> Tokenizer<'a> {
                 && bytes
                     .get(name_end)
                     .is_none_or(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>');
-            if matches {
+            let double_escaped = escapes
+                .as_mut()
+                .is_some_and(|e| matches && e.double_escaped_at(bytes, lt));
+            if matches && !double_escaped {
                 // Skip to the end of the end tag.
                 let close = memchr(b'>', bytes.get(name_end..).unwrap_or_default())
                     .map_or(bytes.len(), |i| name_end + i + 1);
@@ -363,6 +372,70 @@ impl<'a> Iterator for Attrs<'a> {
     }
 }
 
+/// The escape states of script data (WHATWG 13.2.5.4 ff.), advanced lazily
+/// up to each candidate `</script`: `<!--` escapes, `<script` inside an
+/// escape double-escapes, `</script` there (or `-->` anywhere) steps back.
+struct ScriptEscapes {
+    /// Scanned up to here.
+    pos: usize,
+    state: Escape,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Escape {
+    None,
+    Escaped,
+    Double,
+}
+
+impl ScriptEscapes {
+    fn new(start: usize) -> ScriptEscapes {
+        ScriptEscapes {
+            pos: start,
+            state: Escape::None,
+        }
+    }
+
+    /// Whether the `</script` at `lt` is inside a double escape, where it
+    /// does not end the script; the states are advanced past it.
+    fn double_escaped_at(&mut self, bytes: &[u8], lt: usize) -> bool {
+        let tag_at = |i: usize, tag: &[u8]| {
+            bytes
+                .get(i..i + tag.len())
+                .is_some_and(|t| t.eq_ignore_ascii_case(tag))
+                && bytes
+                    .get(i + tag.len())
+                    .is_some_and(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
+        };
+        let mut i = self.pos;
+        while i < lt {
+            match (self.state, bytes.get(i..i + 4)) {
+                (Escape::None, Some(b"<!--")) => {
+                    self.state = Escape::Escaped;
+                    i += 4;
+                    continue;
+                }
+                (Escape::Escaped | Escape::Double, Some(w)) if w.starts_with(b"-->") => {
+                    self.state = Escape::None;
+                    i += 3;
+                    continue;
+                }
+                (Escape::Escaped, _) if tag_at(i, b"<script") => self.state = Escape::Double,
+                (Escape::Double, _) if tag_at(i, b"</script") => self.state = Escape::Escaped,
+                _ => {}
+            }
+            i += 1;
+        }
+        let double = self.state == Escape::Double;
+        if double {
+            // This `</script` steps back to escaped; scanning resumes after it.
+            self.state = Escape::Escaped;
+        }
+        self.pos = lt + 2;
+        double
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,6 +465,30 @@ mod tests {
             vec![(&b"title"[..], &b"a>b"[..]), (&b"href"[..], &b"x"[..])]
         );
         assert_eq!(t[1], Token::Text("t"));
+    }
+
+    /// The WHATWG rule html5ever follows (found by tests/html_oracle.rs on
+    /// readability's `comment-inside-script-parsing` page): inside a
+    /// script's `<!--`, a `<script>` double-escapes, and the `</script>`
+    /// after it does not end the script; `-->` ends the escape.
+    #[test]
+    fn a_double_escaped_script_ends_at_its_own_end_tag() {
+        let t =
+            toks("<script><!-- document.write('<script>x()</script>'); --></script><p>after</p>");
+        assert_eq!(
+            t[1],
+            Token::Raw("<!-- document.write('<script>x()</script>'); -->")
+        );
+        assert_eq!(t[2], Token::End { name: "script" });
+        // An escape alone does not hide the end tag, nor does a `<script`
+        // outside one.
+        let t = toks("<script><!-- a </script><p>b</p>");
+        assert_eq!(t[1], Token::Raw("<!-- a "));
+        let t = toks("<script>var s = '<script>'; </script>after");
+        assert_eq!(t[1], Token::Raw("var s = '<script>'; "));
+        // Unclosed double escape: the rest is script.
+        let t = toks("<script><!--<script></script>");
+        assert_eq!(t[1], Token::Raw("<!--<script></script>"));
     }
 
     #[test]
