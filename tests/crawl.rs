@@ -241,10 +241,13 @@ fn test_site() -> Site {
 
 fn test_config() -> Config {
     let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.connect_timeout_ms = 2000).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.allow_private = true;
+        c.fetch.host_delay_ms = 0;
+        c.fetch.retries = 0;
+        c.fetch.connect_timeout_ms = 2000;
+    })
+    .unwrap();
     // The scope is per host: 127.0.0.1:9 is the same host, in scope.
     config
 }
@@ -738,8 +741,11 @@ async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
     let want = bfs(&sites);
     let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 64).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.fetch.host_delay_ms = 0;
+        c.fetch.host_concurrency = 64;
+    })
+    .unwrap();
     let options = Options {
         workers: 8,
         max_in_flight: 32,
@@ -761,8 +767,11 @@ async fn a_polite_host_does_not_hold_back_the_others() {
     let a_base = format!("http://{a}");
     let b_base = format!("http://localhost:{}", b.port());
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 200).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 1).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.fetch.host_delay_ms = 200;
+        c.fetch.host_concurrency = 1;
+    })
+    .unwrap();
     let seeds = [format!("{a_base}/"), format!("{b_base}/")];
     let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
     let order = urls(&pages);

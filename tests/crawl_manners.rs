@@ -35,10 +35,13 @@ pub fn path_of(v: &Value) -> String {
 
 pub fn test_config() -> Config {
     let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.connect_timeout_ms = 2000).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.allow_private = true;
+        c.fetch.host_delay_ms = 0;
+        c.fetch.retries = 0;
+        c.fetch.connect_timeout_ms = 2000;
+    })
+    .unwrap();
     config
 }
 
@@ -765,8 +768,11 @@ async fn a_seed_sitemap_with_limits() {
     ]);
     site.clone().start_on(addr).await;
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.sitemaps.max_urls = 2).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.sitemaps.max_depth = 1).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.sitemaps.max_urls = 2;
+        c.sitemaps.max_depth = 1;
+    })
+    .unwrap();
     // Seed sitemap URLs are seeds: depth 0 is enough.
     neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 0).unwrap();
     let fetcher =

@@ -89,9 +89,12 @@ async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSumm
 
 fn local_config() -> Config {
     let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.allow_private = true;
+        c.fetch.host_delay_ms = 0;
+        c.fetch.retries = 0;
+    })
+    .unwrap();
     config
 }
 

@@ -60,9 +60,12 @@ async fn redirects_out_of_robots_or_scope_are_refused() {
     let addr = site.clone().start().await;
     let dir = Dir::new();
     let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = true).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = 0).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.retries = 0).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.allow_private = true;
+        c.fetch.host_delay_ms = 0;
+        c.fetch.retries = 0;
+    })
+    .unwrap();
     let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
     let fetcher = Arc::new(
         Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher"),

@@ -175,8 +175,11 @@ async fn the_crawl_follows_stubs_as_redirect_hops() {
     ]);
     let addr = site.clone().start().await;
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 1).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.max_redirects = 2).unwrap();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        c.scope.max_depth = 1;
+        c.fetch.max_redirects = 2;
+    })
+    .unwrap();
     let fetcher = neardup_crawl::fetch::Fetcher::new(
         &neardup_crawl::CrawlConfig::from_config(&config).unwrap(),
     )

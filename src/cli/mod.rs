@@ -134,10 +134,7 @@ fn open_deduper(config: Config, index: Option<&IndexLocation>) -> anyhow::Result
             &registry,
             Box::<neardup::MemoryStore>::default(),
         )?,
-        Some(IndexLocation::Redis(location)) => {
-            neardup::Deduper::open_redis(config, &registry, location)?
-        }
-        Some(IndexLocation::File(path)) => neardup::Deduper::open(config, &registry, path)?,
+        Some(location) => neardup::Deduper::open_at(config, &registry, location)?,
     };
     Ok(deduper)
 }
