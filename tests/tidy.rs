@@ -34,6 +34,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("neardup-report", 5),
     ("neardup-crawl", 5),
     ("neardup-cli", 6),
+    ("neardup-python", 6),
     ("neardup-experiments", 6),
 ];
 

@@ -146,7 +146,7 @@ pub const MIN_NAMED: f64 = 0.5;
 pub const WEAK_MATCH: f64 = 0.5;
 
 /// One visible block of a page (every occurrence, in page order).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContentBlock {
     /// Stable hash of the block's normalized words.
     pub hash: u32,
@@ -172,7 +172,7 @@ impl ContentBlock {
 }
 
 /// Every visible block of a page, with its words as stable hashes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PageContent {
     /// Blocks with at least one word, in page order.
     pub blocks: Vec<ContentBlock>,

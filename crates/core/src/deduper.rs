@@ -51,7 +51,7 @@ use neardup_text::Normalizer;
 
 /// The least coverage of a page found only through its blocks (see
 /// [`Deduper::decide`]).
-const FALLBACK_MIN_COVERAGE: f64 = 0.9;
+pub(crate) const FALLBACK_MIN_COVERAGE: f64 = 0.9;
 
 /// Candidates verified per detector and page; candidate indexes return the
 /// most promising first, so this only bounds pathological pages.
@@ -259,7 +259,7 @@ pub struct Deduper {
     /// The analysis half, shared with [`Deduper::analyzer`] handles.
     analyzer: Arc<Analyzer>,
     detectors: Arc<[Box<dyn Detector>]>,
-    indexes: Vec<Box<dyn CandidateIndex>>,
+    pub(crate) indexes: Vec<Box<dyn CandidateIndex>>,
     /// Per site, the blocks its pages repeat (derived from the store).
     templates: Templates,
     /// Kept pages by their blocks (derived from the store).
@@ -451,6 +451,11 @@ impl Deduper {
     /// The configuration in force.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The built detector chain, in order.
+    pub(crate) fn detector_chain(&self) -> &[Box<dyn Detector>] {
+        &self.detectors
     }
 
     /// Names of the detectors in the chain, in order.
@@ -1408,7 +1413,10 @@ pub fn store_identity(config: &Config, registry: &Registry) -> crate::Result<Sto
 /// The identity of the built chain `detectors` under `config`: the rule
 /// of what it covers (settings that change stored signatures or evidence,
 /// never decision thresholds) is documented at [`StoreIdentity`].
-fn identity_of(config: &Config, detectors: &[Box<dyn Detector>]) -> crate::Result<StoreIdentity> {
+pub(crate) fn identity_of(
+    config: &Config,
+    detectors: &[Box<dyn Detector>],
+) -> crate::Result<StoreIdentity> {
     use crate::signature::settings_of;
     let mut settings = std::collections::BTreeMap::new();
     settings.insert(

@@ -42,6 +42,7 @@
 // layout can change without breaking callers.
 mod canonical;
 mod cluster;
+mod compare;
 mod config;
 mod content;
 mod deduper;
@@ -64,6 +65,7 @@ pub use neardup_text as text;
 mod skip;
 
 // The check.
+pub use compare::{Comparable, JoinKeys, PairMatch};
 pub use deduper::{
     site_of, store_identity, Analyzed, Analyzer, Clock, Deduper, SharedDeduper, Stats, CONTENT,
     SAME_URL,

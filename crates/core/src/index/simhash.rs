@@ -193,6 +193,24 @@ pub struct SimhashIndex {
     split_at: usize,
 }
 
+/// The blocks of `fingerprint` as an index answering within `max_distance`
+/// bits splits it (clamped to [`MAX_DISTANCE`]): `max_distance + 1` blocks,
+/// most significant first, each as its bits shifted down. Two fingerprints
+/// within `max_distance` bits agree on at least one block (pigeonhole).
+pub fn blocks_of(max_distance: u32, fingerprint: u64) -> Vec<u64> {
+    let blocks = max_distance.min(MAX_DISTANCE) + 1;
+    let (base, extra) = (64 / blocks, 64 % blocks);
+    let mut out = Vec::with_capacity(blocks as usize);
+    let mut start = 0;
+    for i in 0..blocks {
+        let bits = base + u32::from(i < extra);
+        let shifted = fingerprint.checked_shr(64 - start - bits).unwrap_or(0);
+        out.push(shifted & (u64::MAX >> (64 - bits)));
+        start += bits;
+    }
+    out
+}
+
 impl SimhashIndex {
     /// An empty index answering queries within `max_distance` bits
     /// (clamped to `MAX_DISTANCE`).

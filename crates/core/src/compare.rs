@@ -1,0 +1,344 @@
+//! Judging pages in pairs, offline: what a batch engine (Spark, through
+//! the Python package) needs to recompute the deduper's decisions without
+//! its sequential index.
+//!
+//! Online, [`Deduper::decide`] finds candidates in its indexes and judges
+//! the new page against each. Offline, the engine finds the same
+//! candidates with joins on the indexes' own keys ([`Deduper::join_keys`]),
+//! then asks [`Deduper::compare`] about each pair: the same detector
+//! similarity, thresholds and content gate as online, for one pair.
+//!
+//! A [`Comparable`] is a page reduced to what that needs: its record (what
+//! the index would store) and its content (what a drop of it is judged
+//! on). [`Comparable::to_bytes`] makes it a column value; the bytes carry
+//! the chain's fingerprint, so pages analyzed with another detector chain
+//! or other signature settings are refused rather than compared.
+//!
+//! # What differs from the online decision
+//! - The site's template (the blocks most of its pages repeat) is learned
+//!   online from the pages checked so far; a pair has no site around it,
+//!   so every block counts as the page's own content (a *young* site's
+//!   rule: see `content::YOUNG_MIN_COVERAGE`).
+//! - The block-index fallback (a page whose own blocks appear in a kept
+//!   page no detector matched) is applied to the pair, but the joins do
+//!   not look for such pairs: block hashes are mostly template, and
+//!   joining on them pairs every page of a site with every other.
+//! - Online a page is judged against *kept* pages only; which pages are
+//!   kept is the engine's to decide (by connected components).
+
+use neardup_api::{Signature, Similarity};
+use serde::{Deserialize, Serialize};
+
+use crate::content::{Evidence, Kept, OwnContent, PageContent, Templates, WEAK_MATCH};
+use crate::deduper::{Analyzed, Deduper, FALLBACK_MIN_COVERAGE};
+use crate::verdict::{Match, MatchBasis, VerdictKind};
+
+/// Version of the [`Comparable::to_bytes`] layout.
+const FORMAT: u32 = 1;
+
+/// A page as an offline join carries it (see the module docs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparable {
+    /// The caller's key.
+    pub key: String,
+    /// The page's URL.
+    pub url: String,
+    /// The page's site (host).
+    pub site: String,
+    /// Terms after normalization: below `decide.min_terms` the page is
+    /// compared by exact hash only.
+    pub terms: u32,
+    /// One signature per detector of the chain, then the content evidence.
+    pub signatures: Vec<Signature>,
+    content: PageContent,
+}
+
+/// The header of [`Comparable::to_bytes`].
+#[derive(Serialize, Deserialize)]
+struct Header {
+    format: u32,
+    fingerprint: u64,
+}
+
+/// What [`Deduper::compare`] found: the later page is a copy of the
+/// earlier one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairMatch {
+    /// Duplicate or near duplicate.
+    pub kind: VerdictKind,
+    /// The earlier page as a verdict names it (no doc id: it is not in an
+    /// index), with detector, similarity and reason.
+    pub matched: Match,
+}
+
+/// The candidate keys of one page for an offline self-join (see
+/// [`Deduper::join_keys`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JoinKeys {
+    /// Keys the page is found under, as the index posts it.
+    pub posted: Vec<u64>,
+    /// Keys a later page is looked up with: it is a candidate of every
+    /// earlier page that posted one of them.
+    pub probed: Vec<u64>,
+}
+
+impl Comparable {
+    /// The page's bytes for a column: a header (layout version, chain
+    /// fingerprint) and the page, postcard-encoded.
+    pub fn to_bytes(&self, deduper: &Deduper) -> crate::Result<Vec<u8>> {
+        let header = Header {
+            format: FORMAT,
+            fingerprint: deduper.chain_fingerprint()?,
+        };
+        let mut out = postcard::to_allocvec(&header).map_err(encode_error)?;
+        out.extend(postcard::to_allocvec(self).map_err(encode_error)?);
+        Ok(out)
+    }
+
+    /// Reads [`Comparable::to_bytes`] back.
+    ///
+    /// # Errors
+    /// [`crate::Error::Argument`] if the bytes are not a comparable page,
+    /// are of another layout, or were made with another detector chain or
+    /// signature settings than `deduper`'s.
+    pub fn from_bytes(deduper: &Deduper, bytes: &[u8]) -> crate::Result<Comparable> {
+        let (header, rest): (Header, _) =
+            postcard::take_from_bytes(bytes).map_err(|e| bad_bytes(e.to_string()))?;
+        if header.format != FORMAT {
+            return Err(bad_bytes(format!(
+                "layout {} (this build reads {FORMAT})",
+                header.format
+            )));
+        }
+        let own = deduper.chain_fingerprint()?;
+        if header.fingerprint != own {
+            return Err(bad_bytes(format!(
+                "made with another detector chain or signature settings \
+                 (fingerprint {:#018x}, this deduper's is {own:#018x})",
+                header.fingerprint
+            )));
+        }
+        postcard::from_bytes(rest).map_err(|e| bad_bytes(e.to_string()))
+    }
+}
+
+fn encode_error(e: postcard::Error) -> crate::Error {
+    crate::Error::Runtime {
+        task: "encoding a comparable page".into(),
+        message: e.to_string(),
+    }
+}
+
+fn bad_bytes(message: String) -> crate::Error {
+    crate::Error::Argument {
+        name: "comparable page".into(),
+        message,
+    }
+}
+
+/// Salts that keep one detector's keys apart from another's.
+const EXACT_SALT: u64 = 0x65_78_61_63_74; // "exact"
+const SIMHASH_SALT: u64 = 0x73_69_6d_68; // "simh"
+const CHUNKS_SALT: u64 = 0x63_68_75_6e_6b; // "chunk"
+
+/// Mixes a salt, a table number and a value into one key.
+fn key(salt: u64, table: u64, value: u64) -> u64 {
+    let mut bytes = [0u8; 24];
+    bytes[..8].copy_from_slice(&salt.to_le_bytes());
+    bytes[8..16].copy_from_slice(&table.to_le_bytes());
+    bytes[16..].copy_from_slice(&value.to_le_bytes());
+    neardup_api::hash64(&bytes)
+}
+
+impl Deduper {
+    /// The page as an offline join carries it.
+    pub fn comparable(&self, analyzed: &Analyzed) -> Comparable {
+        Comparable {
+            key: analyzed.key.clone(),
+            url: analyzed.doc.url.clone(),
+            site: analyzed.doc.site.clone(),
+            terms: u32::try_from(analyzed.doc.terms.len()).unwrap_or(u32::MAX),
+            signatures: analyzed.signatures.clone(),
+            content: analyzed.content.clone(),
+        }
+    }
+
+    /// The fingerprint of this deduper's detector chain and signature
+    /// settings (the store identity's).
+    pub fn chain_fingerprint(&self) -> crate::Result<u64> {
+        Ok(crate::deduper::identity_of(self.config(), self.detector_chain())?.fingerprint())
+    }
+
+    /// The keys the built-in detectors' indexes file `page` under, for an
+    /// offline self-join: an earlier page is a candidate for a later one
+    /// when one of its `posted` keys is among the later page's `probed`.
+    ///
+    /// - `exact`: the fingerprint (posted and probed).
+    /// - `simhash`: each of the `max_distance + 1` blocks of the
+    ///   fingerprint, with its table number, as [`crate::SimhashIndex`]
+    ///   buckets them (two fingerprints within `max_distance` bits agree
+    ///   on one block).
+    /// - `chunks`: the bottom-16 sample of the chunk set is posted, the
+    ///   whole set probed, as [`crate::ChunkIndex`] does (containment of a
+    ///   small page in a large one is found).
+    ///
+    /// Plugin detectors have no keys here: their candidates come from the
+    /// other detectors' keys or not at all. A page too short for the
+    /// similarity detectors (`decide.min_terms`) gets its exact key only.
+    pub fn join_keys(&self, page: &Comparable) -> JoinKeys {
+        let mut keys = JoinKeys::default();
+        let short = (page.terms as usize) < self.config().decide.min_terms;
+        for (det, sig) in self.detector_chain().iter().zip(&page.signatures) {
+            if short && !det.handles_short_pages() {
+                continue;
+            }
+            match (det.name(), sig) {
+                ("exact", Signature::Fingerprint(f)) => {
+                    let k = key(EXACT_SALT, 0, *f);
+                    keys.posted.push(k);
+                    keys.probed.push(k);
+                }
+                ("simhash", Signature::Fingerprint(f)) => {
+                    let k =
+                        crate::index::simhash::blocks_of(self.config().simhash.max_distance, *f);
+                    for (table, block) in k.into_iter().enumerate() {
+                        let k = key(SIMHASH_SALT, table as u64, block);
+                        keys.posted.push(k);
+                        keys.probed.push(k);
+                    }
+                }
+                ("chunks", Signature::Set(set)) => {
+                    let sample = crate::index::chunk::DEFAULT_SAMPLE.min(set.len());
+                    let mut sorted = set.clone();
+                    sorted.sort_unstable();
+                    for (i, &h) in sorted.iter().enumerate() {
+                        let k = key(CHUNKS_SALT, 0, u64::from(h));
+                        if i < sample {
+                            keys.posted.push(k);
+                        }
+                        keys.probed.push(k);
+                    }
+                }
+                _ => {}
+            }
+        }
+        keys.posted.sort_unstable();
+        keys.posted.dedup();
+        keys.probed.sort_unstable();
+        keys.probed.dedup();
+        keys
+    }
+
+    /// Judges `later` against `earlier` as [`Deduper::decide`] would judge
+    /// it against `earlier` kept in the index: each detector of the chain
+    /// in turn (its similarity, its thresholds, then the content gate:
+    /// the later page's own content must be in the earlier one), then the
+    /// block fallback. `None` when the later page is not a copy.
+    ///
+    /// Site templates are not known here (see the module docs).
+    pub fn compare(&self, earlier: &Comparable, later: &Comparable) -> Option<PairMatch> {
+        let detectors = self.detector_chain();
+        let n = detectors.len();
+        let decide = &self.config().decide;
+        let short = (later.terms as usize) < decide.min_terms;
+        let evidence = Evidence::from_signatures(earlier.signatures.get(n..)?)?;
+        let templates = Templates::default();
+        let template = templates.of(&later.site, &later.url);
+        let own = std::cell::OnceCell::new();
+        let own = || own.get_or_init(|| OwnContent::new(&later.content, template, &later.url));
+        let page_name = crate::content::page_name(&earlier.url);
+        let same_site = earlier.site == later.site;
+        let matched = |i: Option<usize>, sim: Similarity, j: neardup_api::Judgement, reason| {
+            let kind = match j.level {
+                neardup_api::Level::Duplicate => VerdictKind::Duplicate,
+                neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
+            };
+            let detector = i
+                .and_then(|i| detectors.get(i))
+                .map_or(crate::deduper::CONTENT, |d| d.name());
+            PairMatch {
+                kind,
+                matched: Match {
+                    id: None,
+                    key: earlier.key.clone(),
+                    url: earlier.url.clone(),
+                    basis: MatchBasis::Detector(detector.to_owned()),
+                    similarity: j.score,
+                    resemblance: sim.resemblance,
+                    containment: sim.containment,
+                    reason,
+                    covered: None,
+                },
+            }
+        };
+        for (i, det) in detectors.iter().enumerate() {
+            let (Some(sig), Some(other)) = (later.signatures.get(i), earlier.signatures.get(i))
+            else {
+                continue;
+            };
+            if sig.is_empty() || other.is_empty() || (short && !det.handles_short_pages()) {
+                continue;
+            }
+            let sim = det.similarity(sig, other);
+            // The deduper's own index is the context a detector may judge
+            // in (the sentence plugin's document frequencies): empty for a
+            // deduper made for comparing.
+            let Some(index) = self.indexes.get(i) else {
+                continue;
+            };
+            let Some(j) = det.classify_in_context(&**index, sig, other, sim) else {
+                continue;
+            };
+            let kept = Kept {
+                evidence,
+                page_name,
+                name_articles: same_site && j.score < WEAK_MATCH,
+            };
+            let coverage = own().coverage(&later.content, kept, false);
+            if coverage.allows_drop(decide.min_coverage) {
+                let reason = format!("{}; {}", j.reason, coverage.describe());
+                let mut m = matched(Some(i), sim, j, reason);
+                m.matched.covered = Some(coverage.share());
+                return Some(m);
+            }
+        }
+        // The block fallback, as online: stronger evidence (shingles, at
+        // least FALLBACK_MIN_COVERAGE).
+        let kept = Kept {
+            evidence,
+            page_name,
+            name_articles: same_site,
+        };
+        let coverage = own().coverage(&later.content, kept, true);
+        if !coverage.allows_drop(decide.min_coverage.max(FALLBACK_MIN_COVERAGE)) {
+            return None;
+        }
+        let identical = evidence.visible == later.content.visible;
+        let judgement = neardup_api::Judgement {
+            level: if identical {
+                neardup_api::Level::Duplicate
+            } else {
+                neardup_api::Level::NearDuplicate
+            },
+            score: coverage.share(),
+            reason: String::new(),
+        };
+        let reason = if identical {
+            "identical visible text"
+        } else {
+            "shares its own blocks with the kept page"
+        };
+        let sim = Similarity {
+            resemblance: coverage.share(),
+            containment: coverage.share(),
+        };
+        let mut m = matched(
+            None,
+            sim,
+            judgement,
+            format!("{reason}; {}", coverage.describe()),
+        );
+        m.matched.covered = Some(coverage.share());
+        Some(m)
+    }
+}
