@@ -71,10 +71,12 @@ pub struct PairMatch {
     pub matched: Match,
 }
 
-/// The candidate keys of one page for an offline self-join (see
-/// [`Deduper::join_keys`]).
+/// One detector's candidate keys of one page for an offline self-join
+/// (see [`Deduper::join_keys`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JoinKeys {
+    /// The detector whose index files the page under these keys.
+    pub detector: String,
     /// Keys the page is found under, as the index posts it.
     pub posted: Vec<u64>,
     /// Keys a later page is looked up with: it is a candidate of every
@@ -137,7 +139,6 @@ fn bad_bytes(message: String) -> crate::Error {
 }
 
 /// Salts that keep one detector's keys apart from another's.
-const EXACT_SALT: u64 = 0x65_78_61_63_74; // "exact"
 const SIMHASH_SALT: u64 = 0x73_69_6d_68; // "simh"
 const CHUNKS_SALT: u64 = 0x63_68_75_6e_6b; // "chunk"
 
@@ -173,7 +174,6 @@ impl Deduper {
     /// offline self-join: an earlier page is a candidate for a later one
     /// when one of its `posted` keys is among the later page's `probed`.
     ///
-    /// - `exact`: the fingerprint (posted and probed).
     /// - `simhash`: each of the `max_distance + 1` blocks of the
     ///   fingerprint, with its table number, as [`crate::SimhashIndex`]
     ///   buckets them (two fingerprints within `max_distance` bits agree
@@ -182,22 +182,24 @@ impl Deduper {
     ///   whole set probed, as [`crate::ChunkIndex`] does (containment of a
     ///   small page in a large one is found).
     ///
-    /// Plugin detectors have no keys here: their candidates come from the
+    /// `exact` has no keys here: its copies share one fingerprint, which an
+    /// engine groups by (a key shared by thousands of pages would make a
+    /// quadratic join; a group needs only each page paired with its first).
+    /// Plugin detectors have none either: their candidates come from the
     /// other detectors' keys or not at all. A page too short for the
-    /// similarity detectors (`decide.min_terms`) gets its exact key only.
-    pub fn join_keys(&self, page: &Comparable) -> JoinKeys {
-        let mut keys = JoinKeys::default();
+    /// similarity detectors (`decide.min_terms`) has no keys.
+    pub fn join_keys(&self, page: &Comparable) -> Vec<JoinKeys> {
+        let mut out = Vec::new();
         let short = (page.terms as usize) < self.config().decide.min_terms;
         for (det, sig) in self.detector_chain().iter().zip(&page.signatures) {
             if short && !det.handles_short_pages() {
                 continue;
             }
+            let mut keys = JoinKeys {
+                detector: det.name().to_owned(),
+                ..JoinKeys::default()
+            };
             match (det.name(), sig) {
-                ("exact", Signature::Fingerprint(f)) => {
-                    let k = key(EXACT_SALT, 0, *f);
-                    keys.posted.push(k);
-                    keys.probed.push(k);
-                }
                 ("simhash", Signature::Fingerprint(f)) => {
                     let k =
                         crate::index::simhash::blocks_of(self.config().simhash.max_distance, *f);
@@ -209,9 +211,8 @@ impl Deduper {
                 }
                 ("chunks", Signature::Set(set)) => {
                     let sample = crate::index::chunk::DEFAULT_SAMPLE.min(set.len());
-                    let mut sorted = set.clone();
-                    sorted.sort_unstable();
-                    for (i, &h) in sorted.iter().enumerate() {
+                    // A set is sorted: its first elements are the sample.
+                    for (i, &h) in set.iter().enumerate() {
                         let k = key(CHUNKS_SALT, 0, u64::from(h));
                         if i < sample {
                             keys.posted.push(k);
@@ -219,14 +220,15 @@ impl Deduper {
                         keys.probed.push(k);
                     }
                 }
-                _ => {}
+                _ => continue,
             }
+            keys.posted.sort_unstable();
+            keys.posted.dedup();
+            keys.probed.sort_unstable();
+            keys.probed.dedup();
+            out.push(keys);
         }
-        keys.posted.sort_unstable();
-        keys.posted.dedup();
-        keys.probed.sort_unstable();
-        keys.probed.dedup();
-        keys
+        out
     }
 
     /// Judges `later` against `earlier` as [`Deduper::decide`] would judge
@@ -340,5 +342,154 @@ impl Deduper {
         );
         m.matched.covered = Some(coverage.share());
         Some(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use proptest::prelude::*;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/pages/");
+        std::fs::read(format!("{path}{name}")).unwrap()
+    }
+
+    const PAGES: [&str; 6] = [
+        "article.html",
+        "copy.html",
+        "near.html",
+        "print.html",
+        "unrelated.html",
+        "short.html",
+    ];
+
+    /// Every ordered pair of the fixture pages: `compare` says what `decide`
+    /// says of the later page with only the earlier one indexed (a fresh
+    /// site has no template, as a pair has none).
+    #[test]
+    fn compare_agrees_with_decide_on_every_pair() {
+        let mut drops = 0;
+        for a in PAGES {
+            for b in PAGES {
+                if a == b {
+                    continue;
+                }
+                let (ua, ub) = (
+                    format!("https://x.example/{a}"),
+                    format!("https://y.example/{b}"),
+                );
+                let mut online = Deduper::new(Config::default()).unwrap();
+                online.check(&ua, &fixture(a), None).unwrap();
+                let want = online.check(&ub, &fixture(b), None).unwrap();
+
+                let offline = Deduper::new(Config::default()).unwrap();
+                let pa = offline.comparable(&offline.analyze(a, &ua, &fixture(a), None));
+                let pb = offline.comparable(&offline.analyze(b, &ub, &fixture(b), None));
+                let got = offline.compare(&pa, &pb);
+                match (&want.matched, got) {
+                    (None, None) => {}
+                    (Some(m), Some(p)) => {
+                        drops += 1;
+                        assert_eq!(
+                            (p.kind, &p.matched.basis),
+                            (want.kind, &m.basis),
+                            "{a} -> {b}"
+                        );
+                        assert_eq!(p.matched.url, ua);
+                        assert!(
+                            (p.matched.similarity - m.similarity).abs() < 1e-9,
+                            "{a} -> {b}"
+                        );
+                    }
+                    (want, got) => panic!("{a} -> {b}: decide {want:?}, compare {got:?}"),
+                }
+            }
+        }
+        // The fixtures hold copies: the agreement is not all "unique".
+        assert!(drops >= 4, "{drops} drops");
+    }
+
+    #[test]
+    fn bytes_round_trip_and_are_refused_by_another_chain() {
+        let d = Deduper::new(Config::default()).unwrap();
+        let page =
+            d.comparable(&d.analyze("k", "https://x.example/a", &fixture("article.html"), None));
+        let bytes = page.to_bytes(&d).unwrap();
+        assert_eq!(Comparable::from_bytes(&d, &bytes).unwrap(), page);
+
+        let mut config = Config::default();
+        config.simhash.shingle += 1;
+        let other = Deduper::new(config).unwrap();
+        let err = Comparable::from_bytes(&other, &bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("another detector chain or signature settings"),
+            "{err}"
+        );
+        let err = Comparable::from_bytes(&d, &bytes[..bytes.len() / 2]).unwrap_err();
+        assert!(matches!(err, crate::Error::Argument { .. }), "{err}");
+        assert!(Comparable::from_bytes(&d, b"").is_err());
+    }
+
+    #[test]
+    fn chunk_keys_post_the_bottom_sample_and_probe_the_whole_set() {
+        let d = Deduper::new(Config::default()).unwrap();
+        let page =
+            d.comparable(&d.analyze("k", "https://x.example/a", &fixture("article.html"), None));
+        let keys = d.join_keys(&page);
+        let names: Vec<&str> = keys.iter().map(|k| k.detector.as_str()).collect();
+        assert_eq!(names, ["simhash", "chunks"]);
+        let chunks = &keys[1];
+        let Some(Signature::Set(set)) = page.signatures.get(2) else {
+            panic!("no chunk set");
+        };
+        assert!(set.len() > 16, "{} chunks", set.len());
+        assert_eq!(chunks.posted.len(), 16);
+        assert_eq!(chunks.probed.len(), set.len());
+        assert!(chunks
+            .posted
+            .iter()
+            .all(|k| chunks.probed.binary_search(k).is_ok()));
+        assert_eq!(keys[0].posted, keys[0].probed);
+        assert_eq!(keys[0].posted.len(), 4, "k = 3: four blocks");
+        // A page too short for the similarity detectors has no keys.
+        let short = d.comparable(&d.analyze("s", "https://x.example/s", b"<p>two words</p>", None));
+        assert!(d.join_keys(&short).is_empty());
+    }
+
+    proptest! {
+        /// Pigeonhole: fingerprints within `max_distance` bits share a
+        /// block key; the same blocks at other positions do not collide.
+        #[test]
+        fn simhash_keys_meet_within_max_distance(
+            f in any::<u64>(),
+            flips in proptest::collection::vec(0u32..64, 0..=3),
+            k in 0u32..=7,
+        ) {
+            let k = k.max(flips.len() as u32);
+            let g = flips.iter().fold(f, |g, bit| g ^ (1u64 << bit));
+            let keys = |x: u64| -> Vec<u64> {
+                crate::index::simhash::blocks_of(k, x)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(t, b)| key(SIMHASH_SALT, t as u64, b))
+                    .collect()
+            };
+            let (a, b) = (keys(f), keys(g));
+            prop_assert_eq!(a.len() as u32, k + 1);
+            prop_assert!(a.iter().any(|x| b.contains(x)));
+            // The blocks put back together are the fingerprint.
+            let blocks = crate::index::simhash::blocks_of(k, f);
+            let (mut joined, mut width) = (0u64, 0u32);
+            for (i, b) in blocks.iter().enumerate().rev() {
+                joined |= b.checked_shl(width).unwrap_or(0);
+                width += 64 / (k + 1) + u32::from((i as u32) < 64 % (k + 1));
+            }
+            prop_assert_eq!(width, 64);
+            prop_assert_eq!(joined, f);
+        }
     }
 }

@@ -489,6 +489,16 @@ impl Deduper {
         Ok(false)
     }
 
+    /// The configuration in force (every section, defaults filled in), as
+    /// a dict shaped like the TOML.
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = self.read(|d| serde_json::to_value(d.config()))?;
+        py_of(
+            py,
+            &value.map_err(|e| NeardupError::new_err(e.to_string()))?,
+        )
+    }
+
     /// The detector chain, in order.
     #[getter]
     fn detectors(&self) -> PyResult<Vec<String>> {
@@ -498,7 +508,7 @@ impl Deduper {
     /// The page's signatures, for a batch engine: the columns `neardup
     /// export` writes (`key`, `url`, `site`, one per detector), `terms`,
     /// the candidate keys the indexes file the page under (`posted`,
-    /// `probed`: see `neardup.spark`), and `comparable` (bytes for
+    /// `probed`: per detector, signed 64-bit keys; see `neardup.spark`), and `comparable` (bytes for
     /// `compare`). Does not touch the index.
     #[pyo3(signature = (url, body, content_type=None, key=None))]
     fn signatures<'py>(
@@ -528,8 +538,13 @@ impl Deduper {
             out.set_item(name, signature_py(py, sig)?)?;
         }
         let signed = |v: &[u64]| v.iter().map(|&k| k as i64).collect::<Vec<i64>>();
-        out.set_item("posted", signed(&keys.posted))?;
-        out.set_item("probed", signed(&keys.probed))?;
+        let (posted, probed) = (PyDict::new(py), PyDict::new(py));
+        for k in &keys {
+            posted.set_item(&k.detector, signed(&k.posted))?;
+            probed.set_item(&k.detector, signed(&k.probed))?;
+        }
+        out.set_item("posted", posted)?;
+        out.set_item("probed", probed)?;
         out.set_item("comparable", PyBytes::new(py, &bytes))?;
         Ok(out)
     }

@@ -1,0 +1,348 @@
+"""Batch near-duplicate detection on Apache Spark.
+
+    python -m neardup.spark --manifest pages.tsv --out OUT [--config neardup.toml]
+    python -m neardup.spark --warc a.warc.gz b.warc.gz --out OUT
+    spark-submit --py-files neardup.zip -m ...   (see docs/python.md, "Spark on a cluster")
+
+The same decisions as ``neardup dedup``, computed the way a distributed
+engine can (docs/scaling.md, "The offline batch path on an existing
+engine"):
+
+1. **Sign** (``mapPartitions``): each page is analyzed once by the
+   package (:meth:`neardup.Deduper.signatures`): its ``exact`` hash, its
+   candidate keys (the index's own: SimHash blocks, chunk samples), and
+   its *comparable* bytes.
+2. **Candidates** (joins): every earlier page that posted a key a later
+   page probes with is a candidate for it; keys posted by more than
+   ``chunks.max_postings`` pages (site chrome) are dropped, as the online
+   index saturates them. Pages with one ``exact`` hash are paired with the
+   group's first page (a group of any size costs one pair per page).
+3. **Verify** (``mapPartitions``): :meth:`neardup.Deduper.compare` judges
+   each pair as ``check`` would (detector similarity and thresholds, the
+   content gate); pairs it rejects are dropped.
+4. **Cluster**: connected components of the verified pairs by iterated
+   min-label propagation on DataFrames; a cluster is named after its
+   first page in input order, as ``neardup dedup`` names it.
+
+Output in ``OUT``: ``pages/`` (Parquet: ``seq``, ``key``, ``url``,
+``site``, ``cluster_id``, ``first``: true for the page a cluster is named
+after and kept), ``pairs/`` (Parquet: the verified pairs with kind,
+detector and similarity), ``summary.json`` (counts and the time of each
+step), and with ``--tsv`` also ``clusters.tsv`` (``doc_id``,
+``cluster_id``, as ``neardup dedup`` writes it; collected on the driver).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import pathlib
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import neardup
+
+#: Spark schema of the signed pages.
+_SIGNED = (
+    "seq LONG, key STRING, url STRING, site STRING, exact LONG, "
+    "posted MAP<STRING, ARRAY<LONG>>, probed MAP<STRING, ARRAY<LONG>>, comparable BINARY"
+)
+
+#: Spark schema of the verified pairs.
+_PAIRS = "earlier LONG, later LONG, kind STRING, detector STRING, similarity DOUBLE, covered DOUBLE"
+
+
+def read_manifest(path: str | os.PathLike[str]) -> list[tuple[int, str, str, str]]:
+    """``(seq, key, url, path)`` for each page of a manifest TSV (``neardup
+    dedup``'s input: a header naming ``doc_id`` and ``path``, ``url``
+    optional; paths relative to the manifest's folder), in file order."""
+    path = pathlib.Path(path)
+    base = path.parent.resolve()
+    rows = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        reader = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = [h.strip() for h in next(reader, [])]
+        if "doc_id" not in header or "path" not in header:
+            raise ValueError(f"{path}: header {header!r} must name the columns doc_id and path (url optional)")
+        col = {h: i for i, h in enumerate(header)}
+        for line, row in enumerate(reader, start=2):
+            if not row or not any(field.strip() for field in row):
+                continue
+            if len(row) <= max(col["doc_id"], col["path"]):
+                print(f"{path}:{line}: too few fields; skipped", file=sys.stderr)
+                continue
+            key, rel = row[col["doc_id"]].strip(), row[col["path"]].strip()
+            url = row[col["url"]].strip() if "url" in col and col["url"] < len(row) else ""
+            if not key or not rel or key in seen:
+                print(f"{path}:{line}: empty or repeated doc_id {key!r}; skipped", file=sys.stderr)
+                continue
+            seen.add(key)
+            rows.append((len(rows), key, url or key, str(base / rel)))
+    return rows
+
+
+def _warc_pages(index: int, path: str) -> Iterator[tuple[int, str, str, bytes, str | None]]:
+    """``(seq, key, url, body, content_type)`` of each HTML response or
+    resource record of one WARC file; ``seq`` orders files, then records."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(path, "rb") as f:
+        for n, record in enumerate(ArchiveIterator(f)):
+            if record.rec_type not in ("response", "resource"):
+                continue
+            url = record.rec_headers.get_header("WARC-Target-URI") or ""
+            if not url:
+                continue
+            if record.http_headers is not None:
+                if record.http_headers.get_statuscode() != "200":
+                    continue
+                content_type = record.http_headers.get_header("Content-Type")
+            else:
+                content_type = record.rec_headers.get_header("Content-Type")
+            if content_type and "html" not in content_type.lower():
+                continue
+            key = (record.rec_headers.get_header("WARC-Record-ID") or f"{path}@{n}").strip("<>")
+            yield (index << 32 | n, key, url.strip("<>"), record.content_stream().read(), content_type)
+
+
+def _sign(config: dict[str, Any]):
+    """The ``mapPartitions`` function of step 1 (one deduper per partition)."""
+
+    def sign(pages: Iterable[tuple]) -> Iterator[tuple]:
+        dedup = neardup.Deduper(config)
+        for seq, key, url, body, content_type in pages:
+            s = dedup.signatures(url, body, content_type, key=key)
+            yield (seq, key, s["url"], s["site"], s.get("exact"), s["posted"], s["probed"], s["comparable"])
+
+    return sign
+
+
+def _read_files(rows: Iterable[tuple[int, str, str, str]]) -> Iterator[tuple]:
+    """Manifest rows to pages (a file that cannot be read is reported and skipped)."""
+    for seq, key, url, path in rows:
+        try:
+            body = pathlib.Path(path).read_bytes()
+        except OSError as err:
+            print(f"neardup.spark: {key}: cannot read {path}: {err}; skipped", file=sys.stderr)
+            continue
+        yield (seq, key, url, body, None)
+
+
+def _verify(config: dict[str, Any]):
+    """The ``mapPartitions`` function of step 3."""
+
+    def verify(pairs: Iterable[Any]) -> Iterator[tuple]:
+        dedup = neardup.Deduper(config)
+        for earlier, later, a, b in pairs:
+            m = dedup.compare(a, b)
+            if m is not None:
+                yield (earlier, later, m["kind"], m["detector"], m["similarity"], m["covered"])
+
+    return verify
+
+
+def components(spark, pairs, checkpoint_every: int = 4):
+    """Connected components of ``pairs`` (columns ``earlier``, ``later``):
+    ``(seq, label)`` for every page in a pair, ``label`` the smallest
+    ``seq`` of its component. Min-label propagation: each round, every page
+    takes the smallest label among itself and its neighbours, until no
+    label changes (rounds: about the longest shortest path in a component).
+    Returns the labels and the number of rounds."""
+    from pyspark.sql import functions as F
+
+    edges = pairs.select(F.col("earlier").alias("a"), F.col("later").alias("b"))
+    edges = edges.union(edges.select(F.col("b").alias("a"), F.col("a").alias("b"))).distinct().cache()
+    labels = edges.select(F.col("a").alias("seq")).distinct().withColumn("label", F.col("seq"))
+    rounds = 0
+    while True:
+        rounds += 1
+        offered = (
+            edges.join(labels.withColumnRenamed("seq", "b"), "b")
+            .groupBy("a")
+            .agg(F.min("label").alias("offer"))
+            .withColumnRenamed("a", "seq")
+        )
+        updated = labels.join(offered, "seq", "left").select(
+            "seq", F.least("label", F.coalesce("offer", "label")).alias("label")
+        )
+        updated = updated.localCheckpoint() if rounds % checkpoint_every == 0 else updated.cache()
+        changed = updated.join(labels.withColumnRenamed("label", "old"), "seq").filter("label != old").count()
+        labels = updated
+        if changed == 0:
+            return labels, rounds
+
+
+def run(
+    spark,
+    *,
+    out: str | os.PathLike[str],
+    manifest: str | os.PathLike[str] | None = None,
+    warcs: list[str] | None = None,
+    config: str | os.PathLike[str] | dict[str, Any] | None = None,
+    partitions: int | None = None,
+    tsv: bool = False,
+) -> dict[str, Any]:
+    """Runs the job on ``spark`` (a SparkSession) and returns the summary
+    it writes to ``OUT/summary.json``."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    if (manifest is None) == (not warcs):
+        raise ValueError("give a manifest or WARC files (one of the two)")
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    # The config in force, as a dict: executors get it by value, so a TOML
+    # file needs to exist on the driver only. Invalid config fails here.
+    conf = neardup.Deduper(config).config()
+    max_postings = int(conf.get("chunks", {}).get("max_postings", 0) or 0)
+    sc = spark.sparkContext
+    partitions = partitions or sc.defaultParallelism * 4
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+
+    # 1. Sign.
+    if manifest is not None:
+        rows = read_manifest(manifest)
+        pages = sc.parallelize(rows, max(1, min(partitions, len(rows)))).mapPartitions(_read_files)
+    else:
+        files = [(i, str(pathlib.Path(p).resolve())) for i, p in enumerate(warcs)]
+        pages = sc.parallelize(files, max(1, len(files))).flatMap(lambda f: _warc_pages(*f))
+        pages = pages.repartition(partitions)
+    signed = spark.createDataFrame(pages.mapPartitions(_sign(conf)), _SIGNED)
+    signed = signed.persist(StorageLevel.MEMORY_AND_DISK)
+    n_pages = signed.count()
+    timings["sign"] = time.perf_counter() - t0
+
+    # 2. Candidates.
+    t = time.perf_counter()
+    posted = signed.select("seq", F.explode("posted").alias("detector", "keys")).select(
+        F.col("seq").alias("earlier"), "detector", F.explode("keys").alias("k")
+    )
+    if max_postings > 0:
+        # Chunk hashes on more pages than the online index keeps postings
+        # for are site chrome: the online index stops answering them.
+        common = (
+            posted.filter(F.col("detector") == "chunks")
+            .groupBy("detector", "k")
+            .count()
+            .filter(F.col("count") > max_postings)
+            .select("detector", "k")
+        )
+        posted = posted.join(common, ["detector", "k"], "left_anti")
+    probed = signed.select("seq", F.explode("probed").alias("detector", "keys")).select(
+        F.col("seq").alias("later"), "detector", F.explode("keys").alias("k")
+    )
+    by_keys = posted.join(probed, ["detector", "k"]).filter("earlier < later").select("earlier", "later")
+    firsts = signed.filter(F.col("exact").isNotNull()).groupBy("exact").agg(F.min("seq").alias("earlier"))
+    by_exact = (
+        signed.filter(F.col("exact").isNotNull())
+        .join(firsts, "exact")
+        .filter("seq != earlier")
+        .select("earlier", F.col("seq").alias("later"))
+    )
+    candidates = by_keys.union(by_exact).distinct().persist(StorageLevel.MEMORY_AND_DISK)
+    n_candidates = candidates.count()
+    timings["candidates"] = time.perf_counter() - t
+
+    # 3. Verify.
+    t = time.perf_counter()
+    bodies = signed.select("seq", "comparable")
+    joined = candidates.join(
+        bodies.withColumnRenamed("seq", "earlier").withColumnRenamed("comparable", "a"), "earlier"
+    ).join(bodies.withColumnRenamed("seq", "later").withColumnRenamed("comparable", "b"), "later")
+    joined = joined.select("earlier", "later", "a", "b")
+    pairs = spark.createDataFrame(joined.rdd.mapPartitions(_verify(conf)), _PAIRS)
+    pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
+    n_pairs = pairs.count()
+    timings["verify"] = time.perf_counter() - t
+
+    # 4. Cluster.
+    t = time.perf_counter()
+    labels, rounds = components(spark, pairs)
+    names = signed.select(F.col("seq").alias("label"), F.col("key").alias("cluster_id"))
+    result = (
+        signed.select("seq", "key", "url", "site")
+        .join(labels, "seq", "left")
+        .withColumn("label", F.coalesce("label", "seq"))
+        .join(names, "label")
+        .withColumn("first", F.col("seq") == F.col("label"))
+        .select("seq", "key", "url", "site", "cluster_id", "first")
+    )
+    result.orderBy("seq").write.mode("overwrite").parquet(str(out / "pages"))
+    pairs.orderBy("later", "earlier").write.mode("overwrite").parquet(str(out / "pairs"))
+    kept = spark.read.parquet(str(out / "pages")).filter("first").count()
+    timings["cluster"] = time.perf_counter() - t
+    if tsv:
+        with (out / "clusters.tsv").open("w", encoding="utf-8") as f:
+            f.write("doc_id\tcluster_id\n")
+            for row in spark.read.parquet(str(out / "pages")).orderBy("seq").toLocalIterator():
+                f.write(f"{row['key']}\t{row['cluster_id']}\n")
+    summary = {
+        "pages": n_pages,
+        "candidate_pairs": n_candidates,
+        "verified_pairs": n_pairs,
+        "kept": kept,
+        "dropped": n_pages - kept,
+        "rounds": rounds,
+        "partitions": partitions,
+        "seconds": {k: round(v, 3) for k, v in timings.items()},
+        "total_seconds": round(time.perf_counter() - t0, 3),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m neardup.spark",
+        description="Near-duplicate clusters of a manifest or WARC files on Apache Spark, written as Parquet.",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--manifest", help="TSV with a header naming doc_id and path (url optional), as neardup dedup reads")
+    src.add_argument("--warc", nargs="+", metavar="FILE", help="WARC files (.warc or .warc.gz)")
+    p.add_argument("--out", required=True, help="output folder (pages/, pairs/, summary.json)")
+    p.add_argument("--config", help="neardup TOML config (default: the built-in defaults)")
+    p.add_argument("--partitions", type=int, help="partitions for signing and joins (default: 4 per core)")
+    p.add_argument("--master", help="Spark master when not run by spark-submit (default: local[*])")
+    p.add_argument("--tsv", action="store_true", help="also write clusters.tsv (doc_id, cluster_id) on the driver")
+    args = p.parse_args(argv)
+
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("neardup")
+    master = args.master
+    if not master and not os.environ.get("SPARK_HOME") and "--master" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        master = "local[*]"
+    if master:
+        builder = builder.master(master)
+    if master and master.startswith("local"):
+        # Local workers run this interpreter, the one neardup is installed
+        # in (on a cluster, PYSPARK_PYTHON names the executors' own).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark = builder.getOrCreate()
+    try:
+        summary = run(
+            spark,
+            out=args.out,
+            manifest=args.manifest,
+            warcs=args.warc,
+            config=args.config,
+            partitions=args.partitions,
+            tsv=args.tsv,
+        )
+    except (neardup.NeardupError, ValueError, OSError) as err:
+        print(f"neardup.spark: {err}", file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
