@@ -310,7 +310,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--partitions", type=int, help="partitions for signing and joins (default: 4 per core)")
     p.add_argument("--master", help="Spark master when not run by spark-submit (default: local[*])")
     p.add_argument("--tsv", action="store_true", help="also write clusters.tsv (doc_id, cluster_id) on the driver")
+    p.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting, e.g. spark.driver.memory=4g (repeatable)",
+    )
     args = p.parse_args(argv)
+    conf = {}
+    for item in args.conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            p.error(f"--conf {item!r}: expected KEY=VALUE")
+        conf[key] = value
 
     from pyspark.sql import SparkSession
 
@@ -324,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
         # Local workers run this interpreter, the one neardup is installed
         # in (on a cluster, PYSPARK_PYTHON names the executors' own).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        # One machine: as many shuffle partitions as input partitions, not
+        # Spark's cluster-sized 200 (each costs a task per join).
+        if args.partitions:
+            conf.setdefault("spark.sql.shuffle.partitions", str(args.partitions))
+    conf.setdefault("spark.ui.showConsoleProgress", "false")
+    for key, value in conf.items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     try:
         summary = run(
