@@ -80,6 +80,9 @@ def main() -> None:
         "TELNETCONSOLE_ENABLED": False,
         **config["settings"],
     }
+    if tuple(int(x) for x in scrapy.__version__.split(".")[:2]) < (2, 12):
+        # What `scrapy startproject` sets; else a deprecation warning (an error here).
+        settings.setdefault("REQUEST_FINGERPRINTER_IMPLEMENTATION", "2.7")
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(SiteSpider)
     failures: list[str] = []
