@@ -112,6 +112,8 @@ class NeardupMiddleware:
             raise NotConfigured("NEARDUP_ENABLED is off")
         config = _config_setting(s.get("NEARDUP_CONFIG"))
         index = s.get("NEARDUP_INDEX") or None
+        if index is not None:
+            index = os.fspath(index)  # a pathlib.Path in settings.py
         breaker = CircuitBreaker(
             s.getint("NEARDUP_BREAKER_THRESHOLD", 5),
             s.getfloat("NEARDUP_BREAKER_COOLDOWN", 30.0),
@@ -193,7 +195,10 @@ class NeardupMiddleware:
     # -- the middleware ------------------------------------------------------
 
     async def process_response(self, request: Request, response: Response, spider: Any = None) -> Response:
-        """Checks one response; raises IgnoreRequest to drop it."""
+        """Checks one response; raises IgnoreRequest to drop it.
+
+        ``spider`` is only passed by older Scrapy versions (optional, so newer
+        versions neither pass it nor warn)."""
         self._inc("responses")
         reason = self._skip_reason(request, response)
         body = None if reason else self._body(response)
