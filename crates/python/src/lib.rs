@@ -23,19 +23,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 pyo3::create_exception!(
-    _neardup,
+    neardup,
     NeardupError,
     PyException,
     "Base class of the errors neardup raises, with the library's message."
 );
 pyo3::create_exception!(
-    _neardup,
+    neardup,
     ConfigError,
     NeardupError,
     "The configuration is invalid: a key out of range, an unknown detector, bad TOML."
 );
 pyo3::create_exception!(
-    _neardup,
+    neardup,
     StoreError,
     NeardupError,
     "The index cannot be used: it cannot be opened or written, is corrupt, or was built with another detector chain."
