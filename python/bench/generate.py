@@ -7,7 +7,8 @@ Writes ``DIR/pages-NN.warc.gz`` (HTTP 200 ``response`` records, one HTML
 page each) and ``DIR/labels.tsv`` (``doc_id``, ``cluster_id``, ``kind``:
 the score.py format, keyed by WARC-Record-ID). Deterministic for a given
 ``--seed``. Of the pages, about 60% are distinct articles on 500 sites
-(each site with its own navigation and footer), and the rest are copies of
+(each site with its own navigation and footer; running text of English
+function words and Zipf-distributed content words), and the rest are copies of
 an earlier article: the same text on another site (``syndicated``), with
 about 2% of its words changed and a dated byline (``edited``), or with the
 chrome stripped (``print``).
@@ -34,18 +35,33 @@ def vocabulary(rng: random.Random, n: int) -> list[str]:
     return sorted(words)
 
 
-def zipf(n: int) -> list[float]:
-    """Cumulative Zipf weights (exponent 0.9) of n ranks."""
+#: Function words: about 45% of running English text, dropped by neardup's
+#: stop-word filter before signatures are made.
+STOP = (
+    "the of and to a in that is was he for it with as his on be at by i this had not are but from or have an "
+    "they which one you were her all she there would their we him been has when who will more no if out so said"
+).split()
+
+
+def zipf(n: int, offset: int) -> list[float]:
+    """Cumulative weights 1 / (rank + offset) of n ranks: Zipf's law for
+    content words, whose most frequent ones rank after the function words."""
     out, total = [], 0.0
     for i in range(n):
-        total += 1.0 / (i + 1) ** 0.9
+        total += 1.0 / (i + offset)
         out.append(total)
     return out
 
 
 def article(rng: random.Random, vocab: list[str], cum: list[float]) -> list[list[str]]:
-    """Paragraphs of Zipf-distributed words."""
-    return [rng.choices(vocab, cum_weights=cum, k=rng.randint(30, 90)) for _ in range(rng.randint(3, 8))]
+    """Paragraphs of running text: function words and Zipf-distributed
+    content words."""
+    paragraphs = []
+    for _ in range(rng.randint(3, 8)):
+        n = rng.randint(30, 90)
+        content = rng.choices(vocab, cum_weights=cum, k=n)
+        paragraphs.append([rng.choice(STOP) if rng.random() < 0.45 else w for w in content])
+    return paragraphs
 
 
 def render(site: int, title: str, paragraphs: list[list[str]], chrome: bool, byline: str = "") -> bytes:
@@ -70,8 +86,8 @@ def main() -> None:
     p.add_argument("--out", type=pathlib.Path, required=True)
     args = p.parse_args()
     rng = random.Random(args.seed)
-    vocab = vocabulary(rng, 20_000)
-    cum = zipf(len(vocab))
+    vocab = vocabulary(rng, 50_000)
+    cum = zipf(len(vocab), len(STOP))
     args.out.mkdir(parents=True, exist_ok=True)
     per_file = -(-args.pages // args.files)
     originals: list[tuple[str, str, list[list[str]], int]] = []  # (doc id, title, text, site)

@@ -134,6 +134,39 @@ def test_warc_input(spark, tmp_path):
         assert cluster_url[r["cluster_id"]] == f"https://{want}.example/page", key
 
 
+def test_warc_and_output_by_uri_go_through_spark_file_systems(spark, tmp_path):
+    """hdfs:// or s3a:// on a cluster; file:// takes the same path here."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    _, pages = site(tmp_path)
+    uris = []
+    for part, keys in enumerate((list(pages)[:5], list(pages)[5:])):
+        path = tmp_path / f"part{part}.warc"
+        with path.open("wb") as f:
+            writer = WARCWriter(f, gzip=False)
+            for key in keys:
+                headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+                writer.write_record(
+                    writer.create_warc_record(
+                        f"https://{key}.example/page", "response", payload=io.BytesIO(pages[key]), http_headers=headers
+                    )
+                )
+        uris.append(path.as_uri())
+    out = (tmp_path / "out").as_uri()
+    summary = neardup.spark.run(spark, out=out, warcs=uris, partitions=2)
+    assert summary["pages"] == 10 and summary["kept"] == 7
+    rows = spark.read.parquet(f"{out}/pages").collect()
+    url_of = {r["key"]: r["url"] for r in rows}
+    got = {r["url"]: url_of[r["cluster_id"]] for r in rows}
+    assert got == {f"https://{k}.example/page": f"https://{EXPECTED.get(k, k)}.example/page" for k in pages}
+    # Input order is file order, then record order: p0 is the first page.
+    assert min(rows, key=lambda r: r["seq"])["url"] == "https://p0.example/page"
+    assert json.loads("".join(spark.sparkContext.textFile(f"{out}/summary.json").collect())) == summary
+    with pytest.raises(ValueError, match="not a local folder"):
+        neardup.spark.run(spark, out=out, warcs=uris, tsv=True)
+
+
 def test_the_command_line_reports_bad_input(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("id\tfile\nx\ty\n")

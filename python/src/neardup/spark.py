@@ -15,7 +15,9 @@ engine"):
 2. **Candidates** (joins): every earlier page that posted a key a later
    page probes with is a candidate for it; keys posted by more than
    ``chunks.max_postings`` pages (site chrome) are dropped, as the online
-   index saturates them. Pages with one ``exact`` hash are paired with the
+   index saturates them, and each page keeps its 64 candidates per
+   detector that share the most keys with it, as the online index ranks
+   and verifies them. Pages with one ``exact`` hash are paired with the
    group's first page (a group of any size costs one pair per page).
 3. **Verify** (``mapPartitions``): :meth:`neardup.Deduper.compare` judges
    each pair as ``check`` would (detector similarity and thresholds, the
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import os
 import pathlib
@@ -45,6 +48,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import neardup
+
+#: Candidates verified per detector and page, the most promising first (as
+#: the online deduper's MAX_VERIFY, crates/core/src/deduper.rs).
+MAX_VERIFY = 64
 
 #: Spark schema of the signed pages.
 _SIGNED = (
@@ -86,12 +93,31 @@ def read_manifest(path: str | os.PathLike[str]) -> list[tuple[int, str, str, str
     return rows
 
 
-def _warc_pages(index: int, path: str) -> Iterator[tuple[int, str, str, bytes, str | None]]:
+def _remote(path: str) -> bool:
+    """A URI for one of Spark's file systems (``hdfs://``, ``s3a://``,
+    ``file://``...): read and written through Spark, not by this process."""
+    scheme, sep, _ = str(path).partition("://")
+    return bool(sep) and len(scheme) > 1
+
+
+def _index_of(order: dict[str, int], path: str) -> int:
+    """The position of ``path`` in the input list, under the spelling Spark
+    gives it (it may qualify the host or port)."""
+    from urllib.parse import urlparse
+
+    for given, i in order.items():
+        if urlparse(path).path == urlparse(given).path:
+            return i
+    raise ValueError(f"{path}: not among the input files (give remote WARC files one by one, not folders or globs)")
+
+
+def _warc_pages(index: int, path: str, data: bytes | None = None) -> Iterator[tuple[int, str, str, bytes, str | None]]:
     """``(seq, key, url, body, content_type)`` of each HTML response or
-    resource record of one WARC file; ``seq`` orders files, then records."""
+    resource record of one WARC file (read from ``path``, or ``data`` when
+    given); ``seq`` orders files, then records."""
     from warcio.archiveiterator import ArchiveIterator
 
-    with open(path, "rb") as f:
+    with (open(path, "rb") if data is None else io.BytesIO(data)) as f:
         for n, record in enumerate(ArchiveIterator(f)):
             if record.rec_type not in ("response", "resource"):
                 continue
@@ -190,12 +216,17 @@ def run(
     """Runs the job on ``spark`` (a SparkSession) and returns the summary
     it writes to ``OUT/summary.json``."""
     from pyspark import StorageLevel
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     if (manifest is None) == (not warcs):
         raise ValueError("give a manifest or WARC files (one of the two)")
-    out = pathlib.Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = str(out)
+    local = not _remote(out)
+    if local:
+        pathlib.Path(out).mkdir(parents=True, exist_ok=True)
+    elif tsv:
+        raise ValueError(f"--tsv writes clusters.tsv on the driver: {out} is not a local folder")
     # The config in force, as a dict: executors get it by value, so a TOML
     # file needs to exist on the driver only. Invalid config fails here.
     conf = neardup.Deduper(config).config()
@@ -209,6 +240,13 @@ def run(
     if manifest is not None:
         rows = read_manifest(manifest)
         pages = sc.parallelize(rows, max(1, min(partitions, len(rows)))).mapPartitions(_read_files)
+    elif any(_remote(p) for p in warcs):
+        # hdfs://, s3a://...: Spark's own file systems read each file whole
+        # (one task per file: size executor memory for the largest).
+        order = {p: i for i, p in enumerate(warcs)}
+        files = sc.binaryFiles(",".join(warcs), minPartitions=len(warcs))
+        pages = files.flatMap(lambda f: _warc_pages(order.get(f[0], _index_of(order, f[0])), f[0], f[1]))
+        pages = pages.repartition(partitions)
     else:
         files = [(i, str(pathlib.Path(p).resolve())) for i, p in enumerate(warcs)]
         pages = sc.parallelize(files, max(1, len(files))).flatMap(lambda f: _warc_pages(*f))
@@ -237,7 +275,22 @@ def run(
     probed = signed.select("seq", F.explode("probed").alias("detector", "keys")).select(
         F.col("seq").alias("later"), "detector", F.explode("keys").alias("k")
     )
-    by_keys = posted.join(probed, ["detector", "k"]).filter("earlier < later").select("earlier", "later")
+    # As the online index ranks a page's candidates (most shared keys
+    # first, then the earliest page) and verifies at most MAX_VERIFY of
+    # them per detector: a page sharing frequent chunks with thousands of
+    # others costs 64 comparisons, not thousands.
+    shared = (
+        posted.join(probed, ["detector", "k"])
+        .filter("earlier < later")
+        .groupBy("detector", "earlier", "later")
+        .agg(F.count("*").alias("shared"))
+    )
+    best = Window.partitionBy("detector", "later").orderBy(F.desc("shared"), "earlier")
+    by_keys = (
+        shared.withColumn("rank", F.row_number().over(best))
+        .filter(F.col("rank") <= MAX_VERIFY)
+        .select("earlier", "later")
+    )
     firsts = signed.filter(F.col("exact").isNotNull()).groupBy("exact").agg(F.min("seq").alias("earlier"))
     by_exact = (
         signed.filter(F.col("exact").isNotNull())
@@ -273,14 +326,14 @@ def run(
         .withColumn("first", F.col("seq") == F.col("label"))
         .select("seq", "key", "url", "site", "cluster_id", "first")
     )
-    result.orderBy("seq").write.mode("overwrite").parquet(str(out / "pages"))
-    pairs.orderBy("later", "earlier").write.mode("overwrite").parquet(str(out / "pairs"))
-    kept = spark.read.parquet(str(out / "pages")).filter("first").count()
+    result.orderBy("seq").write.mode("overwrite").parquet(f"{out}/pages")
+    pairs.orderBy("later", "earlier").write.mode("overwrite").parquet(f"{out}/pairs")
+    kept = spark.read.parquet(f"{out}/pages").filter("first").count()
     timings["cluster"] = time.perf_counter() - t
     if tsv:
-        with (out / "clusters.tsv").open("w", encoding="utf-8") as f:
+        with (pathlib.Path(out) / "clusters.tsv").open("w", encoding="utf-8") as f:
             f.write("doc_id\tcluster_id\n")
-            for row in spark.read.parquet(str(out / "pages")).orderBy("seq").toLocalIterator():
+            for row in spark.read.parquet(f"{out}/pages").orderBy("seq").toLocalIterator():
                 f.write(f"{row['key']}\t{row['cluster_id']}\n")
     summary = {
         "pages": n_pages,
@@ -293,7 +346,11 @@ def run(
         "seconds": {k: round(v, 3) for k, v in timings.items()},
         "total_seconds": round(time.perf_counter() - t0, 3),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    text = json.dumps(summary, indent=2) + "\n"
+    if local:
+        (pathlib.Path(out) / "summary.json").write_text(text, encoding="utf-8")
+    else:
+        sc.parallelize([text], 1).saveAsTextFile(f"{out}/summary.json")
     return summary
 
 
@@ -337,10 +394,6 @@ def main(argv: list[str] | None = None) -> int:
         # Local workers run this interpreter, the one neardup is installed
         # in (on a cluster, PYSPARK_PYTHON names the executors' own).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        # One machine: as many shuffle partitions as input partitions, not
-        # Spark's cluster-sized 200 (each costs a task per join).
-        if args.partitions:
-            conf.setdefault("spark.sql.shuffle.partitions", str(args.partitions))
     conf.setdefault("spark.ui.showConsoleProgress", "false")
     for key, value in conf.items():
         builder = builder.config(key, value)
