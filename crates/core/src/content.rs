@@ -176,13 +176,17 @@ impl ContentBlock {
 pub struct PageContent {
     /// Blocks with at least one word, in page order.
     pub blocks: Vec<ContentBlock>,
-    /// Word hashes of all blocks, in page order.
+    /// Word hashes of all blocks, in page order (serialized as 4 bytes
+    /// each: hashes are incompressible, a varint would take 5).
+    #[serde(with = "le_u32s")]
     words: Vec<u32>,
     /// Every block's shingles ([`block_shingles`]) as `shingle << 32 |
     /// position`, sorted: the shingle starting at word `position` (a block
     /// of one or two words has one, at its first word). Sorted once at
     /// analysis, on any thread, so that deciding (one thread, every page
-    /// in turn) only filters it.
+    /// in turn) only filters it. Not serialized: [`PageContent::index_shingles`]
+    /// rebuilds it from the words and blocks.
+    #[serde(skip)]
     by_shingle: Vec<u64>,
     /// Stable hash of the whole visible text (all blocks, in order).
     pub visible: u64,
@@ -192,7 +196,74 @@ pub struct PageContent {
     pub no_article: bool,
 }
 
+/// `Vec<u32>` as little-endian bytes, for serde.
+mod le_u32s {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        s.serialize_bytes(&bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        let bytes: Vec<u8> = serde::de::Deserialize::deserialize(d).map(|b: ByteBuf| b.0)?;
+        if bytes.len() % 4 != 0 {
+            return Err(serde::de::Error::custom(
+                "word hashes: length not a multiple of 4",
+            ));
+        }
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    /// Bytes as serde's byte-array type (a `Vec<u8>` deserializes as a
+    /// sequence, which `serialize_bytes` does not write).
+    struct ByteBuf(Vec<u8>);
+
+    impl<'de> Deserialize<'de> for ByteBuf {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ByteBuf, D::Error> {
+            struct Visitor;
+            impl serde::de::Visitor<'_> for Visitor {
+                type Value = ByteBuf;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("bytes")
+                }
+                fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<ByteBuf, E> {
+                    Ok(ByteBuf(v.to_vec()))
+                }
+                fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<ByteBuf, E> {
+                    Ok(ByteBuf(v))
+                }
+            }
+            d.deserialize_bytes(Visitor)
+        }
+    }
+}
+
 impl PageContent {
+    /// Rebuilds the shingle index from the words and blocks (after
+    /// deserializing, which leaves it out). A block whose span is outside
+    /// the words (corrupt input) adds no shingles.
+    pub fn index_shingles(&mut self) {
+        let mut shingles = Vec::new();
+        self.by_shingle.clear();
+        for b in &self.blocks {
+            let Some(words) = self.words.get(b.start as usize..b.end as usize) else {
+                continue;
+            };
+            shingles.clear();
+            block_shingles(words, &mut shingles);
+            self.by_shingle.extend(
+                (u64::from(b.start)..)
+                    .zip(&shingles)
+                    .map(|(at, &s)| u64::from(s) << 32 | at),
+            );
+        }
+        self.by_shingle.sort_unstable();
+    }
+
     /// The content of an extracted page ([`PageContent::from_page`] and
     /// whether extraction found an article in it).
     pub fn from_extracted(e: &neardup_html::Extracted) -> PageContent {
