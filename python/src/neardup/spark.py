@@ -17,7 +17,8 @@ engine"):
    ``chunks.max_postings`` pages (site chrome) are dropped, as the online
    index saturates them, and each page keeps its 64 candidates per
    detector that share the most keys with it, as the online index ranks
-   and verifies them. Pages with one ``exact`` hash are paired with the
+   and verifies them; SimHash candidates further than ``max_distance``
+   bits are dropped, as the online index drops them while scanning. Pages with one ``exact`` hash are paired with the
    group's first page (a group of any size costs one pair per page).
 3. **Verify** (``mapPartitions``): :meth:`neardup.Deduper.compare` judges
    each pair as ``check`` would (detector similarity and thresholds, the
@@ -55,7 +56,7 @@ MAX_VERIFY = 64
 
 #: Spark schema of the signed pages.
 _SIGNED = (
-    "seq LONG, key STRING, url STRING, site STRING, exact LONG, "
+    "seq LONG, key STRING, url STRING, site STRING, exact LONG, simhash LONG, "
     "posted MAP<STRING, ARRAY<LONG>>, probed MAP<STRING, ARRAY<LONG>>, comparable BINARY"
 )
 
@@ -143,7 +144,17 @@ def _sign(config: dict[str, Any]):
         dedup = neardup.Deduper(config)
         for seq, key, url, body, content_type in pages:
             s = dedup.signatures(url, body, content_type, key=key)
-            yield (seq, key, s["url"], s["site"], s.get("exact"), s["posted"], s["probed"], s["comparable"])
+            yield (
+                seq,
+                key,
+                s["url"],
+                s["site"],
+                s.get("exact"),
+                s.get("simhash"),
+                s["posted"],
+                s["probed"],
+                s["comparable"],
+            )
 
     return sign
 
@@ -231,6 +242,7 @@ def run(
     # file needs to exist on the driver only. Invalid config fails here.
     conf = neardup.Deduper(config).config()
     max_postings = int(conf.get("chunks", {}).get("max_postings", 0) or 0)
+    max_distance = min(int(conf.get("simhash", {}).get("max_distance", 3)), 7)
     sc = spark.sparkContext
     partitions = partitions or sc.defaultParallelism * 4
     timings: dict[str, float] = {}
@@ -286,9 +298,18 @@ def run(
         .agg(F.count("*").alias("shared"))
     )
     best = Window.partitionBy("detector", "later").orderBy(F.desc("shared"), "earlier")
+    by_keys = shared.withColumn("rank", F.row_number().over(best)).filter(F.col("rank") <= MAX_VERIFY)
+    # A SimHash block is 16 bits: at scale most pages sharing one are
+    # strangers. The online index checks the Hamming distance as it scans
+    # a bucket, before any record is read; so does this, before the
+    # comparable bytes are joined in.
+    fingerprints = signed.select("seq", "simhash")
     by_keys = (
-        shared.withColumn("rank", F.row_number().over(best))
-        .filter(F.col("rank") <= MAX_VERIFY)
+        by_keys.join(fingerprints.withColumnRenamed("seq", "earlier").withColumnRenamed("simhash", "fa"), "earlier")
+        .join(fingerprints.withColumnRenamed("seq", "later").withColumnRenamed("simhash", "fb"), "later")
+        .filter(
+            (F.col("detector") != "simhash") | (F.bit_count(F.col("fa").bitwiseXOR(F.col("fb"))) <= max_distance)
+        )
         .select("earlier", "later")
     )
     firsts = signed.filter(F.col("exact").isNotNull()).groupBy("exact").agg(F.min("seq").alias("earlier"))
