@@ -120,10 +120,9 @@ impl Comparable {
                 header.fingerprint
             )));
         }
-        let mut page: Comparable =
-            postcard::from_bytes(rest).map_err(|e| bad_bytes(e.to_string()))?;
-        page.content.index_shingles();
-        Ok(page)
+        // The shingle index is rebuilt only for a pair a detector calls
+        // alike (see `Deduper::compare`): most candidate pairs are not.
+        postcard::from_bytes(rest).map_err(|e| bad_bytes(e.to_string()))
     }
 }
 
@@ -249,8 +248,10 @@ impl Deduper {
         let evidence = Evidence::from_signatures(earlier.signatures.get(n..)?)?;
         let templates = Templates::default();
         let template = templates.of(&later.site, &later.url);
+        let content = std::cell::OnceCell::new();
+        let content = || content.get_or_init(|| later.content.indexed());
         let own = std::cell::OnceCell::new();
-        let own = || own.get_or_init(|| OwnContent::new(&later.content, template, &later.url));
+        let own = || own.get_or_init(|| OwnContent::new(content(), template, &later.url));
         let page_name = crate::content::page_name(&earlier.url);
         let same_site = earlier.site == later.site;
         let matched = |i: Option<usize>, sim: Similarity, j: neardup_api::Judgement, reason| {
@@ -299,7 +300,7 @@ impl Deduper {
                 page_name,
                 name_articles: same_site && j.score < WEAK_MATCH,
             };
-            let coverage = own().coverage(&later.content, kept, false);
+            let coverage = own().coverage(content(), kept, false);
             if coverage.allows_drop(decide.min_coverage) {
                 let reason = format!("{}; {}", j.reason, coverage.describe());
                 let mut m = matched(Some(i), sim, j, reason);
@@ -314,7 +315,7 @@ impl Deduper {
             page_name,
             name_articles: same_site,
         };
-        let coverage = own().coverage(&later.content, kept, true);
+        let coverage = own().coverage(content(), kept, true);
         if !coverage.allows_drop(decide.min_coverage.max(FALLBACK_MIN_COVERAGE)) {
             return None;
         }
@@ -420,7 +421,25 @@ mod tests {
         let page =
             d.comparable(&d.analyze("k", "https://x.example/a", &fixture("article.html"), None));
         let bytes = page.to_bytes(&d).unwrap();
-        assert_eq!(Comparable::from_bytes(&d, &bytes).unwrap(), page);
+        let back = Comparable::from_bytes(&d, &bytes).unwrap();
+        assert_eq!(back.to_bytes(&d).unwrap(), bytes);
+        assert_eq!(
+            (&back.key, &back.url, &back.signatures),
+            (&page.key, &page.url, &page.signatures)
+        );
+        assert_eq!(
+            *back.content.indexed(),
+            page.content,
+            "the shingle index is rebuilt as analysis built it"
+        );
+        // Read back, a page is judged as before.
+        let near =
+            d.comparable(&d.analyze("n", "https://y.example/n", &fixture("near.html"), None));
+        let near_back = Comparable::from_bytes(&d, &near.to_bytes(&d).unwrap()).unwrap();
+        let want = d
+            .compare(&page, &near)
+            .expect("near.html is a near copy of article.html");
+        assert_eq!(d.compare(&back, &near_back), Some(want));
 
         let mut config = Config::default();
         config.simhash.shingle += 1;

@@ -243,6 +243,17 @@ mod le_u32s {
 }
 
 impl PageContent {
+    /// This content with its shingle index, rebuilt if it is missing (a
+    /// deserialized page: see [`PageContent::index_shingles`]).
+    pub fn indexed(&self) -> std::borrow::Cow<'_, PageContent> {
+        if self.words.is_empty() || !self.by_shingle.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut out = self.clone();
+        out.index_shingles();
+        std::borrow::Cow::Owned(out)
+    }
+
     /// Rebuilds the shingle index from the words and blocks (after
     /// deserializing, which leaves it out). A block whose span is outside
     /// the words (corrupt input) adds no shingles.
