@@ -107,3 +107,37 @@ def test_closing_while_threads_check_loses_nothing_and_fails_cleanly():
     assert all(isinstance(r, Exception) for r in results[first_error:])
     with pytest.raises(neardup.NeardupError, match="closed"):
         d.stats()
+
+
+def test_the_gil_is_released_while_a_page_is_analyzed():
+    """Another Python thread runs during a check. With a switch interval of
+    a second, a thread holding the GIL through a call gives it up to no
+    one during it (a call holding it, like json.dumps, moves the count by
+    exactly 0); a check that releases it lets the other thread count."""
+    import sys
+
+    body = html("Big", " ".join(article(n, 400) for n in range(60)))
+    d = neardup.Deduper()
+    count = 0
+    stop = threading.Event()
+
+    def spin():
+        nonlocal count
+        while not stop.is_set():
+            count += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        moved = []
+        for i in range(2):
+            before = count
+            d.check(f"https://big.example/{i}", body)
+            moved.append(count - before)
+    finally:
+        stop.set()
+        spinner.join()
+        sys.setswitchinterval(interval)
+    assert min(moved) > 0, moved
