@@ -25,6 +25,9 @@ command -v java >/dev/null && java -version 2>&1 | head -n 1
 # release mode into the workspace's target/.
 "$VENV/bin/pip" install -q --disable-pip-version-check ".[scrapy,spark,test]"
 "$VENV/bin/python" -c 'import neardup, pyspark, scrapy; print("neardup", neardup.__version__, "pyspark", pyspark.__version__, "scrapy", scrapy.__version__)'
+# Lints and formatting of the package's Python (settings in pyproject.toml).
+"$VENV/bin/ruff" check src tests bench
+"$VENV/bin/ruff" format --check src tests bench
 # Run from tests/ so that `import neardup` is the installed wheel.
 cd tests
 exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"

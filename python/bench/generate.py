@@ -25,7 +25,42 @@ import uuid
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-SYLLABLES = "ka lo mi ne ru sa te vo zi pa be do fu gi ha ja ku la mo ni po ra se ti vu wa xo ye zu an el in or ul".split()
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "te",
+    "vo",
+    "zi",
+    "pa",
+    "be",
+    "do",
+    "fu",
+    "gi",
+    "ha",
+    "ja",
+    "ku",
+    "la",
+    "mo",
+    "ni",
+    "po",
+    "ra",
+    "se",
+    "ti",
+    "vu",
+    "wa",
+    "xo",
+    "ye",
+    "zu",
+    "an",
+    "el",
+    "in",
+    "or",
+    "ul",
+]
 
 
 def vocabulary(rng: random.Random, n: int) -> list[str]:
@@ -37,10 +72,61 @@ def vocabulary(rng: random.Random, n: int) -> list[str]:
 
 #: Function words: about 45% of running English text, dropped by neardup's
 #: stop-word filter before signatures are made.
-STOP = (
-    "the of and to a in that is was he for it with as his on be at by i this had not are but from or have an "
-    "they which one you were her all she there would their we him been has when who will more no if out so said"
-).split()
+STOP = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "a",
+    "in",
+    "that",
+    "is",
+    "was",
+    "he",
+    "for",
+    "it",
+    "with",
+    "as",
+    "his",
+    "on",
+    "be",
+    "at",
+    "by",
+    "i",
+    "this",
+    "had",
+    "not",
+    "are",
+    "but",
+    "from",
+    "or",
+    "have",
+    "an",
+    "they",
+    "which",
+    "one",
+    "you",
+    "were",
+    "her",
+    "all",
+    "she",
+    "there",
+    "would",
+    "their",
+    "we",
+    "him",
+    "been",
+    "has",
+    "when",
+    "who",
+    "will",
+    "more",
+    "no",
+    "if",
+    "out",
+    "so",
+    "said",
+]
 
 
 def zipf(n: int, offset: int) -> list[float]:
@@ -103,7 +189,13 @@ def main() -> None:
                     kind = rng.choice(["syndicated", "edited", "print"])
                     if kind == "edited":
                         text = [[rng.choice(vocab) if rng.random() < 0.02 else w for w in para] for para in text]
-                        body = render(src_site, title, text, True, f"<p class='byline'>Updated 2026-11-{rng.randint(1, 28):02d}</p>")
+                        body = render(
+                            src_site,
+                            title,
+                            text,
+                            True,
+                            f"<p class='byline'>Updated 2026-11-{rng.randint(1, 28):02d}</p>",
+                        )
                     elif kind == "print":
                         body = render(src_site, title, text, False)
                     else:
@@ -118,7 +210,9 @@ def main() -> None:
                     cluster = record_id
                     originals.append((record_id, title, text, site))
                 url = f"https://site{site}.example/{kind}/{n}"
-                headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1")
+                headers = StatusAndHeaders(
+                    "200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+                )
                 rec = writer.create_warc_record(
                     url,
                     "response",

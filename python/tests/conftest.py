@@ -55,9 +55,34 @@ def page(name: str) -> bytes:
 def article(n: int, words: int = 120) -> str:
     """A distinct article: its words drawn from n, so two n give unlike texts."""
     vocab = [
-        "harbour", "market", "storm", "roof", "council", "budget", "river", "bridge", "school", "garden",
-        "train", "station", "museum", "library", "festival", "weather", "forest", "mountain", "village",
-        "factory", "engine", "report", "season", "harvest", "island", "ferry", "lantern", "castle",
+        "harbour",
+        "market",
+        "storm",
+        "roof",
+        "council",
+        "budget",
+        "river",
+        "bridge",
+        "school",
+        "garden",
+        "train",
+        "station",
+        "museum",
+        "library",
+        "festival",
+        "weather",
+        "forest",
+        "mountain",
+        "village",
+        "factory",
+        "engine",
+        "report",
+        "season",
+        "harvest",
+        "island",
+        "ferry",
+        "lantern",
+        "castle",
     ]
     state = n * 2654435761 + 12345
     out = []
@@ -88,7 +113,19 @@ def redis_url(tmp_path):
         missing("redis-server")
     port = free_port()
     proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
         stdout=subprocess.DEVNULL,
     )
     try:

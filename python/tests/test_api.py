@@ -43,7 +43,7 @@ def test_to_dict_is_the_sidecar_json():
     assert j["matched"]["detector"] == v.detector
     assert j["matched"]["similarity"] == pytest.approx(v.similarity)
     assert j["warnings"] == v.warnings
-    assert "Verdict(kind=\"duplicate\"" in repr(v)
+    assert 'Verdict(kind="duplicate"' in repr(v)
 
 
 def test_a_recrawl_of_an_unchanged_page_is_reported_unchanged():

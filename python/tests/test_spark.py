@@ -120,7 +120,9 @@ def test_warc_input(spark, tmp_path):
         # Not a page: skipped.
         headers = StatusAndHeaders("200 OK", [("Content-Type", "image/png")], protocol="HTTP/1.1")
         writer.write_record(
-            writer.create_warc_record("https://img.example/x.png", "response", payload=io.BytesIO(b"\x89PNG"), http_headers=headers)
+            writer.create_warc_record(
+                "https://img.example/x.png", "response", payload=io.BytesIO(b"\x89PNG"), http_headers=headers
+            )
         )
     out = tmp_path / "out"
     summary = neardup.spark.run(spark, out=out, warcs=[str(path)], partitions=2)
@@ -171,7 +173,18 @@ def test_the_command_line_reports_bad_input(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("id\tfile\nx\ty\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "neardup.spark", "--manifest", str(bad), "--out", str(tmp_path / "o"), "--master", "local[1]"],
+        [
+            sys.executable,
+            "-m",
+            "neardup.spark",
+            "--manifest",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+            "--master",
+            "local[1]",
+        ],
+        check=False,
         capture_output=True,
         text=True,
         timeout=300,
@@ -193,9 +206,16 @@ def test_dev_benchmark_pair_f1_is_within_0005_of_neardup_dedup(spark, tmp_path):
     neardup.spark.run(spark, out=out, manifest=dev / "manifest.tsv", tsv=True)
 
     def pair_f1(pred):
-        last = subprocess.run(
-            [sys.executable, str(score), str(dev / "labels.tsv"), str(pred)], check=True, capture_output=True, text=True
-        ).stdout.strip().splitlines()[-1]
+        last = (
+            subprocess.run(
+                [sys.executable, str(score), str(dev / "labels.tsv"), str(pred)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         return float(re.search(r"pairF1=([0-9.]+)", last).group(1))
 
     cli_f1, spark_f1 = pair_f1(cli / "clusters.tsv"), pair_f1(out / "clusters.tsv")

@@ -14,6 +14,6 @@ Also here: :mod:`neardup.scrapy` (a Scrapy downloader middleware using the
 deduper in-process) and :mod:`neardup.spark` (batch dedup on Apache Spark).
 """
 
-from ._neardup import ConfigError, Deduper, StoreError, NeardupError, Verdict, __version__
+from ._neardup import ConfigError, Deduper, NeardupError, StoreError, Verdict, __version__
 
-__all__ = ["ConfigError", "Deduper", "StoreError", "NeardupError", "Verdict", "__version__"]
+__all__ = ["ConfigError", "Deduper", "NeardupError", "StoreError", "Verdict", "__version__"]

@@ -1,7 +1,7 @@
 """Type stubs for the extension module (crates/python/src/lib.rs)."""
 
 import os
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Self, TypeAlias, TypedDict
 
 __version__: str
 
@@ -14,7 +14,7 @@ class ConfigError(NeardupError):
 class StoreError(NeardupError):
     """The index cannot be used: it cannot be opened or written, is corrupt, or was built with another chain."""
 
-Kind = Literal["unique", "duplicate", "near_duplicate"]
+Kind: TypeAlias = Literal["unique", "duplicate", "near_duplicate"]
 
 class Stats(TypedDict):
     checked: int
@@ -97,7 +97,7 @@ class Deduper:
         """Makes every change so far durable."""
     def close(self) -> None:
         """Flushes and closes the index; the deduper cannot be used after."""
-    def __enter__(self) -> Deduper: ...
+    def __enter__(self) -> Self: ...
     def __exit__(self, *args: object) -> bool: ...
     def config(self) -> dict[str, Any]:
         """The configuration in force, defaults filled in, shaped like the TOML."""

@@ -118,7 +118,7 @@ def _warc_pages(index: int, path: str, data: bytes | None = None) -> Iterator[tu
     given); ``seq`` orders files, then records."""
     from warcio.archiveiterator import ArchiveIterator
 
-    with (open(path, "rb") if data is None else io.BytesIO(data)) as f:
+    with open(path, "rb") if data is None else io.BytesIO(data) as f:
         for n, record in enumerate(ArchiveIterator(f)):
             if record.rec_type not in ("response", "resource"):
                 continue
@@ -214,62 +214,36 @@ def components(spark, pairs, checkpoint_every: int = 4):
             return labels, rounds
 
 
-def run(
-    spark,
-    *,
-    out: str | os.PathLike[str],
-    manifest: str | os.PathLike[str] | None = None,
-    warcs: list[str] | None = None,
-    config: str | os.PathLike[str] | dict[str, Any] | None = None,
-    partitions: int | None = None,
-    tsv: bool = False,
-) -> dict[str, Any]:
-    """Runs the job on ``spark`` (a SparkSession) and returns the summary
-    it writes to ``OUT/summary.json``."""
-    from pyspark import StorageLevel
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    if (manifest is None) == (not warcs):
-        raise ValueError("give a manifest or WARC files (one of the two)")
-    out = str(out)
-    local = not _remote(out)
-    if local:
-        pathlib.Path(out).mkdir(parents=True, exist_ok=True)
-    elif tsv:
-        raise ValueError(f"--tsv writes clusters.tsv on the driver: {out} is not a local folder")
-    # The config in force, as a dict: executors get it by value, so a TOML
-    # file needs to exist on the driver only. Invalid config fails here.
-    conf = neardup.Deduper(config).config()
-    max_postings = int(conf.get("chunks", {}).get("max_postings", 0) or 0)
-    max_distance = min(int(conf.get("simhash", {}).get("max_distance", 3)), 7)
-    sc = spark.sparkContext
-    partitions = partitions or sc.defaultParallelism * 4
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-
-    # 1. Sign.
+def pages_of(sc, *, manifest=None, warcs=None, partitions: int):
+    """The input as an RDD of ``(seq, key, url, body, content_type)``."""
     if manifest is not None:
         rows = read_manifest(manifest)
-        pages = sc.parallelize(rows, max(1, min(partitions, len(rows)))).mapPartitions(_read_files)
-    elif any(_remote(p) for p in warcs):
+        return sc.parallelize(rows, max(1, min(partitions, len(rows)))).mapPartitions(_read_files)
+    if any(_remote(p) for p in warcs):
         # hdfs://, s3a://...: Spark's own file systems read each file whole
         # (one task per file: size executor memory for the largest).
         order = {p: i for i, p in enumerate(warcs)}
         files = sc.binaryFiles(",".join(warcs), minPartitions=len(warcs))
         pages = files.flatMap(lambda f: _warc_pages(order.get(f[0], _index_of(order, f[0])), f[0], f[1]))
-        pages = pages.repartition(partitions)
     else:
         files = [(i, str(pathlib.Path(p).resolve())) for i, p in enumerate(warcs)]
         pages = sc.parallelize(files, max(1, len(files))).flatMap(lambda f: _warc_pages(*f))
-        pages = pages.repartition(partitions)
-    signed = spark.createDataFrame(pages.mapPartitions(_sign(conf)), _SIGNED)
-    signed = signed.persist(StorageLevel.MEMORY_AND_DISK)
-    n_pages = signed.count()
-    timings["sign"] = time.perf_counter() - t0
+    return pages.repartition(partitions)
 
-    # 2. Candidates.
-    t = time.perf_counter()
+
+def sign(spark, pages, conf: dict[str, Any]):
+    """Step 1: the signed pages (schema ``_SIGNED``), one row per page."""
+    return spark.createDataFrame(pages.mapPartitions(_sign(conf)), _SIGNED)
+
+
+def candidates(signed, conf: dict[str, Any]):
+    """Step 2: candidate pairs ``(earlier, later)`` of the signed pages,
+    distinct, ``earlier < later``."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    max_postings = int(conf.get("chunks", {}).get("max_postings", 0) or 0)
+    max_distance = min(int(conf.get("simhash", {}).get("max_distance", 3)), 7)
     posted = signed.select("seq", F.explode("posted").alias("detector", "keys")).select(
         F.col("seq").alias("earlier"), "detector", F.explode("keys").alias("k")
     )
@@ -307,36 +281,31 @@ def run(
     by_keys = (
         by_keys.join(fingerprints.withColumnRenamed("seq", "earlier").withColumnRenamed("simhash", "fa"), "earlier")
         .join(fingerprints.withColumnRenamed("seq", "later").withColumnRenamed("simhash", "fb"), "later")
-        .filter(
-            (F.col("detector") != "simhash") | (F.bit_count(F.col("fa").bitwiseXOR(F.col("fb"))) <= max_distance)
-        )
+        .filter((F.col("detector") != "simhash") | (F.bit_count(F.col("fa").bitwiseXOR(F.col("fb"))) <= max_distance))
         .select("earlier", "later")
     )
-    firsts = signed.filter(F.col("exact").isNotNull()).groupBy("exact").agg(F.min("seq").alias("earlier"))
-    by_exact = (
-        signed.filter(F.col("exact").isNotNull())
-        .join(firsts, "exact")
-        .filter("seq != earlier")
-        .select("earlier", F.col("seq").alias("later"))
-    )
-    candidates = by_keys.union(by_exact).distinct().persist(StorageLevel.MEMORY_AND_DISK)
-    n_candidates = candidates.count()
-    timings["candidates"] = time.perf_counter() - t
+    # Exact copies: each page of a group paired with the group's first.
+    with_exact = signed.filter(F.col("exact").isNotNull())
+    firsts = with_exact.groupBy("exact").agg(F.min("seq").alias("earlier"))
+    by_exact = with_exact.join(firsts, "exact").filter("seq != earlier").select("earlier", F.col("seq").alias("later"))
+    return by_keys.union(by_exact).distinct()
 
-    # 3. Verify.
-    t = time.perf_counter()
+
+def verify(spark, signed, pairs, conf: dict[str, Any]):
+    """Step 3: the candidate ``pairs`` that ``compare`` confirms, with its
+    judgement (schema ``_PAIRS``)."""
     bodies = signed.select("seq", "comparable")
-    joined = candidates.join(
-        bodies.withColumnRenamed("seq", "earlier").withColumnRenamed("comparable", "a"), "earlier"
-    ).join(bodies.withColumnRenamed("seq", "later").withColumnRenamed("comparable", "b"), "later")
+    joined = pairs.join(bodies.withColumnRenamed("seq", "earlier").withColumnRenamed("comparable", "a"), "earlier")
+    joined = joined.join(bodies.withColumnRenamed("seq", "later").withColumnRenamed("comparable", "b"), "later")
     joined = joined.select("earlier", "later", "a", "b")
-    pairs = spark.createDataFrame(joined.rdd.mapPartitions(_verify(conf)), _PAIRS)
-    pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
-    n_pairs = pairs.count()
-    timings["verify"] = time.perf_counter() - t
+    return spark.createDataFrame(joined.rdd.mapPartitions(_verify(conf)), _PAIRS)
 
-    # 4. Cluster.
-    t = time.perf_counter()
+
+def clusters(spark, signed, pairs):
+    """Step 4: one row per page (``seq``, ``key``, ``url``, ``site``,
+    ``cluster_id``, ``first``) and the number of propagation rounds."""
+    from pyspark.sql import functions as F
+
     labels, rounds = components(spark, pairs)
     names = signed.select(F.col("seq").alias("label"), F.col("key").alias("cluster_id"))
     result = (
@@ -347,6 +316,55 @@ def run(
         .withColumn("first", F.col("seq") == F.col("label"))
         .select("seq", "key", "url", "site", "cluster_id", "first")
     )
+    return result, rounds
+
+
+def run(
+    spark,
+    *,
+    out: str | os.PathLike[str],
+    manifest: str | os.PathLike[str] | None = None,
+    warcs: list[str] | None = None,
+    config: str | os.PathLike[str] | dict[str, Any] | None = None,
+    partitions: int | None = None,
+    tsv: bool = False,
+) -> dict[str, Any]:
+    """Runs the job on ``spark`` (a SparkSession) and returns the summary
+    it writes to ``OUT/summary.json``. The steps are the functions above,
+    each timed; intermediate results are persisted (memory, then disk) so
+    each is computed once."""
+    from pyspark import StorageLevel
+
+    if (manifest is None) == (not warcs):
+        raise ValueError("give a manifest or WARC files (one of the two)")
+    out = str(out)
+    local = not _remote(out)
+    if local:
+        pathlib.Path(out).mkdir(parents=True, exist_ok=True)
+    elif tsv:
+        raise ValueError(f"--tsv writes clusters.tsv on the driver: {out} is not a local folder")
+    # The config in force, as a dict: executors get it by value, so a TOML
+    # file needs to exist on the driver only. Invalid config fails here.
+    conf = neardup.Deduper(config).config()
+    sc = spark.sparkContext
+    partitions = partitions or sc.defaultParallelism * 4
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+
+    def timed(step: str, df):
+        t = time.perf_counter()
+        df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        n = df.count()
+        timings[step] = time.perf_counter() - t
+        return df, n
+
+    pages = pages_of(sc, manifest=manifest, warcs=warcs, partitions=partitions)
+    signed, n_pages = timed("sign", sign(spark, pages, conf))
+    found, n_candidates = timed("candidates", candidates(signed, conf))
+    pairs, n_pairs = timed("verify", verify(spark, signed, found, conf))
+
+    t = time.perf_counter()
+    result, rounds = clusters(spark, signed, pairs)
     result.orderBy("seq").write.mode("overwrite").parquet(f"{out}/pages")
     pairs.orderBy("later", "earlier").write.mode("overwrite").parquet(f"{out}/pairs")
     kept = spark.read.parquet(f"{out}/pages").filter("first").count()
@@ -381,7 +399,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Near-duplicate clusters of a manifest or WARC files on Apache Spark, written as Parquet.",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--manifest", help="TSV with a header naming doc_id and path (url optional), as neardup dedup reads")
+    src.add_argument(
+        "--manifest", help="TSV with a header naming doc_id and path (url optional), as neardup dedup reads"
+    )
     src.add_argument("--warc", nargs="+", metavar="FILE", help="WARC files (.warc or .warc.gz)")
     p.add_argument("--out", required=True, help="output folder (pages/, pairs/, summary.json)")
     p.add_argument("--config", help="neardup TOML config (default: the built-in defaults)")
