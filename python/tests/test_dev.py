@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import subprocess
 
-from conftest import dev_bench, neardup_bin
+from conftest import dev_bench, missing, neardup_bin, page
 
 import neardup
 
@@ -43,3 +43,34 @@ def test_check_over_the_dev_benchmark_gives_the_clusters_of_neardup_dedup(tmp_pa
         lines.append(f"{doc_id}\t{key}")
     assert drops > 100, "the dev benchmark holds many copies"
     assert lines == expected
+
+
+def test_signatures_are_the_columns_neardup_export_writes(tmp_path):
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        missing("pyarrow (the test extra)")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pages = {"a": ("https://a.example/x", "article.html"), "u": ("https://u.example/y", "unrelated.html")}
+    lines = ["doc_id\turl\tpath"]
+    for key, (url, name) in pages.items():
+        (docs / name).write_bytes(page(name))
+        lines.append(f"{key}\t{url}\tdocs/{name}")
+    (tmp_path / "m.tsv").write_text("\n".join(lines) + "\n")
+    index, out = tmp_path / "i.redb", tmp_path / "x.parquet"
+    binary = neardup_bin()
+    subprocess.run(
+        [binary, "dedup", str(tmp_path / "m.tsv"), "--out", str(tmp_path / "o"), "--index", str(index), "--no-report"],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([binary, "export", "--index", str(index), "--out", str(out)], check=True, capture_output=True)
+    rows = pq.read_table(out).to_pylist()
+    assert sorted(r["key"] for r in rows) == ["a", "u"]
+    d = neardup.Deduper()
+    for r in rows:
+        url, name = pages[r["key"]]
+        s = d.signatures(url, page(name), key=r["key"])
+        for column in ("key", "url", "site", "exact", "simhash", "chunks"):
+            assert s[column] == r[column], (r["key"], column)
