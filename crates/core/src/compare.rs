@@ -26,11 +26,11 @@
 //! - Online a page is judged against *kept* pages only; which pages are
 //!   kept is the engine's to decide (by connected components).
 
-use neardup_api::{Signature, Similarity};
+use neardup_api::{Judgement, Signature, Similarity};
 use serde::{Deserialize, Serialize};
 
-use crate::content::{Evidence, Kept, OwnContent, PageContent, Templates, WEAK_MATCH};
-use crate::deduper::{Analyzed, Deduper, FALLBACK_MIN_COVERAGE};
+use crate::content::{Coverage, Evidence, Kept, OwnContent, PageContent, Templates, WEAK_MATCH};
+use crate::deduper::{fallback_judgement, kind_of, Analyzed, Deduper, FALLBACK_MIN_COVERAGE};
 use crate::verdict::{Match, MatchBasis, VerdictKind};
 
 /// Version of the [`Comparable::to_bytes`] layout.
@@ -120,9 +120,13 @@ impl Comparable {
                 header.fingerprint
             )));
         }
+        let page: Comparable = postcard::from_bytes(rest).map_err(|e| bad_bytes(e.to_string()))?;
+        if !page.content.is_consistent() {
+            return Err(bad_bytes("a block lies outside the page's words".into()));
+        }
         // The shingle index is rebuilt only for a pair a detector calls
         // alike (see `Deduper::compare`): most candidate pairs are not.
-        postcard::from_bytes(rest).map_err(|e| bad_bytes(e.to_string()))
+        Ok(page)
     }
 }
 
@@ -254,16 +258,14 @@ impl Deduper {
         let own = || own.get_or_init(|| OwnContent::new(content(), template, &later.url));
         let page_name = crate::content::page_name(&earlier.url);
         let same_site = earlier.site == later.site;
-        let matched = |i: Option<usize>, sim: Similarity, j: neardup_api::Judgement, reason| {
-            let kind = match j.level {
-                neardup_api::Level::Duplicate => VerdictKind::Duplicate,
-                neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
-            };
+        // As `Deduper::judge` names a match: the judgement's reason, then
+        // how much of the page's own content the earlier page holds.
+        let matched = |i: Option<usize>, sim: Similarity, j: Judgement, coverage: Coverage| {
             let detector = i
                 .and_then(|i| detectors.get(i))
                 .map_or(crate::deduper::CONTENT, |d| d.name());
             PairMatch {
-                kind,
+                kind: kind_of(j.level),
                 matched: Match {
                     id: None,
                     key: earlier.key.clone(),
@@ -272,8 +274,8 @@ impl Deduper {
                     similarity: j.score,
                     resemblance: sim.resemblance,
                     containment: sim.containment,
-                    reason,
-                    covered: None,
+                    reason: format!("{}; {}", j.reason, coverage.describe()),
+                    covered: Some(coverage.share()),
                 },
             }
         };
@@ -302,10 +304,7 @@ impl Deduper {
             };
             let coverage = own().coverage(content(), kept, false);
             if coverage.allows_drop(decide.min_coverage) {
-                let reason = format!("{}; {}", j.reason, coverage.describe());
-                let mut m = matched(Some(i), sim, j, reason);
-                m.matched.covered = Some(coverage.share());
-                return Some(m);
+                return Some(matched(Some(i), sim, j, coverage));
             }
         }
         // The block fallback, as online: stronger evidence (shingles, at
@@ -320,32 +319,8 @@ impl Deduper {
             return None;
         }
         let identical = evidence.visible == later.content.visible;
-        let judgement = neardup_api::Judgement {
-            level: if identical {
-                neardup_api::Level::Duplicate
-            } else {
-                neardup_api::Level::NearDuplicate
-            },
-            score: coverage.share(),
-            reason: String::new(),
-        };
-        let reason = if identical {
-            "identical visible text"
-        } else {
-            "shares its own blocks with the kept page"
-        };
-        let sim = Similarity {
-            resemblance: coverage.share(),
-            containment: coverage.share(),
-        };
-        let mut m = matched(
-            None,
-            sim,
-            judgement,
-            format!("{reason}; {}", coverage.describe()),
-        );
-        m.matched.covered = Some(coverage.share());
-        Some(m)
+        let (sim, judgement) = fallback_judgement(&coverage, identical);
+        Some(matched(None, sim, judgement, coverage))
     }
 }
 

@@ -243,6 +243,16 @@ mod le_u32s {
 }
 
 impl PageContent {
+    /// Returns true if and only if every block's span lies within the
+    /// words, in order: what analysis builds, and what content read back
+    /// from bytes must be before it is used.
+    pub fn is_consistent(&self) -> bool {
+        let n = self.words.len();
+        self.blocks
+            .iter()
+            .all(|b| b.start <= b.end && b.end as usize <= n)
+    }
+
     /// This content with its shingle index, rebuilt if it is missing (a
     /// deserialized page: see [`PageContent::index_shingles`]).
     pub fn indexed(&self) -> std::borrow::Cow<'_, PageContent> {

@@ -237,6 +237,39 @@ fn is_observation(rec: &DocRecord, detectors: usize) -> bool {
     evidence_of(rec, detectors).is_some_and(|e| e.is_observation())
 }
 
+/// The verdict kind of a detector's (or the fallback's) level.
+pub(crate) fn kind_of(level: neardup_api::Level) -> VerdictKind {
+    match level {
+        neardup_api::Level::Duplicate => VerdictKind::Duplicate,
+        neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
+    }
+}
+
+/// What the block fallback says of a page whose own blocks are covered
+/// (`coverage`) by a kept page: a duplicate when their whole visible text
+/// is `identical`, else a near duplicate; scored by the coverage.
+pub(crate) fn fallback_judgement(coverage: &Coverage, identical: bool) -> (Similarity, Judgement) {
+    let share = coverage.share();
+    let judgement = Judgement {
+        level: if identical {
+            neardup_api::Level::Duplicate
+        } else {
+            neardup_api::Level::NearDuplicate
+        },
+        score: share,
+        reason: if identical {
+            "identical visible text".into()
+        } else {
+            "shares its own blocks with the kept page".into()
+        },
+    };
+    let sim = Similarity {
+        resemblance: share,
+        containment: share,
+    };
+    (sim, judgement)
+}
+
 /// The kept side of a comparison with `rec` (see [`Kept`]); `None` if it
 /// has no evidence.
 fn kept_side(rec: &DocRecord, detectors: usize, name_articles: bool) -> Option<Kept<'_>> {
@@ -955,10 +988,7 @@ impl Deduper {
         let Some((i, id, sim, judgement, coverage)) = found else {
             return Ok((VerdictKind::Unique, None, rejected));
         };
-        let kind = match judgement.level {
-            neardup_api::Level::Duplicate => VerdictKind::Duplicate,
-            neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
-        };
+        let kind = kind_of(judgement.level);
         let rec = self.store.get(id)?;
         let (key, url) = rec
             .map(|r| (r.key.clone(), r.url.clone()))
@@ -1118,23 +1148,7 @@ impl Deduper {
             }
         }
         if let Some((id, coverage, identical)) = best {
-            let judgement = Judgement {
-                level: if identical {
-                    neardup_api::Level::Duplicate
-                } else {
-                    neardup_api::Level::NearDuplicate
-                },
-                score: coverage.share(),
-                reason: if identical {
-                    "identical visible text".into()
-                } else {
-                    "shares its own blocks with the kept page".into()
-                },
-            };
-            let sim = Similarity {
-                resemblance: coverage.share(),
-                containment: coverage.share(),
-            };
+            let (sim, judgement) = fallback_judgement(&coverage, identical);
             return Ok((Some((n, id, sim, judgement, coverage)), None));
         }
         Ok((None, rejected))

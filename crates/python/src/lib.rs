@@ -117,13 +117,7 @@ fn toml_of(value: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
     if let Ok(s) = value.extract::<String>() {
         return Ok(toml::Value::String(s));
     }
-    if let Ok(items) = value.cast::<PyList>() {
-        let items = items
-            .iter()
-            .map(|v| toml_of(&v, at))
-            .collect::<PyResult<Vec<_>>>()?;
-        return Ok(toml::Value::Array(items));
-    }
+    // Lists and tuples (a str, also a sequence, was taken above).
     if let Ok(items) = value.extract::<Vec<Bound<'_, PyAny>>>() {
         let items = items
             .iter()

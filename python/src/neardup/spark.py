@@ -106,6 +106,8 @@ def _index_of(order: dict[str, int], path: str) -> int:
     gives it (it may qualify the host or port)."""
     from urllib.parse import urlparse
 
+    if path in order:
+        return order[path]
     for given, i in order.items():
         if urlparse(path).path == urlparse(given).path:
             return i
@@ -224,7 +226,7 @@ def pages_of(sc, *, manifest=None, warcs=None, partitions: int):
         # (one task per file: size executor memory for the largest).
         order = {p: i for i, p in enumerate(warcs)}
         files = sc.binaryFiles(",".join(warcs), minPartitions=len(warcs))
-        pages = files.flatMap(lambda f: _warc_pages(order.get(f[0], _index_of(order, f[0])), f[0], f[1]))
+        pages = files.flatMap(lambda f: _warc_pages(_index_of(order, f[0]), f[0], f[1]))
     else:
         files = [(i, str(pathlib.Path(p).resolve())) for i, p in enumerate(warcs)]
         pages = sc.parallelize(files, max(1, len(files))).flatMap(lambda f: _warc_pages(*f))
