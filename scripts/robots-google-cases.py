@@ -110,8 +110,8 @@ def unescape(literal, line):
 class Call:
     """A call whose meaning is given by the statement around it."""
 
-    def __init__(self, name, args):
-        self.name, self.args = name, args
+    def __init__(self, name, args, line):
+        self.name, self.args, self.line = name, args, line
 
 
 class ReportField:
@@ -221,6 +221,7 @@ class Test:
     def effect(self, v):
         if not isinstance(v, Call):
             self.fail("statement without effect")
+        where = f"{self.name}: line {v.line}"
         if v.name in ("EXPECT_TRUE", "EXPECT_FALSE"):
             (inner,) = v.args
             want = v.name == "EXPECT_TRUE"
@@ -231,11 +232,11 @@ class Test:
                 (agent,) = inner.args
                 self.out["agents"].append((self.name, agent, want))
             else:
-                self.fail("unknown expectation")
+                sys.exit(f"{where}: unknown expectation in {v.name}")
         elif v.name == "EXPECT_EQ":
             want, got = v.args
             if not isinstance(got, ReportField) or self.stats is None:
-                self.fail("EXPECT_EQ on something other than a parse report")
+                sys.exit(f"{where}: EXPECT_EQ on something other than a parse report")
             self.stats["expect"][got.name] = want
         elif v.name == "googlebot::ParseRobotsTxt":
             body, _report = v.args
@@ -250,7 +251,7 @@ class Test:
         elif v.name == "TestEscape":
             self.out["escapes"].append((self.name, *v.args))
         else:
-            self.fail(f"unknown call {v.name}")
+            sys.exit(f"{where}: unknown call {v.name}")
 
     # -- expressions
     def expr(self):
@@ -327,7 +328,7 @@ class Test:
         if name == "absl::StrCat":
             return b"".join(self.args())
         if self.peek().text == "(":
-            return Call(name, self.args())
+            return Call(name, self.args(), t.line)
         return self.lookup(name)[name]
 
 

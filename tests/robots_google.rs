@@ -160,6 +160,22 @@ fn google_robots_test_cc_passes_in_full() {
         paths.len(),
         escapes.len()
     );
+    // The counts the generator wrote in the table's header are the table's
+    // (a hand edit that drops or adds cases shows here).
+    let header = include_str!("../testdata/robots/google_cases.rs")
+        .lines()
+        .find_map(|l| l.strip_prefix("// Counts: "))
+        .expect("the generated header has a Counts line");
+    let written = format!(
+        "{} IsUserAgentAllowed, {} IsValidUserAgentToObey, {} ParseRobotsTxt, {} \
+         GetPathParamsQuery, {} MaybeEscapePattern.",
+        cases.len(),
+        agents.len(),
+        parses.len(),
+        paths.len(),
+        escapes.len()
+    );
+    assert_eq!(header, written);
     // The table of commit c8ac4b1 has 145 + 11 + 12 + 19 + 4 cases: a
     // regenerated table may grow, never shrink by accident.
     assert!(cases.len() >= 145, "the table lost cases: {}", cases.len());
