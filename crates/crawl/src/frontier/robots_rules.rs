@@ -70,7 +70,7 @@ pub struct RobotsRules {
     /// Patterns as the parser gave them (Google's reading).
     raw: Lists,
     /// The same rules with escaped unreserved characters decoded (RFC 9309
-    /// 2.2.2); equal to `raw` unless `decoding_differs`.
+    /// 2.2.2); kept only if `decoding_differs` (else `raw` serves for both).
     decoded: Lists,
     /// Some pattern has an escaped unreserved character.
     decoding_differs: bool,
@@ -146,7 +146,12 @@ impl RobotsRules {
             // Same rules, same path: same answer.
             return true;
         }
-        self.allowed_in(&self.decoded, decoded.as_bytes(), &mut matcher)
+        let lists = if self.decoding_differs {
+            &self.decoded
+        } else {
+            &self.raw
+        };
+        self.allowed_in(lists, decoded.as_bytes(), &mut matcher)
     }
 
     /// Google's decision for `path` under one spelling of the rules.
@@ -276,6 +281,10 @@ impl RobotsParseHandler for Collector<'_> {
 
     fn handle_robots_end(&mut self) {
         self.end_group();
+        if !self.rules.decoding_differs {
+            // Same as `raw`: do not keep a second copy per cached origin.
+            self.rules.decoded = Lists::default();
+        }
     }
 
     fn handle_user_agent(&mut self, _line: u32, value: &str) {
