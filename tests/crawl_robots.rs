@@ -323,6 +323,25 @@ async fn group_forms_as_google_parses_them_request_no_disallowed_url() {
             &[],
         ),
     ];
+    // The form through the robots cache with the default cap:
+    // disallowed, and the group's Crawl-delay is ours.
+    let (addr, _) = group_site(forms[0].0).await;
+    let defaults = neardup_crawl::CrawlConfig::from_config(&local_config()).unwrap();
+    let cache = RobotsCache::new(&defaults);
+    let fetcher = Fetcher::new(&defaults).expect("fetcher");
+    let d = cache
+        .check(
+            &fetcher,
+            &Url::parse(&format!("http://{addr}/")).expect("url"),
+        )
+        .await;
+    assert!(!d.allowed, "{d:?}");
+    assert_eq!(
+        d.crawl_delay,
+        Some(std::time::Duration::from_secs(10)),
+        "{d:?}"
+    );
+
     let mut config = local_config();
     neardup_crawl::CrawlConfig::edit(&mut config, |c| c.robots.max_crawl_delay_secs = 0).unwrap();
     for (robots, disallowed) in forms {
