@@ -427,7 +427,7 @@ fn uppercase_escapes(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The character an `%XX` escape at `s[i..]` stands for, if it is an
+/// The character an `%XX` escape at `b[i..]` stands for, if it is an
 /// unreserved one (RFC 3986 2.3: letters, digits, `-`, `.`, `_`, `~`).
 fn escaped_unreserved(b: &[u8], i: usize) -> Option<u8> {
     if b.get(i) != Some(&b'%') {
