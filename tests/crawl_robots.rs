@@ -5,7 +5,9 @@
 //! word, a rule before any `User-agent` line (ignored), and links requested
 //! as linked (query order kept) while keyed canonically. Also the
 //! private-address guard refusing a seed: `private_address`, not a robots
-//! refusal.
+//! refusal. Group forms as Google parses them today (`Sitemap:`,
+//! `Crawl-delay:` and unknown lines do not end a list of agents), escaped
+//! unreserved characters, and a robots.txt cut by the size cap.
 
 use std::sync::Arc;
 
@@ -240,4 +242,176 @@ async fn robots_redirect_to_a_refused_host_is_not_the_origin_refused() {
         matches!(d.refused, Some(FetchError::PrivateAddress { ref host }) if host == "127.0.0.2"),
         "{d:?}"
     );
+}
+
+/// The links of the group-forms site's home page, as requested.
+const GROUP_LINKS: [&str; 4] = [
+    "/open.html",
+    "/private/secret.html",
+    "/raw%7etilde.html",
+    "/raw~tilde-2.html",
+];
+
+/// A site whose home page links to [`GROUP_LINKS`].
+async fn group_site(robots: &'static str) -> (std::net::SocketAddr, Site) {
+    let links: String = GROUP_LINKS
+        .iter()
+        .map(|l| format!("<a href=\"{l}\">a link</a>"))
+        .collect();
+    let mut pages = vec![
+        ("/robots.txt", Answer::text(robots)),
+        (
+            "/",
+            Answer::html(&format!(
+                "<p>The home page of a site whose robots.txt groups agents in odd ways.</p>{links}"
+            )),
+        ),
+    ];
+    for (i, link) in GROUP_LINKS.iter().enumerate() {
+        pages.push((
+            link,
+            Answer::html(&format!(
+                "<p>Page {i} of the site, with words of its own: {link}.</p>"
+            )),
+        ));
+    }
+    let site = Site::new(pages);
+    (site.clone().start().await, site)
+}
+
+/// Google's grouping (a `Sitemap:`, `Crawl-delay:` or unknown line does
+/// not end a list of `User-agent` lines, only `Allow`/`Disallow` do) and
+/// escaped unreserved characters, in a real crawl: for each robots.txt
+/// form, every URL it disallows to `neardup` is never requested, every
+/// other linked URL is. Crawl-delay 10 is capped to 0 here
+/// (`crawl.robots.max_crawl_delay_secs`) to keep the test fast.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_forms_as_google_parses_them_request_no_disallowed_url() {
+    let all: Vec<&str> = std::iter::once("/")
+        .chain(GROUP_LINKS.iter().copied())
+        .collect();
+    let forms: [(&str, &[&str]); 6] = [
+        // The issue's form: one group for neardup and `*`, all disallowed.
+        (
+            "User-agent: neardup\nCrawl-delay: 10\nUser-agent: *\nDisallow: /\n",
+            &all,
+        ),
+        (
+            "User-agent: neardup\nSitemap: /sitemap.xml\nUser-agent: *\n\
+             Disallow: /private/\nDisallow: /raw~tilde\n\nUser-agent: other\nDisallow: /\n",
+            &GROUP_LINKS[1..],
+        ),
+        (
+            "User-agent: Neardup/2.0\nInvalid-Unknown-Line: x\nUser-agent: *\n\
+             Disallow: /private/\nDisallow: /raw%7Etilde\n",
+            &GROUP_LINKS[1..],
+        ),
+        (
+            "User-agent: *\nCrawl-delay: 10\nUser-agent: neardup\nDisallow: /private/\n\
+             Disallow: /raw~tilde\n",
+            &GROUP_LINKS[1..],
+        ),
+        (
+            "User-agent: neardup\n# a comment\n\nUser-agent: *\nDisallow: /private\n\
+             Disallow: /raw~\n",
+            &GROUP_LINKS[1..],
+        ),
+        // Control: an Allow line does end the list, so `*`'s Disallow is
+        // not ours and everything is fetched.
+        (
+            "User-agent: neardup\nAllow: /nothing\nUser-agent: *\nDisallow: /\n",
+            &[],
+        ),
+    ];
+    // The issue's form through the robots cache with the default cap:
+    // disallowed, and the group's Crawl-delay is ours.
+    let (addr, _) = group_site(forms[0].0).await;
+    let defaults = neardup_crawl::CrawlConfig::from_config(&local_config()).unwrap();
+    let cache = RobotsCache::new(&defaults);
+    let fetcher = Fetcher::new(&defaults).expect("fetcher");
+    let d = cache
+        .check(
+            &fetcher,
+            &Url::parse(&format!("http://{addr}/")).expect("url"),
+        )
+        .await;
+    assert!(!d.allowed, "{d:?}");
+    assert_eq!(
+        d.crawl_delay,
+        Some(std::time::Duration::from_secs(10)),
+        "{d:?}"
+    );
+
+    let mut config = local_config();
+    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.robots.max_crawl_delay_secs = 0).unwrap();
+    for (robots, disallowed) in forms {
+        let (addr, site) = group_site(robots).await;
+        let dir = Dir::new();
+        let (summary, pages) = crawl(&config, &format!("http://{addr}/"), &dir.join("out")).await;
+        let hits = targets(&site);
+        for path in disallowed {
+            assert!(
+                !hits.iter().any(|h| h == path),
+                "{robots:?}: {path} was requested: {hits:?}"
+            );
+        }
+        let expected = all.iter().filter(|p| !disallowed.contains(p)).count();
+        let fetched = all.iter().filter(|p| hits.iter().any(|h| h == *p)).count();
+        assert_eq!(fetched, expected, "{robots:?}: {hits:?}");
+        // A disallowed home page hides its links: only it is refused.
+        let want_refused = if disallowed.contains(&"/") {
+            1
+        } else {
+            disallowed.len()
+        };
+        let refused = pages
+            .iter()
+            .filter(|p| p["error"] == "robots_disallowed")
+            .count();
+        assert_eq!(refused, want_refused, "{robots:?}: {pages:#?}");
+        assert_eq!(
+            summary.robots_disallowed as usize, want_refused,
+            "{robots:?}"
+        );
+    }
+}
+
+/// A robots.txt over `crawl.robots.max_bytes`, cut right after `Allow: /`
+/// of a longer rule: the partial line is dropped, not read as `Allow: /`
+/// (which would tie with `Disallow: /` and allow everything).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_cut_by_the_robots_size_cap_is_not_parsed() {
+    let config = local_config();
+    let crawl_config = neardup_crawl::CrawlConfig::from_config(&config).unwrap();
+    let cap = crawl_config.robots.max_bytes;
+    assert_eq!(cap, 512 * 1024);
+    let mut robots = String::from("User-agent: *\nDisallow: /\n");
+    while robots.len() + 200 < cap - "Allow: /".len() {
+        robots.push_str(&format!("# filler {:090}\n", robots.len()));
+    }
+    // One comment line of the length left, then the rule the cap cuts.
+    let room = cap - "Allow: /".len() - robots.len();
+    robots.push_str(&format!("#{}\n", "-".repeat(room - 2)));
+    assert_eq!(robots.len() + "Allow: /".len(), cap);
+    robots.push_str(&format!("Allow: /{}\n", "z".repeat(1000)));
+    let robots: &'static str = Box::leak(robots.into_boxed_str());
+    let addr = Site::new(vec![("/robots.txt", Answer::text(robots))])
+        .start()
+        .await;
+    let fetcher = Fetcher::new(&crawl_config).expect("fetcher");
+    let cache = RobotsCache::new(&crawl_config);
+    for path in ["/", "/page.html", "/zzzz"] {
+        let url = Url::parse(&format!("http://{addr}{path}")).expect("url");
+        let d = cache.check(&fetcher, &url).await;
+        assert_eq!(d.source, RobotsSource::Parsed, "{d:?}");
+        assert!(!d.allowed, "{path}: {d:?}");
+    }
+    // The whole rule, under the cap, does allow its own path.
+    let whole = format!("User-agent: *\nDisallow: /\nAllow: /{}\n", "z".repeat(1000));
+    let whole: &'static str = Box::leak(whole.into_boxed_str());
+    let addr = Site::new(vec![("/robots.txt", Answer::text(whole))])
+        .start()
+        .await;
+    let url = Url::parse(&format!("http://{addr}/{}", "z".repeat(1000))).expect("url");
+    assert!(cache.check(&fetcher, &url).await.allowed);
 }

@@ -901,6 +901,26 @@ async fn openapi_document_matches_the_server() {
         let got = s.post(path, &json!({"url": "ftp://x/"})).await;
         documented_error(path, "post", got.0, &got.1);
     }
+    let long = format!("https://a.example/{}", "a".repeat(3000));
+    let got = s
+        .post("/v1/check", &json!({"url": long, "html": "x"}))
+        .await;
+    assert_eq!(
+        (got.0, &got.1["error"]["code"]),
+        (400, &json!("url_too_long"))
+    );
+    documented_error("/v1/check", "post", got.0, &got.1);
+    let batch = json!({"pages": [{"url": long, "html": "x"}]});
+    let got = s.post("/v1/check/batch", &batch).await;
+    documented_error("/v1/check/batch", "post", got.0, &got.1);
+    let got = s
+        .send(s.http.delete(s.url("/v1/docs?url=javascript%3Aalert(1)")))
+        .await;
+    assert_eq!(
+        (got.0, &got.1["error"]["code"]),
+        (400, &json!("invalid_url"))
+    );
+    documented_error("/v1/docs", "delete", got.0, &got.1);
     let got = s.send(s.http.delete(s.url("/v1/docs/999999"))).await;
     documented_error("/v1/docs/{id}", "delete", got.0, &got.1);
     let got = s.send(s.http.delete(s.url("/v1/docs/x"))).await;

@@ -472,6 +472,160 @@ async fn protocol_level_rejections_have_json_error_bodies() {
     s.stop().await.unwrap();
 }
 
+/// An HTTP/2 prior-knowledge client (the connection preface, as `curl
+/// --http2-prior-knowledge` sends it) gets a JSON 505 and a closed
+/// connection, sent at once or in pieces; HTTP/1.1 requests whose first
+/// bytes arrive one by one (`P`, then `OST ...`) are still served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http2_preface_is_answered_505_with_a_json_body() {
+    let s = Server::start(ServeOptions::default()).await;
+    // The client preface and an empty SETTINGS frame.
+    let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    preface.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    for split in [preface.len(), 3, 15] {
+        let mut conn = TcpStream::connect(s.addr).await.unwrap();
+        conn.write_all(&preface[..split]).await.unwrap();
+        if split < preface.len() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            conn.write_all(&preface[split..]).await.unwrap();
+        }
+        let (answer, closed) = read_to_close(&mut conn, Duration::from_secs(10)).await;
+        assert!(closed.is_some(), "connection left open: {answer:?}");
+        assert!(
+            answer.starts_with("HTTP/1.1 505 HTTP Version Not Supported\r\n"),
+            "split {split}: {answer:?}"
+        );
+        assert!(
+            answer.contains("content-type: application/json\r\n"),
+            "{answer:?}"
+        );
+        let body = answer_body(&answer);
+        assert_eq!(
+            body["error"]["code"], "http_version_not_supported",
+            "{answer:?}"
+        );
+        assert!(body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP/1.1"));
+    }
+    let body = json!({"url": "https://a.example/p", "html": article(1)}).to_string();
+    let request = format!(
+        "{}{body}",
+        check_head(s.addr, body.len(), "connection: close\r\n")
+    );
+    for split in [1, 2, 4] {
+        let mut conn = TcpStream::connect(s.addr).await.unwrap();
+        conn.write_all(&request.as_bytes()[..split]).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        conn.write_all(&request.as_bytes()[split..]).await.unwrap();
+        let (answer, closed) = read_to_close(&mut conn, Duration::from_secs(10)).await;
+        assert!(closed.is_some(), "connection left open: {answer:?}");
+        assert!(
+            answer.starts_with("HTTP/1.1 200 "),
+            "split {split}: {answer:?}"
+        );
+        assert!(answer_body(&answer)["kind"].is_string(), "{answer:?}");
+    }
+    s.stop().await.unwrap();
+}
+
+/// `url` (and `key`) are capped at `canonical.max_url_len` bytes, as the
+/// crawl caps URLs: a 1 MB URL is refused, not indexed; DELETE by URL
+/// refuses what is not an absolute http(s) URL instead of answering 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_urls_are_capped_and_checked_as_the_crawl_does() {
+    let s = Server::start(ServeOptions::default()).await;
+    let max = Config::default().canonical.max_url_len;
+    assert_eq!(max, 2048);
+    let base = "https://a.example/";
+    let of_len = |n: usize| format!("{base}{}", "a".repeat(n - base.len()));
+    let code = |body: &Value| {
+        body["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+
+    let (status, body) = s.check(&of_len(1_000_000), &article(1)).await;
+    assert_eq!(
+        (status, code(&body)),
+        (400, "url_too_long".into()),
+        "{body}"
+    );
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("1000000 bytes") && message.contains("2048"),
+        "{message}"
+    );
+    assert!(
+        message.len() < 200,
+        "the URL is not echoed: {}",
+        message.len()
+    );
+    let (status, body) = s.check(&of_len(max + 1), &article(2)).await;
+    assert_eq!(
+        (status, code(&body)),
+        (400, "url_too_long".into()),
+        "{body}"
+    );
+    let (status, body) = s.check(&of_len(max), &article(3)).await;
+    assert_eq!(status, 200, "a URL of exactly the cap is taken: {body}");
+    // In a batch: the page is named.
+    let batch = json!({"pages": [
+        {"url": "https://a.example/ok", "html": article(4)},
+        {"url": of_len(max + 1), "html": article(5)},
+    ]});
+    let (status, body) = s
+        .send(s.http.post(s.url("/v1/check/batch")).json(&batch))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (400, "url_too_long".into()),
+        "{body}"
+    );
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("pages[1].url "));
+    // A key over the cap.
+    let long_key =
+        json!({"url": "https://a.example/k", "key": "k".repeat(max + 1), "html": article(6)});
+    let (status, body) = s
+        .send(s.http.post(s.url("/v1/check")).json(&long_key))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (400, "invalid_field".into()),
+        "{body}"
+    );
+    let (_, stats) = s.send(s.http.get(s.url("/v1/stats"))).await;
+    assert_eq!(stats["indexed"], 1, "only the page at the cap: {stats}");
+
+    let delete = |url: &str| {
+        let q: String = url::form_urlencoded::byte_serialize(url.as_bytes()).collect();
+        s.send(s.http.delete(s.url(&format!("/v1/docs?url={q}"))))
+    };
+    for (url, status, want) in [
+        ("javascript:alert(1)", 400, "invalid_url"),
+        ("mailto:a@a.example", 400, "invalid_url"),
+        ("/relative/path", 400, "invalid_url"),
+        (&of_len(max + 1), 400, "url_too_long"),
+        ("https://a.example/never-indexed", 404, "not_found"),
+    ] {
+        let (got, body) = delete(url).await;
+        assert_eq!(
+            (got, code(&body)),
+            (status, want.to_owned()),
+            "{url}: {body}"
+        );
+    }
+    let (got, body) = delete(&of_len(max)).await;
+    assert_eq!(got, 200, "{body}");
+    assert_eq!(body["removed"], true);
+    s.stop().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_whose_canonical_names_an_indexed_url_is_its_duplicate() {
     let s = Server::start(ServeOptions::default()).await;

@@ -298,16 +298,13 @@ impl CrawlConfig {
                 allowed: "must be a non-empty single line".into(),
             });
         }
-        let token_ok = !self.robots_token.is_empty()
-            && self
-                .robots_token
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-        if !token_ok {
+        if !valid_product_token(&self.robots_token) {
             return Err(Error::Config {
                 key: "crawl.robots_token".into(),
                 value: format!("{:?}", self.robots_token),
-                allowed: "must be non-empty, letters, digits, `-` and `_` (RFC 9309)".into(),
+                allowed: "must be non-empty ASCII letters, `-` and `_` (RFC 9309 product-token; \
+                          a robots.txt User-agent value is read up to its first other character)"
+                    .into(),
             });
         }
         let s = &self.scope;
@@ -539,6 +536,18 @@ impl CrawlConfig {
         f(&mut crawl);
         crawl.write_to(config)
     }
+}
+
+/// Whether `token` can name this crawler in a robots.txt `User-agent`
+/// line (RFC 9309 2.2.1 `product-token`, Google's
+/// `IsValidUserAgentToObey`): non-empty, ASCII letters, `-` and `_` only.
+/// A token with other characters could never match: a `User-agent` value
+/// is read only up to its first other character.
+pub fn valid_product_token(token: &str) -> bool {
+    !token.is_empty()
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
 }
 
 #[cfg(test)]

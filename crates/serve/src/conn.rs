@@ -25,6 +25,13 @@
 //!   body and closes. The socket wrapper recognizes that canned answer
 //!   ([`canned_rejection`]) and writes the documented `{"error": ...}` body
 //!   in its place, so every answer of the API has one.
+//! - **HTTP/2 prior knowledge**: the server speaks HTTP/1.1 only. A client
+//!   that opens with the HTTP/2 connection preface (`PRI * HTTP/2.0`),
+//!   which hyper's HTTP/1 parser drops without a byte, is answered 505
+//!   `http_version_not_supported` with the JSON body and closed. The
+//!   connection's first bytes are read here before hyper takes the
+//!   connection ([`first_bytes`]), under the same idle and header
+//!   deadlines, and handed to hyper as if unread.
 //!
 //! Both deadlines are kept by a watchdog per connection that reads the
 //! connection's [`Activity`]: the socket wrapper ([`Watched`]) notes when a
@@ -53,7 +60,7 @@ use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tower::ServiceExt as _;
@@ -161,6 +168,10 @@ impl Drop for InFlight {
 struct Watched {
     stream: TcpStream,
     activity: Arc<Activity>,
+    /// Bytes read before hyper took the connection ([`first_bytes`]),
+    /// given to hyper first (from `replayed` on).
+    replay: Vec<u8>,
+    replayed: usize,
     /// A rewritten rejection not yet written (from `sent` on).
     pending: Vec<u8>,
     sent: usize,
@@ -215,10 +226,12 @@ fn canned_rejection(head: &[u8]) -> Option<Vec<u8>> {
 }
 
 impl Watched {
-    fn new(stream: TcpStream, activity: Arc<Activity>) -> Watched {
+    fn new(stream: TcpStream, activity: Arc<Activity>, replay: Vec<u8>) -> Watched {
         Watched {
             stream,
             activity,
+            replay,
+            replayed: 0,
             pending: Vec::new(),
             sent: 0,
         }
@@ -247,6 +260,18 @@ impl AsyncRead for Watched {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        if self.replayed < self.replay.len() {
+            // Already noted in the activity when first read.
+            let n = buf.remaining().min(self.replay.len() - self.replayed);
+            let start = self.replayed;
+            buf.put_slice(&self.replay[start..start + n]);
+            self.replayed += n;
+            if self.replayed == self.replay.len() {
+                self.replay = Vec::new();
+                self.replayed = 0;
+            }
+            return Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
         if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
@@ -394,20 +419,75 @@ pub(crate) async fn serve(
 }
 
 /// Answers a connection over the per-address cap with 503 and closes it.
-async fn refuse(mut stream: TcpStream, max: usize) {
-    let body = format!(
-        "{{\"error\":{{\"code\":\"too_many_connections\",\"message\":\"more than {max} open \
-         connections from this address; close some or retry later\"}}}}"
-    );
+async fn refuse(stream: TcpStream, max: usize) {
+    let message =
+        format!("more than {max} open connections from this address; close some or retry later");
+    answer_and_close(
+        stream,
+        "503 Service Unavailable",
+        "retry-after: 1\r\n",
+        "too_many_connections",
+        &message,
+    )
+    .await;
+}
+
+/// The request line of the HTTP/2 connection preface (RFC 9113 3.4), the
+/// first bytes of a client that assumes HTTP/2 ("prior knowledge").
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
+
+/// Reads the connection's first bytes: until they are the HTTP/2
+/// preface's request line, or cannot be (the first differing byte; an
+/// HTTP/1 request is told at its first byte, or its second for `POST`), or
+/// the client closes. Returns them, to be handed to hyper unread.
+async fn first_bytes(stream: &mut TcpStream, activity: &Activity) -> io::Result<Vec<u8>> {
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 2048];
+    loop {
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(seen);
+        }
+        activity.bytes_read();
+        seen.extend_from_slice(&chunk[..n]);
+        let common = seen.len().min(H2_PREFACE.len());
+        if common == H2_PREFACE.len() || seen[..common] != H2_PREFACE[..common] {
+            return Ok(seen);
+        }
+    }
+}
+
+/// Writes a JSON error answer on a connection hyper does not serve, then
+/// closes it; what the client still sends meanwhile (the rest of an HTTP/2
+/// preface) is read and dropped for up to a second, so that the close is
+/// not a reset that could discard the answer before the client reads it.
+async fn answer_and_close(
+    mut stream: TcpStream,
+    status: &str,
+    headers: &str,
+    code: &str,
+    message: &str,
+) {
+    let body = serde_json::json!({ "error": { "code": code, "message": message } }).to_string();
     let answer = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
-         content-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+         {headers}connection: close\r\n\r\n{body}",
         body.len()
     );
     // A client that does not read gets its socket closed after a second.
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
         stream.write_all(answer.as_bytes()).await?;
-        stream.shutdown().await
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        let mut left = 64usize << 10;
+        while left > 0 {
+            let n = stream.read(&mut sink).await?;
+            if n == 0 {
+                break;
+            }
+            left = left.saturating_sub(n);
+        }
+        io::Result::Ok(())
     })
     .await;
 }
@@ -424,11 +504,37 @@ struct Connection {
 }
 
 impl Connection {
-    async fn run(mut self, stream: TcpStream, peer: SocketAddr) {
+    async fn run(mut self, mut stream: TcpStream, peer: SocketAddr) {
         // Answers are small and written at once: do not let Nagle delay them.
         let _ = stream.set_nodelay(true);
         let activity = Arc::new(Activity::new());
-        let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
+        let limits = self.limits;
+        let first = tokio::select! {
+            first = first_bytes(&mut stream, &activity) => first,
+            reason = watchdog(&activity, &limits) => {
+                tracing::debug!(peer = %peer, reason, "closing connection");
+                return;
+            }
+            // Shutting down: nothing was asked yet, nothing to finish.
+            _ = self.stop.wait_for(|stop| *stop) => return,
+        };
+        let Ok(first) = first else {
+            return;
+        };
+        if first.starts_with(H2_PREFACE) {
+            tracing::debug!(peer = %peer, "HTTP/2 preface refused");
+            answer_and_close(
+                stream,
+                "505 HTTP Version Not Supported",
+                "",
+                "http_version_not_supported",
+                "this server speaks HTTP/1.1 only: HTTP/2 (the PRI * HTTP/2.0 preface, prior \
+                 knowledge) is not supported",
+            )
+            .await;
+            return;
+        }
+        let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity), first));
         let app = self.app.clone();
         let service_activity = Arc::clone(&activity);
         let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
@@ -448,7 +554,6 @@ impl Connection {
         builder.header_read_timeout(None).half_close(true);
         let conn = builder.serve_connection(io, service);
         tokio::pin!(conn);
-        let limits = self.limits;
         tokio::select! {
             served = conn.as_mut() => {
                 log_end(peer, served);

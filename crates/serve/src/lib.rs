@@ -18,7 +18,10 @@
 //! a body over [`ServeOptions::max_body`] is 413 (at once when its declared
 //! length is over, without reading it), a body not received within
 //! [`ServeOptions::body_timeout`] is 408, a body that is not
-//! `application/json` is 415, bad JSON or fields are 400, a missing or wrong
+//! `application/json` is 415, bad JSON or fields are 400 (a `url` longer
+//! than `canonical.max_url_len`, as the crawl caps URLs, is 400
+//! `url_too_long`; one that is not absolute http(s) is 400 `invalid_url`,
+//! in `DELETE /v1/docs?url=` too), a missing or wrong
 //! bearer token is 401, more than [`ServeOptions::max_concurrency`] requests
 //! in flight, or request bodies over [`ServeOptions::max_body_memory`] in
 //! memory, is 503 (load is shed at once, with `Retry-After: 1`, rather than
@@ -30,7 +33,8 @@
 //! [`ServeOptions::max_concurrency`] slots: a slow or stalled upload holds
 //! only its connection and the bytes it sent, never a slot. Connections
 //! themselves are bounded by the accept loop (`conn`): header-read and
-//! idle timeouts, and a cap per client address.
+//! idle timeouts, and a cap per client address. HTTP/1.1 only: an HTTP/2
+//! preface is answered 505 `http_version_not_supported`.
 //!
 //! # Logs
 //! One access line per request (`tracing`, target `neardup_serve::access`,
@@ -158,6 +162,9 @@ struct AppState {
     /// Analysis needs no lock: pages are analyzed while the decider holds
     /// the deduper for a decision or a commit.
     analyzer: Arc<Analyzer>,
+    /// `canonical.max_url_len`: the longest `url` (and `key`) accepted, as
+    /// the crawl accepts no longer URL.
+    max_url_len: usize,
     /// Decides pages in arrival order and commits them in groups.
     decider: Decider,
     options: ServeOptions,
@@ -236,6 +243,7 @@ fn build(
     let workers = pool("check")?;
     let batch_workers = pool("batch")?;
     let analyzer = deduper.read(|d| d.analyzer())?;
+    let max_url_len = deduper.read(|d| d.config().canonical.max_url_len)?;
     let (decider, decider_thread) = Decider::start(deduper.clone())?;
     // At least one largest body fits, so every valid request can pass
     // when the server is otherwise idle.
@@ -246,6 +254,7 @@ fn build(
     let state = Arc::new(AppState {
         deduper,
         analyzer,
+        max_url_len,
         decider,
         in_flight: Arc::new(Semaphore::new(options.max_concurrency.max(1))),
         body_memory: Arc::new(Semaphore::new(body_budget)),
@@ -598,24 +607,22 @@ struct Page {
 }
 
 impl Page {
-    /// Validates one request; `at` prefixes field names (`pages[3].`).
-    fn from_request(req: CheckRequest, at: &str) -> Result<Page, ApiError> {
+    /// Validates one request; `at` prefixes field names (`pages[3].`);
+    /// `url` and `key` may be `max_url_len` bytes long.
+    fn from_request(req: CheckRequest, at: &str, max_url_len: usize) -> Result<Page, ApiError> {
         let url = req.url.ok_or_else(|| {
             ApiError::bad_request("missing_field", format!("{at}url is required"))
         })?;
-        match url::Url::parse(&url) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
-            Ok(u) => {
+        check_url(&url, at, max_url_len)?;
+        if let Some(key) = &req.key {
+            if key.len() > max_url_len {
                 return Err(ApiError::bad_request(
-                    "invalid_url",
-                    format!("{at}url must be http or https, got scheme {:?}", u.scheme()),
-                ))
-            }
-            Err(e) => {
-                return Err(ApiError::bad_request(
-                    "invalid_url",
-                    format!("{at}url {url:?} is not a valid absolute URL: {e}"),
-                ))
+                    "invalid_field",
+                    format!(
+                        "{at}key is {} bytes, longer than canonical.max_url_len ({max_url_len})",
+                        key.len()
+                    ),
+                ));
             }
         }
         let declared_text = req
@@ -664,6 +671,32 @@ impl Page {
                 Some("text/html; charset=utf-8"),
             )
         }
+    }
+}
+
+/// Checks a page URL as the crawl takes one: at most `max_len` bytes
+/// (`canonical.max_url_len`, 400 `url_too_long`), absolute, http or
+/// https (400 `invalid_url`). `at` prefixes the field name.
+fn check_url(url: &str, at: &str, max_len: usize) -> Result<(), ApiError> {
+    if url.len() > max_len {
+        return Err(ApiError::bad_request(
+            "url_too_long",
+            format!(
+                "{at}url is {} bytes, longer than canonical.max_url_len ({max_len})",
+                url.len()
+            ),
+        ));
+    }
+    match url::Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(()),
+        Ok(u) => Err(ApiError::bad_request(
+            "invalid_url",
+            format!("{at}url must be http or https, got scheme {:?}", u.scheme()),
+        )),
+        Err(e) => Err(ApiError::bad_request(
+            "invalid_url",
+            format!("{at}url {url:?} is not a valid absolute URL: {e}"),
+        )),
     }
 }
 
@@ -771,7 +804,7 @@ async fn check(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<VerdictBody>, ApiError> {
     let req: CheckRequest = parse_json(&headers, body)?;
-    let page = Page::from_request(req, "")?;
+    let page = Page::from_request(req, "", state.max_url_len)?;
     let mut verdicts = check_pages(&state, vec![page]).await?;
     verdicts
         .pop()
@@ -803,7 +836,7 @@ async fn check_batch(
     let pages = requests
         .into_iter()
         .enumerate()
-        .map(|(i, r)| Page::from_request(r, &format!("pages[{i}].")))
+        .map(|(i, r)| Page::from_request(r, &format!("pages[{i}]."), state.max_url_len))
         .collect::<Result<Vec<_>, _>>()?;
     let verdicts = check_pages(&state, pages).await?;
     Ok(Json(BatchBody { verdicts }))
@@ -898,12 +931,7 @@ async fn remove_doc_by_url(
         .find(|(k, _)| k == "url")
         .map(|(_, v)| v.into_owned())
         .ok_or_else(|| ApiError::bad_request("missing_field", "query parameter url is required"))?;
-    if let Err(e) = url::Url::parse(&url) {
-        return Err(ApiError::bad_request(
-            "invalid_url",
-            format!("url {url:?} is not a valid absolute URL: {e}"),
-        ));
-    }
+    check_url(&url, "", state.max_url_len)?;
     match remove(&state, RemoveTarget::Url(url.clone())).await? {
         Some(id) => Ok(Json(DeletedBody { id, removed: true })),
         None => Err(ApiError::new(

@@ -2,7 +2,8 @@
 //!
 //! - 2xx: parsed ([`RobotsRules`]: Google's parser and matching rules)
 //!   for the configured product token, with `*` groups as fallback; the
-//!   first `max_bytes` bytes are parsed. URLs are matched as requested
+//!   first `max_bytes` bytes are parsed, without the line the cap cuts
+//!   in half (its start alone could allow what the whole forbids). URLs are matched as requested
 //!   (the URL as linked, not its canonical key: a rule on
 //!   `/list?b=1&a=` must stop a request for `/list?b=1&a=2`).
 //! - 4xx (but 429): no robots.txt: everything is allowed (2.3.1.3).
@@ -29,7 +30,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 use url::Url;
 
-use super::robots_rules::RobotsRules;
+use super::robots_rules::{complete_lines, RobotsRules};
 use crate::config::{CrawlConfig, Oversize, RobotsConfig};
 use crate::fetch::{FetchError, FetchOptions, Fetcher};
 
@@ -221,7 +222,14 @@ impl RobotsCache {
         match fetcher.fetch_with(&robots_url, &options).await {
             Ok(outcome) => match outcome.status {
                 200..=299 => {
-                    let rules = RobotsRules::parse(&outcome.body, &self.token);
+                    // A body cut at the cap ends with part of a line:
+                    // parsed, `Allow: /zzzz` would read as `Allow: /`.
+                    let body = if outcome.truncated {
+                        complete_lines(&outcome.body)
+                    } else {
+                        &outcome.body
+                    };
+                    let rules = RobotsRules::parse(body, &self.token);
                     let crawl_delay = rules
                         .crawl_delay()
                         .filter(|d| d.is_finite() && *d > 0.0)
