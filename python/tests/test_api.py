@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
+import socket
+import subprocess
+import time
+import urllib.request
 
 import pytest
-from conftest import article, html, page
+from conftest import article, free_port, html, neardup_bin, page
 
 import neardup
 
@@ -30,7 +35,7 @@ def test_a_copy_is_dropped_and_names_the_page_it_copies():
 
     other = d.check("https://garden.example/tomatoes", page("unrelated.html"))
     assert other.kind == "unique"
-    assert d.stats() == {"checked": 3, "unique": 2, "duplicates": 1, "near_duplicates": 0, "indexed": 2}
+    assert d.stats() == {"checked": 3, "unique": 2, "duplicates": 1, "unchanged": 0, "near_duplicates": 0, "indexed": 2}
 
 
 def test_to_dict_is_the_sidecar_json():
@@ -46,6 +51,79 @@ def test_to_dict_is_the_sidecar_json():
     assert 'Verdict(kind="duplicate"' in repr(v)
 
 
+STUB = (
+    b"<html><head><meta http-equiv='refresh' content='0; url=https://news.example/harbor'>"
+    b"<title>Moved</title></head><body><p>This page has moved to "
+    b"<a href='https://news.example/harbor'>the harbour story</a>.</p></body></html>"
+)
+
+#: Pages checked in this order by test_to_dict_is_what_neardup_serve_answers:
+#: unique, duplicate, print and near copies, unrelated, an unchanged
+#: recrawl, short, empty and broken pages, two redirect stubs.
+SERVE_PAGES = [
+    (ARTICLE, page("article.html")),
+    ("https://mirror.example/harbor", page("copy.html")),
+    ("https://news.example/harbor?print=1", page("print.html")),
+    ("https://other.example/harbour-story", page("near.html")),
+    ("https://garden.example/tomatoes", page("unrelated.html")),
+    (ARTICLE, page("article.html")),
+    ("https://a.example/short", page("short.html")),
+    ("https://a.example/empty", page("empty.html")),
+    ("https://a.example/bad", page("invalid-utf8.html")),
+    ("https://a.example/old", STUB),
+    ("https://b.example/old", STUB),
+]
+
+
+def _serve() -> tuple[subprocess.Popen, str]:
+    """A `neardup serve --in-memory` on a free 127.0.0.1 port, ready."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [neardup_bin(), "serve", "--listen", f"127.0.0.1:{port}", "--in-memory"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, f"http://127.0.0.1:{port}"
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError("neardup serve did not start") from None
+            time.sleep(0.05)
+
+
+def test_to_dict_is_what_neardup_serve_answers():
+    """Verdict.to_dict() equals, key for key, the JSON a real `neardup serve`
+    answers on /v1/check for the same pages in the same order (no
+    `stored_as`, `redirect` only for a stub, `matched` with the same keys)."""
+    proc, url = _serve()
+    try:
+        d = neardup.Deduper()
+        content_type = "text/html; charset=utf-8"
+        kinds, redirects = set(), 0
+        for page_url, body in SERVE_PAGES:
+            text = body.decode("utf-8", errors="replace")
+            payload = {"url": page_url, "html": text, "headers": {"content-type": content_type}}
+            request = urllib.request.Request(
+                url + "/v1/check", json.dumps(payload).encode(), {"content-type": "application/json"}
+            )
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                served = json.load(answer)
+            v = d.check(page_url, text, content_type)
+            assert v.to_dict() == served, (page_url, v.to_dict(), served)
+            kinds.add((v.kind, v.unchanged))
+            redirects += "redirect" in served
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    # The pages covered every kind of answer.
+    assert {("unique", False), ("duplicate", False), ("duplicate", True), ("near_duplicate", False)} <= kinds, kinds
+    assert redirects == 2
+
+
 def test_a_recrawl_of_an_unchanged_page_is_reported_unchanged():
     d = neardup.Deduper()
     d.check(ARTICLE, page("article.html"))
@@ -53,6 +131,10 @@ def test_a_recrawl_of_an_unchanged_page_is_reported_unchanged():
     assert again.kind == "duplicate" and again.unchanged and again.detector == "same_url"
     copy = d.check("https://mirror.example/harbor", page("copy.html"))
     assert copy.is_drop and not copy.unchanged
+    # stats(): the unchanged recrawl is a duplicate, and counted as unchanged too.
+    stats = d.stats()
+    assert stats["duplicates"] == 2 and stats["unchanged"] == 1, stats
+    assert stats["checked"] == stats["unique"] + stats["duplicates"] + stats["near_duplicates"] == 3, stats
 
 
 def test_body_as_str_and_bytes_in_another_charset():
@@ -121,6 +203,26 @@ def test_invalid_config_raises_config_error_with_the_library_message(tmp_path):
     with pytest.raises(neardup.NeardupError, match="missing.toml"):
         neardup.Deduper(tmp_path / "missing.toml")
     assert issubclass(neardup.ConfigError, neardup.NeardupError)
+
+
+@pytest.mark.parametrize(
+    ("config", "key", "message"),
+    [
+        ({"simhash": {"max_distanse": 3}}, "simhash.max_distanse", "unknown field `max_distanse`"),
+        ({"decide": {"min_terms": "many"}}, "decide.min_terms", 'invalid type: string "many"'),
+        ({"chunkz": {}}, "chunkz", "unknown field `chunkz`"),
+        ({"extract": {"mode": "everything"}}, "extract.mode", "unknown variant `everything`"),
+    ],
+)
+def test_a_bad_dict_config_names_the_dict_and_the_key(config, key, message):
+    """A dict config's error says it was a dict and names the dotted key, not
+    a line of TOML the caller never wrote."""
+    with pytest.raises(neardup.ConfigError) as err:
+        neardup.Deduper(config)
+    text = str(err.value)
+    assert text.startswith(f"config (a dict): `{key}`: "), text
+    assert message in text, text
+    assert "TOML" not in text and "line" not in text, text
 
 
 def test_plugin_detectors_are_available():

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 try:
-    import scrapy  # noqa: F401
+    import scrapy
     import scrapy_site as site_files
 
     import neardup
@@ -316,6 +316,89 @@ def test_index_failure_fail_closed_drops_and_closes_the_spider(site: site_files.
     assert r.stat("neardup/dropped/no_verdict") == r.stat("neardup/dropped") == 2, r
     assert re.search(r"ERROR: neardup: dropped \S+ without a verdict \(the deduper is closed\)", r.log), r
     assert "ERROR: neardup: 2 consecutive failures and NEARDUP_FAIL_OPEN is off" in r.log, r
+
+
+PROJECT_SETTINGS = """
+SPIDER_MODULES = ["proj.spiders"]
+DOWNLOADER_MIDDLEWARES = {"neardup.scrapy.NeardupMiddleware": 580}
+ROBOTSTXT_OBEY = False
+TELNETCONSOLE_ENABLED = False
+LOG_LEVEL = "INFO"
+CONCURRENT_REQUESTS = 1
+NEARDUP_BREAKER_THRESHOLD = 2
+NEARDUP_FAIL_OPEN = False
+"""
+
+PROJECT_SPIDER = """
+import json
+
+from scrapy_crawl import SiteSpider as Base
+
+
+class SiteSpider(Base):
+    def __init__(self, config="{}", **kw):
+        super().__init__(json.loads(config), **kw)
+"""
+
+
+def scrapy_command(
+    site: site_files.Site, tmp_path: pathlib.Path, command: str, extra: str, **config: Any
+) -> CrawlResult:
+    """Runs ``scrapy crawl site`` or ``scrapy runspider`` (the spider's file)
+    in a project made in tmp_path (PROJECT_SETTINGS plus ``extra``), as cron would."""
+    project = tmp_path / "project"
+    (project / "proj" / "spiders").mkdir(parents=True)
+    (project / "scrapy.cfg").write_text("[settings]\ndefault = proj.settings\n")
+    (project / "proj" / "__init__.py").write_text("")
+    (project / "proj" / "spiders" / "__init__.py").write_text("")
+    settings = PROJECT_SETTINGS + extra
+    if tuple(int(x) for x in scrapy.__version__.split(".")[:2]) < (2, 12):
+        settings += 'REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"\n'
+    (project / "proj" / "settings.py").write_text(settings)
+    spider = project / "proj" / "spiders" / "site_spider.py"
+    spider.write_text(PROJECT_SPIDER)
+    target = ["crawl", "site"] if command == "crawl" else ["runspider", str(spider)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project), str(HERE)])}
+    env.pop("SCRAPY_SETTINGS_MODULE", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "scrapy", *target, "-a", "config=" + json.dumps({"start": site.url, **config})],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return CrawlResult(out.returncode, out.stdout, out.stderr)
+
+
+@pytest.mark.parametrize("command", ["crawl", "runspider"])
+def test_scrapy_commands_exit_1_when_the_index_is_unavailable(
+    site: site_files.Site, tmp_path: pathlib.Path, command: str
+) -> None:
+    """With COMMANDS_MODULE = "neardup.scrapy_commands", a real `scrapy crawl`
+    (or `runspider`) whose index fails with NEARDUP_FAIL_OPEN off exits 1."""
+    r = scrapy_command(
+        site, tmp_path, command, 'COMMANDS_MODULE = "neardup.scrapy_commands"\n', close_index_on_seed=True
+    )
+    assert "Spider closed (neardup_unavailable)" in r.log, r
+    assert "ERROR: neardup: the crawl failed (finish_reason neardup_unavailable): scrapy crawl exits 1" in r.log, r
+    assert r.returncode == 1, r
+
+
+def test_scrapy_crawl_command_exits_0_when_the_crawl_finishes(site: site_files.Site, tmp_path: pathlib.Path) -> None:
+    r = scrapy_command(site, tmp_path, "crawl", 'COMMANDS_MODULE = "neardup.scrapy_commands"\n')
+    assert "Spider closed (finished)" in r.log, r
+    assert "the crawl failed" not in r.log, r
+    assert r.returncode == 0, r
+
+
+def test_without_the_commands_the_log_says_how_to_get_an_exit_status(
+    site: site_files.Site, tmp_path: pathlib.Path
+) -> None:
+    r = scrapy_command(site, tmp_path, "crawl", "", close_index_on_seed=True)
+    assert "Spider closed (neardup_unavailable)" in r.log, r
+    assert "set COMMANDS_MODULE = 'neardup.scrapy_commands' for an exit status of 1" in r.log, r
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use neardup::{Comparable, Config, IndexLocation, MemoryStore, Signature};
@@ -138,16 +139,25 @@ fn config_of(config: Option<&Bound<'_, PyAny>>) -> PyResult<Config> {
         return Ok(Config::default());
     };
     if config.is_instance_of::<PyDict>() {
-        let toml::Value::Table(table) = toml_of(config, "")? else {
-            return Err(ConfigError::new_err("config: a dict was expected"));
-        };
-        let text =
-            toml::to_string(&table).map_err(|e| ConfigError::new_err(format!("config: {e}")))?;
-        return Config::from_toml(&text).map_err(py_err);
+        return config_of_dict(config);
     }
     let path = path_of(config)
         .map_err(|_| PyTypeError::new_err("config must be None, a TOML file's path or a dict"))?;
     Config::from_file(std::path::Path::new(&path)).map_err(py_err)
+}
+
+/// A config given as a dict: deserialized from its values directly (not
+/// through TOML text, whose line numbers would mean nothing to the caller),
+/// so an error says the config was a dict and names the dotted key, e.g.
+/// "config (a dict): `simhash.max_distanse`: unknown field ...".
+fn config_of_dict(config: &Bound<'_, PyAny>) -> PyResult<Config> {
+    let table = toml_of(config, "")?;
+    let config: Config = serde_path_to_error::deserialize(table).map_err(|e| {
+        let key = e.path().to_string();
+        ConfigError::new_err(format!("config (a dict): `{key}`: {}", e.inner().message()))
+    })?;
+    config.validate().map_err(py_err)?;
+    Ok(config)
 }
 
 /// A JSON value as the Python value `json.loads` would give.
@@ -287,10 +297,22 @@ impl Verdict {
         self.verdict.redirect.as_ref().map(|r| r.to.as_str())
     }
 
-    /// The verdict as the sidecar's JSON (`neardup serve`'s `/v1/check`).
+    /// The verdict as the sidecar's JSON (`neardup serve`'s `/v1/check`),
+    /// key for key: `kind`, `matched` (or `None`), `indexed_as`,
+    /// `warnings`, and `redirect` only for a redirect stub.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let value = serde_json::to_value(&self.verdict)
+        let mut value = serde_json::to_value(&self.verdict)
             .map_err(|e| NeardupError::new_err(e.to_string()))?;
+        if let Some(verdict) = value.as_object_mut() {
+            // A crawl's checkpoint bookkeeping, not part of the API.
+            verdict.remove("stored_as");
+            // serve leaves out an id it does not have rather than send null.
+            if let Some(matched) = verdict.get_mut("matched").and_then(|m| m.as_object_mut()) {
+                if matched.get("id").is_some_and(serde_json::Value::is_null) {
+                    matched.remove("id");
+                }
+            }
+        }
         py_of(py, &value)
     }
 
@@ -322,6 +344,9 @@ impl Verdict {
 struct Deduper {
     inner: RwLock<Option<neardup::Deduper>>,
     index: Option<String>,
+    /// Checks that found the page unchanged since its URL was indexed
+    /// (counted under `duplicates` by the core too).
+    unchanged: AtomicU64,
 }
 
 impl Deduper {
@@ -386,6 +411,7 @@ impl Deduper {
         Ok(Deduper {
             inner: RwLock::new(Some(deduper)),
             index,
+            unchanged: AtomicU64::new(0),
         })
     }
 
@@ -408,7 +434,11 @@ impl Deduper {
             let analyzed = self.analyzer()?.analyze(url, url, body, content_type);
             self.write(|d| d.decide(analyzed))?.map_err(py_err)
         })?;
-        Ok(Verdict { verdict })
+        let verdict = Verdict { verdict };
+        if verdict.unchanged() {
+            self.unchanged.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(verdict)
     }
 
     /// The main text of a page as the detectors see it: one block per
@@ -427,13 +457,17 @@ impl Deduper {
     }
 
     /// Counters since this deduper was made, and the pages indexed now:
-    /// `checked`, `unique`, `duplicates`, `near_duplicates`, `indexed`.
+    /// `checked`, `unique`, `duplicates`, `unchanged`, `near_duplicates`,
+    /// `indexed`. `duplicates` counts every `duplicate` verdict, the
+    /// `unchanged` ones (a recrawl of an unchanged URL) included:
+    /// `checked` = `unique` + `duplicates` + `near_duplicates`.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.read(neardup::Deduper::stats)?;
         let d = PyDict::new(py);
         d.set_item("checked", s.checked)?;
         d.set_item("unique", s.unique)?;
         d.set_item("duplicates", s.duplicates)?;
+        d.set_item("unchanged", self.unchanged.load(Ordering::Relaxed))?;
         d.set_item("near_duplicates", s.near_duplicates)?;
         d.set_item("indexed", s.indexed)?;
         Ok(d)

@@ -254,3 +254,46 @@ def crawl(
     if out.returncode != 0:
         raise AssertionError(f"crawl failed ({out.returncode}):\n{out.stderr[-5000:]}")
     return CrawlResult(json.loads(out.stdout.strip().splitlines()[-1]), out.stderr)
+
+
+PROJECT_SPIDER = """
+from crawl import SiteSpider as Base
+
+
+class SiteSpider(Base):
+    def __init__(self, start, **kw):
+        super().__init__(start, [], [], **kw)
+"""
+
+
+def scrapy_command(start: str, command: str, settings: dict[str, Any], project: pathlib.Path) -> tuple[int, str]:
+    """Runs ``scrapy crawl site`` or ``scrapy runspider`` (the spider's file)
+    from ``start`` in a Scrapy project made in ``project`` with ``settings``,
+    as cron would; returns the exit status and the log."""
+    (project / "proj" / "spiders").mkdir(parents=True)
+    (project / "scrapy.cfg").write_text("[settings]\ndefault = proj.settings\n")
+    (project / "proj" / "__init__.py").write_text("")
+    (project / "proj" / "spiders" / "__init__.py").write_text("")
+    base = {
+        "SPIDER_MODULES": ["proj.spiders"],
+        "DOWNLOADER_MIDDLEWARES": {"neardup_scrapy.NeardupMiddleware": 580},
+        "LOG_LEVEL": "INFO",
+        "ROBOTSTXT_OBEY": False,
+        "TELNETCONSOLE_ENABLED": False,
+    }
+    lines = [f"{k} = {v!r}" for k, v in {**base, **settings}.items()]
+    (project / "proj" / "settings.py").write_text("\n".join(lines) + "\n")
+    spider = project / "proj" / "spiders" / "site_spider.py"
+    spider.write_text(PROJECT_SPIDER)
+    target = ["crawl", "site"] if command == "crawl" else ["runspider", str(spider)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project), str(HERE)])}
+    env.pop("SCRAPY_SETTINGS_MODULE", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "scrapy", *target, "-a", "start=" + start],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    return out.returncode, out.stderr

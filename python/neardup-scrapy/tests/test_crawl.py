@@ -14,7 +14,16 @@ import unittest
 from typing import Any
 
 import testsite
-from support import BrokenSidecar, CrawlResult, NeardupServer, Nginx, closed_port_url, crawl, missing
+from support import (
+    BrokenSidecar,
+    CrawlResult,
+    NeardupServer,
+    Nginx,
+    closed_port_url,
+    crawl,
+    missing,
+    scrapy_command,
+)
 
 ALL_PAGES = sorted(testsite.FILES)
 # The middleware sees every page but the seed (dont_filter, Scrapy's default for start URLs).
@@ -288,6 +297,51 @@ class FailureTest(CrawlTestCase):
         self.assertEqual(bad.pages(), [], bad)
         self.assertIn("HTTP 401", bad.log)
         self.assertEqual(server.stats()["checked"], CHECKABLE)
+
+
+class ExitStatusTest(CrawlTestCase):
+    """A real ``scrapy crawl`` / ``scrapy runspider`` in a project, as cron runs it."""
+
+    COMMANDS = {"COMMANDS_MODULE": "neardup_scrapy.commands"}
+
+    def command(self, command: str, settings: dict[str, Any]) -> tuple[int, str]:
+        return scrapy_command(self.nginx.url, command, settings, pathlib.Path(self.tmp.name, "project"))
+
+    def test_unavailable_sidecar_exits_1_with_the_commands(self) -> None:
+        for command in ("crawl", "runspider"):
+            with self.subTest(command=command):
+                self.tmp.cleanup()
+                self.tmp = tempfile.TemporaryDirectory(prefix="neardup-index-")
+                settings = {**self.COMMANDS, "NEARDUP_URL": closed_port_url(), "NEARDUP_FAIL_OPEN": False}
+                rc, log = self.command(command, settings)
+                self.assertIn("Spider closed (neardup_unavailable)", log)
+                self.assertIn("the crawl failed (finish_reason neardup_unavailable): scrapy crawl exits 1", log)
+                self.assertEqual(rc, 1, log[-3000:])
+
+    def test_breaker_closing_the_spider_exits_1_with_the_commands(self) -> None:
+        sidecar = self.broken("error")
+        settings = {
+            **self.COMMANDS,
+            "NEARDUP_URL": sidecar.url,
+            "NEARDUP_FAIL_OPEN": False,
+            "NEARDUP_BREAKER_THRESHOLD": 2,
+            "CONCURRENT_REQUESTS": 1,
+        }
+        rc, log = self.command("crawl", settings)
+        self.assertIn("Spider closed (neardup_unavailable)", log)
+        self.assertEqual(rc, 1, log[-3000:])
+
+    def test_a_finished_crawl_exits_0_with_the_commands(self) -> None:
+        server = self.serve()
+        rc, log = self.command("crawl", {**self.COMMANDS, "NEARDUP_URL": server.url, "NEARDUP_FAIL_OPEN": False})
+        self.assertIn("Spider closed (finished)", log)
+        self.assertNotIn("the crawl failed", log)
+        self.assertEqual(rc, 0, log[-3000:])
+
+    def test_without_the_commands_the_log_says_how_to_get_an_exit_status(self) -> None:
+        rc, log = self.command("crawl", {"NEARDUP_URL": closed_port_url(), "NEARDUP_FAIL_OPEN": False})
+        self.assertIn("Spider closed (neardup_unavailable)", log)
+        self.assertIn("set COMMANDS_MODULE = 'neardup_scrapy.commands' for an exit status of 1", log)
 
 
 if __name__ == "__main__":

@@ -17,9 +17,10 @@ class StoreError(NeardupError):
 Kind: TypeAlias = Literal["unique", "duplicate", "near_duplicate"]
 
 class Stats(TypedDict):
-    checked: int
+    checked: int  # unique + duplicates + near_duplicates
     unique: int
-    duplicates: int
+    duplicates: int  # every duplicate verdict, the unchanged ones included
+    unchanged: int  # duplicates of themselves (same URL, unchanged since indexed)
     near_duplicates: int
     indexed: int
 
@@ -71,7 +72,7 @@ class Verdict:
     def redirect(self) -> str | None:
         """The target when the page is a redirect stub."""
     def to_dict(self) -> dict[str, Any]:
-        """The verdict as the sidecar's JSON (``neardup serve``'s ``/v1/check``)."""
+        """The verdict as the sidecar's JSON (``neardup serve``'s ``/v1/check``), key for key."""
 
 class Deduper:
     """The near-duplicate detector: checks pages and remembers the kept ones.

@@ -45,7 +45,7 @@ from ._neardup import Deduper, NeardupError, Verdict
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["PRIORITY", "UNAVAILABLE", "NeardupMiddleware"]
+__all__ = ["PRIORITY", "UNAVAILABLE", "NeardupMiddleware", "unavailable_crawls"]
 
 #: The priority to enable the middleware with: below HttpCompressionMiddleware
 #: (590), so bodies arrive decompressed, and below DownloaderStats (850), so
@@ -57,6 +57,22 @@ PRIORITY = 580
 UNAVAILABLE = "neardup_unavailable"
 
 STATS_PREFIX = "neardup/"
+
+#: Crawls of this process that ended with ``finish_reason``
+#: ``neardup_unavailable`` (see :func:`unavailable_crawls`).
+_unavailable_crawls = 0
+
+
+def unavailable_crawls() -> int:
+    """How many crawls in this process closed with ``finish_reason``
+    ``neardup_unavailable``.
+
+    Scrapy (2.11 to 2.19 at least) gives a component no way to set the exit
+    status of ``scrapy crawl``, which exits 0 whatever a crawl's finish
+    reason; the commands of :mod:`neardup.scrapy_commands` read this to
+    exit 1 instead (``COMMANDS_MODULE = "neardup.scrapy_commands"``).
+    """
+    return _unavailable_crawls
 
 
 class NeardupMiddleware:
@@ -145,12 +161,16 @@ class NeardupMiddleware:
             self._flusher = task.LoopingCall(self._flush)
             self._flusher.start(self.flush_interval, now=False)
 
-    async def spider_closed(self) -> None:
+    async def spider_closed(self, reason: str = "") -> None:
         """Stops the periodic flush, records ``neardup/indexed`` and closes
-        (flushes) the index, in a thread; the spider closes after it."""
+        (flushes) the index, in a thread; the spider closes after it. A
+        crawl closed as ``neardup_unavailable`` is counted for the exit
+        status (:func:`unavailable_crawls`)."""
         if self._flusher is not None and self._flusher.running:
             self._flusher.stop()
         self._closed = True
+        if reason == UNAVAILABLE:
+            _count_unavailable(self.crawler)
 
         def close() -> int | None:
             try:
@@ -371,6 +391,21 @@ class NeardupMiddleware:
 
     def _extra(self) -> dict[str, Any]:
         return {"spider": self.crawler.spider}
+
+
+def _count_unavailable(crawler: Crawler) -> None:
+    """Counts a crawl closed as ``neardup_unavailable`` and says how its
+    exit status shows it."""
+    global _unavailable_crawls
+    _unavailable_crawls += 1
+    if crawler.settings.get("COMMANDS_MODULE") == "neardup.scrapy_commands":
+        how = "scrapy crawl exits 1 (COMMANDS_MODULE neardup.scrapy_commands)"
+    else:
+        how = (
+            "Scrapy still exits 0; set COMMANDS_MODULE = 'neardup.scrapy_commands' "
+            "for an exit status of 1 (python/README.md)"
+        )
+    logger.error("neardup: the crawl failed (finish_reason %s): %s", UNAVAILABLE, how)
 
 
 def _config_setting(value: Any) -> Any:

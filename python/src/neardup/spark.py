@@ -2,7 +2,11 @@
 
     python -m neardup.spark --manifest pages.tsv --out OUT [--config neardup.toml]
     python -m neardup.spark --warc a.warc.gz b.warc.gz --out OUT
-    spark-submit --py-files neardup.zip -m ...   (see docs/python.md, "Spark on a cluster")
+    spark-submit --archives neardup-env.tar.gz#environment .../neardup/spark.py ...
+
+On a cluster the package (a compiled extension) is shipped to the executors
+as a packed virtual environment, not with ``--py-files``: see
+docs/python.md, "On a cluster".
 
 The same decisions as ``neardup dedup``, computed the way a distributed
 engine can (docs/scaling.md, "The offline batch path on an existing

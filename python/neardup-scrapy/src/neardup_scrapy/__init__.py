@@ -8,7 +8,7 @@ Enable it with::
 """
 
 from .client import CircuitBreaker, SidecarClient, SidecarError
-from .middleware import PRIORITY, UNAVAILABLE, NeardupMiddleware
+from .middleware import PRIORITY, UNAVAILABLE, NeardupMiddleware, unavailable_crawls
 
 __all__ = [
     "PRIORITY",
@@ -17,5 +17,6 @@ __all__ = [
     "NeardupMiddleware",
     "SidecarClient",
     "SidecarError",
+    "unavailable_crawls",
 ]
 __version__ = "0.1.0"

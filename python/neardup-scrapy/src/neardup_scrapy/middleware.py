@@ -31,6 +31,22 @@ UNAVAILABLE = "neardup_unavailable"
 
 STATS_PREFIX = "neardup/"
 
+#: Crawls of this process that ended with ``finish_reason``
+#: ``neardup_unavailable`` (see :func:`unavailable_crawls`).
+_unavailable_crawls = 0
+
+
+def unavailable_crawls() -> int:
+    """How many crawls in this process closed with ``finish_reason``
+    ``neardup_unavailable``.
+
+    Scrapy (2.11 to 2.19 at least) gives a component no way to set the exit
+    status of ``scrapy crawl``, which exits 0 whatever a crawl's finish
+    reason; the commands of :mod:`neardup_scrapy.commands` read this to
+    exit 1 instead (``COMMANDS_MODULE = "neardup_scrapy.commands"``).
+    """
+    return _unavailable_crawls
+
 
 class NeardupMiddleware:
     """Drops responses that ``neardup serve`` judges duplicates of another page.
@@ -60,6 +76,7 @@ class NeardupMiddleware:
         self._logged_drop = False
         self._closing = False
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> NeardupMiddleware:
@@ -117,6 +134,22 @@ class NeardupMiddleware:
             raise CloseSpider(UNAVAILABLE) from err
         self._set("health", "ok")
         logger.info("neardup sidecar at %s is ready (%s)", self.client.base_url, endpoint, extra=self._extra())
+
+    def spider_closed(self, reason: str = "") -> None:
+        """Counts a crawl closed as ``neardup_unavailable`` for the exit
+        status (:func:`unavailable_crawls`) and says how it shows."""
+        if reason != UNAVAILABLE:
+            return
+        global _unavailable_crawls
+        _unavailable_crawls += 1
+        if self.crawler.settings.get("COMMANDS_MODULE") == "neardup_scrapy.commands":
+            how = "scrapy crawl exits 1 (COMMANDS_MODULE neardup_scrapy.commands)"
+        else:
+            how = (
+                "Scrapy still exits 0; set COMMANDS_MODULE = 'neardup_scrapy.commands' "
+                "for an exit status of 1 (see the neardup-scrapy README)"
+            )
+        logger.error("neardup: the crawl failed (finish_reason %s): %s", UNAVAILABLE, how, extra=self._extra())
 
     # -- the middleware ------------------------------------------------------
 

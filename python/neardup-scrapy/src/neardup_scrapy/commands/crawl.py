@@ -1,0 +1,17 @@
+"""``scrapy crawl``, exiting 1 when the crawl closed as ``neardup_unavailable``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy.commands import crawl
+
+from neardup_scrapy.commands import exit_status
+from neardup_scrapy.middleware import unavailable_crawls
+
+
+class Command(crawl.Command):
+    def run(self, args: list[str], opts: Any) -> None:
+        before = unavailable_crawls()
+        super().run(args, opts)
+        self.exitcode = exit_status(self.exitcode, before)
