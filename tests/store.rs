@@ -324,7 +324,10 @@ fn written_lines(out: &Path) -> Vec<serde_json::Value> {
     let mut lines = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        assert!(!name.starts_with(".verdicts"), "hidden verdicts file {name}");
+        assert!(
+            !name.starts_with(".verdicts"),
+            "hidden verdicts file {name}"
+        );
         if name == "verdicts.jsonl" || name == "verdicts.jsonl.partial" {
             let text = std::fs::read_to_string(e.path()).unwrap_or_default();
             let complete = text.rfind('\n').map_or("", |end| &text[..end]);
