@@ -777,14 +777,19 @@ impl RedbStore {
             Err(what) => Err(err(&self.path, panicked(&what))),
         };
         if let Err(e) = &outcome {
-            self.file.freeze();
-            let why = match e {
-                Error::Store { message, .. } => message.clone(),
-                other => other.to_string(),
-            };
-            let _ = self.damaged.set(why);
+            self.mark_damaged(e);
         }
         outcome
+    }
+
+    /// Stops the store after `e`: the file refuses every write from now on.
+    fn mark_damaged(&self, e: &Error) {
+        self.file.freeze();
+        let why = match e {
+            Error::Store { message, .. } => message.clone(),
+            other => other.to_string(),
+        };
+        let _ = self.damaged.set(why);
     }
 
     /// The cache, usable again after a panic elsewhere (it is then
@@ -960,23 +965,13 @@ impl DocStore for RedbStore {
                 format!("not flushed after an earlier error: {why}"),
             ));
         }
-        match caught(|| self.commit()) {
-            Ok(Ok(())) => Ok(()),
-            outcome => {
-                let e = match outcome {
-                    Err(what) => err(&self.path, panicked(&what)),
-                    Ok(Err(e)) => e,
-                    Ok(Ok(())) => return Ok(()),
-                };
-                self.file.freeze();
-                let why = match &e {
-                    Error::Store { message, .. } => message.clone(),
-                    other => other.to_string(),
-                };
-                let _ = self.damaged.set(why);
-                Err(e)
-            }
-        }
+        let e = match caught(|| self.commit()) {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(e)) => e,
+            Err(what) => err(&self.path, panicked(&what)),
+        };
+        self.mark_damaged(&e);
+        Err(e)
     }
 
     fn len(&self) -> usize {
