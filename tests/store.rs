@@ -315,8 +315,8 @@ fn dedup_second_run_matches_pages_of_the_first() {
     assert!(bad.stderr().contains("detector chain"), "{}", bad.stderr());
 }
 
-/// Verdict lines of a killed run: the temporary verdicts file, complete
-/// lines only (the last one may be cut).
+/// Verdict lines of a killed run: `verdicts.jsonl.partial` (no hidden
+/// temporary file), complete lines only (the last one may be cut).
 fn written_lines(out: &Path) -> Vec<serde_json::Value> {
     let Ok(entries) = std::fs::read_dir(out) else {
         return Vec::new();
@@ -324,7 +324,11 @@ fn written_lines(out: &Path) -> Vec<serde_json::Value> {
     let mut lines = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name == "verdicts.jsonl" || name.starts_with(".verdicts.jsonl.") {
+        assert!(
+            !name.starts_with(".verdicts"),
+            "hidden verdicts file {name}"
+        );
+        if name == "verdicts.jsonl" || name == "verdicts.jsonl.partial" {
             let text = std::fs::read_to_string(e.path()).unwrap_or_default();
             let complete = text.rfind('\n').map_or("", |end| &text[..end]);
             lines.extend(

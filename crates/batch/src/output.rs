@@ -12,9 +12,12 @@
 //!   to any writer;
 //! - [`ClusterSink`]: collects the cluster assignment, then renders
 //!   `clusters.tsv` and `clusters.json`, and gives predictions to `eval`;
-//! - [`OutputDir`]: all three files in a directory, each written to a
-//!   temporary file beside it and renamed into place at the end, so readers
-//!   (and a crash) never see a half-written file.
+//! - [`OutputDir`]: all three files in a directory. The cluster files are
+//!   written to a temporary file beside them and renamed into place at the
+//!   end, so readers (and a crash) never see a half-written one;
+//!   `verdicts.jsonl` is appended as `verdicts.jsonl.partial` as the run
+//!   goes (flushed at each [`Sink::checkpoint`]) and renamed to
+//!   `verdicts.jsonl` at the end, so a killed run's verdicts can be read.
 //!
 //! # File formats
 //! `verdicts.jsonl` (format 1, [`VERDICTS_FORMAT`]): one [`VerdictLine`]
@@ -81,6 +84,16 @@ pub trait Sink {
         Ok(())
     }
 
+    /// Called after each batch of items the run has made durable (with a
+    /// persistent index: after the index commit that holds them): what the
+    /// sink has received so far may be made readable.
+    ///
+    /// # Errors
+    /// Stops the run.
+    fn checkpoint(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// Called once after the last item, if the run succeeded.
     ///
     /// # Errors
@@ -101,6 +114,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
         (**self).input_error(warning)
     }
+    fn checkpoint(&mut self) -> Result<()> {
+        (**self).checkpoint()
+    }
     fn finish(&mut self, summary: &Summary) -> Result<()> {
         (**self).finish(summary)
     }
@@ -116,6 +132,9 @@ impl Sink for Vec<&mut dyn Sink> {
     }
     fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
         self.iter_mut().try_for_each(|s| s.input_error(warning))
+    }
+    fn checkpoint(&mut self) -> Result<()> {
+        self.iter_mut().try_for_each(|s| s.checkpoint())
     }
     fn finish(&mut self, summary: &Summary) -> Result<()> {
         self.iter_mut().try_for_each(|s| s.finish(summary))
@@ -536,13 +555,68 @@ impl Write for AtomicFile {
     }
 }
 
+/// A file appended under a visible temporary name (`NAME.partial`) and
+/// renamed to its final name by [`PartialFile::commit`]. Unlike
+/// [`AtomicFile`] it stays when dropped: it holds what a killed or failed
+/// run wrote.
+#[derive(Debug)]
+pub struct PartialFile {
+    /// Large enough for a window of verdict lines: one write per checkpoint.
+    out: std::io::BufWriter<std::fs::File>,
+    partial: PathBuf,
+    path: PathBuf,
+}
+
+impl PartialFile {
+    /// Starts `partial` afresh (truncating what an earlier run left); it
+    /// becomes `path` on commit.
+    ///
+    /// # Errors
+    /// If the file cannot be created.
+    pub fn create(partial: &Path, path: &Path) -> Result<PartialFile> {
+        let file = std::fs::File::create(partial).map_err(|e| Error::io(partial, e))?;
+        Ok(PartialFile {
+            out: std::io::BufWriter::with_capacity(1 << 20, file),
+            partial: partial.to_owned(),
+            path: path.to_owned(),
+        })
+    }
+
+    /// Flushes, syncs to disk, and renames the file to its final name.
+    ///
+    /// # Errors
+    /// If any of those fails; the final name is then untouched.
+    pub fn commit(self) -> Result<()> {
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io(&self.partial, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(&self.partial, e))?;
+        std::fs::rename(&self.partial, &self.path).map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+impl Write for PartialFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// Writes `verdicts.jsonl`, `clusters.tsv` and `clusters.json` into a
 /// directory. Nothing appears under the final names before
-/// [`Sink::finish`]; a failed run leaves earlier files as they were.
+/// [`Sink::finish`]; a failed or killed run leaves earlier files as they
+/// were, and the verdict lines it acknowledged in
+/// [`OutputDir::VERDICTS_PARTIAL`] (complete lines up to its last
+/// [`Sink::checkpoint`]; a kill in the middle of a write can leave a last
+/// line without its newline, which readers skip). The next run starts that
+/// file again and renames it to `verdicts.jsonl` when it finishes.
 #[derive(Debug)]
 pub struct OutputDir {
     dir: PathBuf,
-    verdicts: Option<VerdictLines<AtomicFile>>,
+    verdicts: Option<VerdictLines<PartialFile>>,
     clusters: ClusterSink,
     evidence: crate::evidence::EvidenceSpool,
 }
@@ -550,6 +624,8 @@ pub struct OutputDir {
 impl OutputDir {
     /// File names inside the directory.
     pub const VERDICTS: &'static str = "verdicts.jsonl";
+    /// The verdicts of a run not finished yet (or killed, or failed).
+    pub const VERDICTS_PARTIAL: &'static str = "verdicts.jsonl.partial";
     /// See [`OutputDir::VERDICTS`].
     pub const CLUSTERS_TSV: &'static str = "clusters.tsv";
     /// See [`OutputDir::VERDICTS`].
@@ -564,8 +640,9 @@ impl OutputDir {
     /// If the directory or the temporary file cannot be created.
     pub fn create(dir: &Path) -> Result<OutputDir> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let file =
+            PartialFile::create(&dir.join(Self::VERDICTS_PARTIAL), &dir.join(Self::VERDICTS))?;
         let path = dir.join(Self::VERDICTS);
-        let file = AtomicFile::create(&path)?;
         Ok(OutputDir {
             dir: dir.to_owned(),
             verdicts: Some(VerdictLines::new(file, path)),
@@ -610,6 +687,19 @@ impl Sink for OutputDir {
             v.input_error(warning)?;
         }
         self.clusters.input_error(warning)
+    }
+
+    /// Hands the lines so far to the operating system (a killed process
+    /// loses none of them; no fsync: after a power loss the file may lack
+    /// the last ones, the index does not).
+    fn checkpoint(&mut self) -> Result<()> {
+        match self.verdicts.as_mut() {
+            Some(v) => {
+                let path = self.dir.join(Self::VERDICTS_PARTIAL);
+                v.get_mut().flush().map_err(|e| Error::io(&path, e))
+            }
+            None => Ok(()),
+        }
     }
 
     fn finish(&mut self, summary: &Summary) -> Result<()> {
@@ -773,14 +863,36 @@ mod tests {
     }
 
     #[test]
-    fn unfinished_output_dir_leaves_nothing_behind() {
+    fn unfinished_output_dir_leaves_only_its_partial_verdicts() {
         let dir = tempfile::tempdir().unwrap();
+        let partial = dir.path().join(OutputDir::VERDICTS_PARTIAL);
         {
             let mut sink = OutputDir::create(dir.path()).unwrap();
             sink.page(&record(0, "a", "x.com", None)).unwrap();
-            // Dropped without finish: a crashed or failed run.
+            sink.checkpoint().unwrap();
+            // Readable as soon as the checkpoint is over, before any end.
+            let text = std::fs::read_to_string(&partial).unwrap();
+            assert_eq!(text.lines().count(), 1, "{text}");
+            assert!(text.ends_with('\n'));
+            // Dropped without finish: a failed run.
         }
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [OutputDir::VERDICTS_PARTIAL]);
+        // The next run starts it afresh and renames it at the end.
+        let mut sink = OutputDir::create(dir.path()).unwrap();
+        assert_eq!(std::fs::read(&partial).unwrap().len(), 0);
+        feed(&mut sink);
+        assert!(!partial.exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(OutputDir::VERDICTS))
+                .unwrap()
+                .lines()
+                .count(),
+            4
+        );
     }
 
     #[test]

@@ -248,8 +248,9 @@ pub fn run_items(
 type AnalyzedWindow = (Vec<Item>, Vec<Option<Analyzed>>);
 
 /// Decides a whole window in input order, makes it durable, and only then
-/// tells the sinks: a verdict written out is never lost by a crash of a
-/// persistent index.
+/// tells the sinks, and ends with [`Sink::checkpoint`]: a verdict written
+/// out is never lost by a crash of a persistent index, and a line never
+/// claims a page was indexed by a commit that did not happen.
 fn decide_window(
     run: &mut Run,
     deduper: &mut Deduper,
@@ -279,7 +280,7 @@ fn decide_window(
             Err(w) => sink.input_error(&w)?,
         }
     }
-    Ok(())
+    sink.checkpoint()
 }
 
 /// State of a run between windows.

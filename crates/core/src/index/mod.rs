@@ -11,6 +11,8 @@ pub mod chunk;
 pub mod exact;
 pub mod location;
 #[cfg(feature = "redb")]
+mod redb_file;
+#[cfg(feature = "redb")]
 pub mod redb_store;
 #[cfg(feature = "redis")]
 pub mod redis_store;

@@ -33,16 +33,32 @@
 //! flush, and those ids are given out again after reopening (nobody can
 //! have been told about them if callers acknowledge only after a flush, as
 //! the batch driver does: it flushes each window before writing its
-//! verdicts). Dropping the store flushes on a best-effort basis.
+//! verdicts). Dropping the store flushes on a best-effort basis. Commits
+//! are two-phase (redb's `set_two_phase_commit`): the newest commit is
+//! always whole, so a checksum failure in it means damage.
+//!
+//! # Damaged files
+//! Every open checks what redb's header does not checksum
+//! ([`super::redb_file`]), then runs redb's integrity check (every page
+//! checksum verified, the allocator state rebuilt: after a crash whose
+//! recovery bit was lost, too), holding redb's writes until both passed. A
+//! panic of redb on a damaged file, while opening, reading, committing or
+//! closing, is caught and becomes [`Error::Store`]; from then on the store
+//! writes nothing to the file (see `RedbStore::guard`). What is detected
+//! and what cannot be: docs/usage.md, "When the index file is damaged".
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use neardup_api::{DocId, Signature};
-use redb::{Database, ReadOnlyTable, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{
+    Database, ReadOnlyTable, ReadableTable, ReadableTableMetadata, TableDefinition,
+    WriteTransaction,
+};
 use serde::{Deserialize, Serialize};
 
+use super::redb_file::{check_header, read_header, GuardedFile, Shared};
 use super::store::{record_bytes, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
 use crate::Error;
 use crate::Result;
@@ -187,7 +203,17 @@ pub struct CacheStats {
 /// A [`DocStore`] in a redb file, with a bounded cache of records in RAM.
 /// See the module documentation for the layout, memory and durability.
 pub struct RedbStore {
-    db: Database,
+    /// The `docs` table as of the last commit, for cache misses (declared
+    /// before `db`: it holds a read transaction of it).
+    reader: Mutex<Option<ReadOnlyTable<u32, &'static [u8]>>>,
+    /// `None` only while dropping (see the `Drop` impl).
+    db: Option<Database>,
+    /// The file under redb: writes held while opening, refused once damaged.
+    file: Arc<Shared>,
+    /// Why the store stopped: redb panicked on the file, a read found it
+    /// damaged, or a commit failed. Nothing is written to the file after
+    /// that, not even on drop; every later call returns this error.
+    damaged: OnceLock<String>,
     path: PathBuf,
     /// Signatures per record (the chain's length), checked on every read.
     detectors: usize,
@@ -196,8 +222,6 @@ pub struct RedbStore {
     pending: BTreeMap<DocId, Pending>,
     pending_bytes: usize,
     cache: Mutex<Lru>,
-    /// The `docs` table as of the last commit, for cache misses.
-    reader: Mutex<Option<ReadOnlyTable<u32, &'static [u8]>>>,
 }
 
 impl std::fmt::Debug for RedbStore {
@@ -282,13 +306,13 @@ fn check_file(path: &Path) -> Result<()> {
 }
 
 thread_local! {
-    /// Set while [`guarded`] runs redb code on this thread: its panics are
+    /// Set while [`caught`] runs redb code on this thread: its panics are
     /// turned into errors, so the panic hook must not print them.
     static QUIET_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Installs (once per process) a panic hook that stays silent for panics
-/// on a thread inside [`guarded`] and hands every other panic to the hook
+/// on a thread inside [`caught`] and hands every other panic to the hook
 /// that was there before.
 fn install_quiet_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -302,37 +326,57 @@ fn install_quiet_hook() {
     });
 }
 
-/// Runs `f`, turning a panic into [`Error::Store`].
+/// Runs `f`; a panic comes back as `Err` with its message.
 ///
 /// redb 2 does not report every damaged file as an error: a truncated file
 /// fails an `assert!` in its page manager while opening (the file must be
 /// as long as its header's layout says), a flipped byte an `assert_eq!`,
-/// and damaged pages can fail others while reading. The panic is caught here, at the boundary where the file is
-/// opened and walked, so every command that opens an index fails with a
-/// clear error (exit 2) instead of exit 101. Nothing half-opened escapes:
-/// the database value being built is dropped with the unwinding.
-fn guarded<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+/// and damaged pages can fail others while reading. The panic is caught
+/// at the boundary where redb is called (opening, reading, committing,
+/// closing), so every command that opens an index fails with a clear
+/// error (exit 2) instead of exit 101; the store is then marked damaged
+/// and never written to again ([`RedbStore::guard`]).
+fn caught<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
     install_quiet_hook();
     let was = QUIET_PANICS.with(|q| q.replace(true));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     QUIET_PANICS.with(|q| q.set(was));
-    match outcome {
-        Ok(result) => result,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into())
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            Err(err(
-                path,
-                format!("redb failed on it ({what}): {DAMAGED_HINT}"),
-            ))
+    outcome.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into())
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
+/// The message of a panic of redb on the file.
+fn panicked(what: &str) -> String {
+    format!("redb failed on it ({what}): {DAMAGED_HINT}")
+}
+
+/// The error for a file redb cannot open.
+fn open_error(path: &Path, e: redb::DatabaseError) -> Error {
+    match e {
+        redb::DatabaseError::DatabaseAlreadyOpen => {
+            err(path, format!("cannot open: {e} (another neardup uses it)"))
         }
+        redb::DatabaseError::UpgradeRequired(_) => err(path, format!("cannot open: {e}")),
+        _ => err(path, format!("cannot open: {e}: {DAMAGED_HINT}")),
     }
+}
+
+/// A write transaction with two-phase commit: the commit is made the
+/// primary only once its pages are on disk, so redb's recovery trusts it
+/// and a checksum failure in it is an error (with one-phase commit redb
+/// would roll back to the commit before, silently losing the last one).
+fn begin_write(db: &Database, path: &Path) -> Result<WriteTransaction> {
+    let mut txn = db.begin_write().map_err(|e| err(path, e))?;
+    txn.set_two_phase_commit(true);
+    Ok(txn)
 }
 
 /// The metadata of an opened file.
@@ -384,32 +428,91 @@ impl RedbStore {
             Self::create_new(path, identity)?;
         }
         check_file(path)?;
-        guarded(path, || {
-            Self::open_checked(path, identity, cache_bytes, now)
-        })
+        let header = read_header(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
+        check_header(&header)
+            .map_err(|why| err(path, format!("cannot open: {why}: {DAMAGED_HINT}")))?;
+        let file = Shared::open(path).map_err(|e| open_error(path, e))?;
+        match caught(|| Self::open_checked(path, identity, cache_bytes, now, &file)) {
+            Ok(opened) => opened,
+            Err(what) => {
+                file.freeze();
+                Err(err(path, panicked(&what)))
+            }
+        }
     }
 
-    /// [`RedbStore::open_at`] once the file exists and is a regular file.
+    /// [`RedbStore::open_at`] once the file exists, is a regular file and
+    /// its header passed [`check_header`]; redb's writes are held by
+    /// `file` until its integrity check passed, and refused if anything
+    /// fails.
     fn open_checked(
         path: &Path,
         identity: &StoreIdentity,
         cache_bytes: usize,
         now: u64,
+        file: &Arc<Shared>,
     ) -> Result<RedbStore> {
         let page_cache = (cache_bytes / 4).max(1 << 20);
-        let db = Database::builder()
+        let mut db = Database::builder()
             .set_cache_size(page_cache)
-            .open(path)
-            .map_err(|e| match e {
-                redb::DatabaseError::DatabaseAlreadyOpen => {
-                    err(path, format!("cannot open: {e} (another neardup uses it)"))
-                }
-                redb::DatabaseError::UpgradeRequired(_) => err(path, format!("cannot open: {e}")),
-                _ => err(path, format!("cannot open: {e}: {DAMAGED_HINT}")),
+            .create_with_backend(GuardedFile(Arc::clone(file)))
+            .map_err(|e| {
+                file.freeze();
+                open_error(path, e)
             })?;
-        let meta = Self::check_meta(&db, path, identity)?;
+        let (meta, live) = match Self::check_db(&mut db, path, identity, now, file) {
+            Ok(checked) => checked,
+            Err(e) => {
+                // Before `db` is dropped: its close writes nothing.
+                file.freeze();
+                return Err(e);
+            }
+        };
+        Ok(RedbStore {
+            reader: Mutex::new(None),
+            db: Some(db),
+            file: Arc::clone(file),
+            damaged: OnceLock::new(),
+            path: path.to_owned(),
+            detectors: identity.detectors.len(),
+            next_id: meta.next_id,
+            live,
+            pending: BTreeMap::new(),
+            pending_bytes: 0,
+            cache: Mutex::new(Lru::new(cache_bytes - cache_bytes / 4)),
+        })
+    }
+
+    /// Checks an opened file: redb's integrity check (every checksum; the
+    /// allocator state rebuilt if it was stale, as after a crash whose
+    /// recovery bit was lost), then the held writes go to the file, then
+    /// the metadata and the records' ids. Returns the metadata and the
+    /// number of records.
+    fn check_db(
+        db: &mut Database,
+        path: &Path,
+        identity: &StoreIdentity,
+        now: u64,
+        file: &Shared,
+    ) -> Result<(Meta, usize)> {
+        let clean = db.check_integrity().map_err(|e| {
+            err(
+                path,
+                format!("redb's integrity check failed ({e}): {DAMAGED_HINT}"),
+            )
+        })?;
+        if !clean {
+            tracing::warn!(
+                path = %path.display(),
+                "index file was not closed cleanly: redb repaired its allocator state \
+                 (every checksum verified)"
+            );
+        }
+        file.apply()
+            .map_err(|e| err(path, format!("cannot write: {e}")))?;
+        let meta = Self::check_meta(db, path, identity)?;
         if meta.format == 1 {
-            Self::upgrade_v1(&db, path, identity, now)?;
+            Self::upgrade_v1(db, path, identity, now)?;
         }
         let read = db.begin_read().map_err(|e| err(path, e))?;
         let docs = read.open_table(DOCS).map_err(|e| err(path, e))?;
@@ -427,26 +530,14 @@ impl RedbStore {
                 ));
             }
         }
-        drop(docs);
-        drop(read);
-        Ok(RedbStore {
-            db,
-            path: path.to_owned(),
-            detectors: identity.detectors.len(),
-            next_id: meta.next_id,
-            live,
-            pending: BTreeMap::new(),
-            pending_bytes: 0,
-            cache: Mutex::new(Lru::new(cache_bytes - cache_bytes / 4)),
-            reader: Mutex::new(None),
-        })
+        Ok((meta, live))
     }
 
     /// Rewrites every format-1 record with a fetch time and drops the
     /// `urls` table, in one transaction that also sets the format to 2.
     fn upgrade_v1(db: &Database, path: &Path, identity: &StoreIdentity, now: u64) -> Result<()> {
         let e = |x: redb::Error| err(path, x);
-        let txn = db.begin_write().map_err(|x| e(x.into()))?;
+        let txn = begin_write(db, path)?;
         {
             let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
             let mut from = 0u32;
@@ -538,7 +629,7 @@ impl RedbStore {
     /// and the format (format 1 is upgraded by the caller; format 2 here).
     fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<Meta> {
         let e = |e: redb::Error| err(path, e);
-        let txn = db.begin_write().map_err(|x| e(x.into()))?;
+        let txn = begin_write(db, path)?;
         let had_tables = txn.list_tables().map_err(|x| e(x.into()))?.count() > 0;
         let meta_out = {
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
@@ -656,10 +747,49 @@ impl RedbStore {
     /// # Errors
     /// If the file cannot be read.
     pub fn stored_len(&self) -> Result<u64> {
-        let e = |x: redb::Error| err(&self.path, x);
-        let read = self.db.begin_read().map_err(|x| e(x.into()))?;
-        let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
-        docs.len().map_err(|x| e(x.into()))
+        self.guard(|| {
+            let e = |x: redb::Error| err(&self.path, x);
+            let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
+            let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
+            docs.len().map_err(|x| e(x.into()))
+        })
+    }
+
+    /// The database (present until the store is dropped).
+    fn db(&self) -> Result<&Database> {
+        self.db.as_ref().ok_or_else(|| err(&self.path, "closed"))
+    }
+
+    /// Runs `f`, which calls redb, unless the store is damaged. A panic
+    /// inside redb or an error of `f` marks the store damaged: from then on
+    /// nothing is written to the file (not even on drop) and every call
+    /// returns the error. An error means the file is damaged, or a commit
+    /// failed (after which redb needs its recovery on the next open).
+    fn guard<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        if let Some(why) = self.damaged.get() {
+            return Err(err(
+                &self.path,
+                format!("not used after an earlier error: {why}"),
+            ));
+        }
+        let outcome = match caught(f) {
+            Ok(outcome) => outcome,
+            Err(what) => Err(err(&self.path, panicked(&what))),
+        };
+        if let Err(e) = &outcome {
+            self.mark_damaged(e);
+        }
+        outcome
+    }
+
+    /// Stops the store after `e`: the file refuses every write from now on.
+    fn mark_damaged(&self, e: &Error) {
+        self.file.freeze();
+        let why = match e {
+            Error::Store { message, .. } => message.clone(),
+            other => other.to_string(),
+        };
+        let _ = self.damaged.set(why);
     }
 
     /// The cache, usable again after a panic elsewhere (it is then
@@ -676,9 +806,9 @@ impl RedbStore {
     }
 
     /// Reads a committed record from the file; a panic inside redb on a
-    /// damaged page comes back as an error (see [`guarded`]).
+    /// damaged page comes back as an error (see `RedbStore::guard`).
     fn read_committed(&self, id: DocId) -> Result<Option<DocRecord>> {
-        guarded(&self.path, || self.read_committed_unguarded(id))
+        self.guard(|| self.read_committed_unguarded(id))
     }
 
     fn read_committed_unguarded(&self, id: DocId) -> Result<Option<DocRecord>> {
@@ -692,7 +822,7 @@ impl RedbStore {
             }
         };
         if reader.is_none() {
-            let read = self.db.begin_read().map_err(|x| e(x.into()))?;
+            let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
             *reader = Some(read.open_table(DOCS).map_err(|x| e(x.into()))?);
         }
         let Some(table) = reader.as_ref() else {
@@ -717,7 +847,7 @@ impl RedbStore {
         let path = self.path.clone();
         let e = |x: redb::Error| err(&path, x);
         // redb's default durability is `Immediate`: fsync before commit returns.
-        let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
+        let txn = begin_write(self.db()?, &path)?;
         {
             let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
             for (id, op) in &self.pending {
@@ -816,20 +946,32 @@ impl DocStore for RedbStore {
     /// applied over it; records read here bypass the cache, so rebuilding
     /// the candidate indexes of a large file does not evict the hot set.
     /// A panic inside redb while walking a damaged file comes back as an
-    /// [`Error::Store`] (see `guarded`).
+    /// [`Error::Store`] (see `RedbStore::guard`).
     fn for_each(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
-        guarded(&self.path, || self.for_each_unguarded(f))
+        self.guard(|| self.for_each_unguarded(f))
     }
 
     /// A panic inside redb while committing to a damaged file comes back
-    /// as an [`Error::Store`] (see `guarded`); what was committed before
-    /// stays as it was (redb's commit is atomic).
+    /// as an [`Error::Store`] (see `RedbStore::guard`); what was
+    /// committed before stays as it was (redb's commit is atomic), and
+    /// after a failed commit the store commits nothing more.
     fn flush(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let path = self.path.clone();
-        guarded(&path, || self.commit())
+        if let Some(why) = self.damaged.get() {
+            return Err(err(
+                &self.path,
+                format!("not flushed after an earlier error: {why}"),
+            ));
+        }
+        let e = match caught(|| self.commit()) {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(e)) => e,
+            Err(what) => err(&self.path, panicked(&what)),
+        };
+        self.mark_damaged(&e);
+        Err(e)
     }
 
     fn len(&self) -> usize {
@@ -847,7 +989,7 @@ impl RedbStore {
     /// [`DocStore::for_each`] without the panic guard.
     fn for_each_unguarded(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
         let e = |x: redb::Error| err(&self.path, x);
-        let read = self.db.begin_read().map_err(|x| e(x.into()))?;
+        let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
         let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
         for entry in docs.iter().map_err(|x| e(x.into()))? {
             let (id, bytes) = entry.map_err(|x| e(x.into()))?;
@@ -875,10 +1017,41 @@ impl RedbStore {
     }
 }
 
+/// Closing: the unflushed writes are committed (best effort) unless the
+/// store is damaged, then redb closes the file (clearing its
+/// recovery-required bit), all with panics caught; a damaged store's file
+/// refuses every write, so a damaged file is never committed to on close.
 impl Drop for RedbStore {
     fn drop(&mut self) {
-        if let Err(e) = self.flush() {
-            tracing::warn!(error = %e, "index not flushed on close");
+        let reader = match self.reader.get_mut() {
+            Ok(r) => r.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if std::thread::panicking() {
+            // Unwinding from a panic elsewhere: a second panic inside redb
+            // here would abort the process. Nothing is written and nothing
+            // of redb is dropped; the next open recovers the file.
+            self.file.freeze();
+            std::mem::forget(reader);
+            std::mem::forget(self.db.take());
+            return;
+        }
+        if self.damaged.get().is_none() {
+            if let Err(what) = caught(move || drop(reader)) {
+                self.file.freeze();
+                let _ = self.damaged.set(panicked(&what));
+            } else if let Err(e) = self.flush() {
+                tracing::warn!(error = %e, "index not flushed on close");
+            }
+        } else if caught(move || drop(reader)).is_err() {
+            self.file.freeze();
+        }
+        let db = self.db.take();
+        // redb's close commits its allocator state: refused by a frozen
+        // file, and a panic there is caught.
+        if let Err(what) = caught(move || drop(db)) {
+            self.file.freeze();
+            tracing::warn!(path = %self.path.display(), "redb failed closing the index: {what}");
         }
     }
 }
