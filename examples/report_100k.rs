@@ -121,6 +121,7 @@ fn main() -> anyhow::Result<()> {
                 verdict: Verdict {
                     kind,
                     matched,
+                    contained_in: None,
                     indexed_as: None,
                     stored_as: None,
                     redirect: None,

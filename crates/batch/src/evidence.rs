@@ -281,6 +281,7 @@ mod tests {
                 bytes: 0,
                 verdict: neardup::Verdict {
                     kind: neardup::VerdictKind::Unique,
+                    contained_in: None,
                     matched: None,
                     indexed_as: None,
                     stored_as: None,

@@ -28,8 +28,8 @@ pub use evidence::{
     MAX_TEXT_BYTES,
 };
 pub use output::{
-    write_config, AtomicFile, ClusterSink, OutputDir, PartialFile, Sink, VerdictLine, VerdictLines,
-    CONFIG_TOML, VERDICTS_FORMAT,
+    write_config, AtomicFile, ClusterSink, ContainedIn, OutputDir, PartialFile, Sink, VerdictLine,
+    VerdictLines, CONFIG_TOML, VERDICTS_FORMAT,
 };
 pub use record::{block_roles, PageRecord, Summary};
 pub use run::{items_of, open_input, run, run_items, Items, Options};

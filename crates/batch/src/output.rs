@@ -25,7 +25,9 @@
 //! `bytes`) and its [`Verdict`](neardup::Verdict) flattened (`verdict` is
 //! `kind`; `of`, `of_url`, `similarity`, `resemblance`, `containment`,
 //! `covered`, `detector`, `reason` are the `matched` fields; `indexed`,
-//! `redirect_to` and `redirect_kind` (a redirect stub's `redirect`) and
+//! `redirect_to` and `redirect_kind` (a redirect stub's `redirect`),
+//! `contained_in` (`of`, `of_url`, `covered`, `reason` of the verdict's
+//! `contained_in`: a kept page inside a much larger earlier page) and
 //! `warnings`). The mapping is [`VerdictLine::of_page`] and
 //! `docs/verdicts.md`; within format 1 fields are only ever added. An input
 //! record that could not be read gives a line with `"verdict": "error"`,
@@ -199,9 +201,27 @@ pub struct VerdictLine {
     /// redirect stub).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redirect_kind: Option<String>,
+    /// `contained_in`: the earlier, much larger page that holds this kept
+    /// page's content (a chapter's print view, an all-in-one page);
+    /// absent otherwise. A relation, not a drop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contained_in: Option<ContainedIn>,
     /// `warnings`; on an error line, the message.
     #[serde(default)]
     pub warnings: Vec<String>,
+}
+
+/// The page a kept page is contained in (`contained_in` of a verdict line).
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct ContainedIn {
+    /// Its key.
+    pub of: String,
+    /// Its URL.
+    pub of_url: String,
+    /// Share of the kept page's own content in it.
+    pub covered: Option<f64>,
+    /// What was measured.
+    pub reason: String,
 }
 
 impl VerdictLine {
@@ -236,6 +256,12 @@ impl VerdictLine {
                 .redirect
                 .as_ref()
                 .map(|r| r.kind.as_str().to_owned()),
+            contained_in: verdict.contained_in.as_ref().map(|c| ContainedIn {
+                of: c.key.clone(),
+                of_url: c.url.clone(),
+                covered: c.covered,
+                reason: c.reason.clone(),
+            }),
             warnings: verdict.warnings.clone(),
         }
     }
@@ -260,6 +286,7 @@ impl VerdictLine {
             indexed: None,
             redirect_to: None,
             redirect_kind: None,
+            contained_in: None,
             warnings: vec![warning.message.clone()],
         }
     }
@@ -767,6 +794,7 @@ mod tests {
                     VerdictKind::Unique
                 },
                 indexed_as: of.is_none().then_some(position as u32),
+                contained_in: None,
                 matched,
                 stored_as: None,
                 redirect: None,

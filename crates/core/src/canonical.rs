@@ -558,6 +558,14 @@ impl CanonicalConfig {
     }
 }
 
+/// The site of a URL: its lowercased host, or `"-"` when it has none.
+pub fn site_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_else(|| "-".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

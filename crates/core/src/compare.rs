@@ -26,15 +26,16 @@
 //! - Online a page is judged against *kept* pages only; which pages are
 //!   kept is the engine's to decide (by connected components).
 
-use neardup_api::{Judgement, Signature, Similarity};
+use neardup_api::Signature;
 use serde::{Deserialize, Serialize};
 
-use crate::content::{Coverage, Evidence, Kept, OwnContent, PageContent, Templates, WEAK_MATCH};
-use crate::deduper::{fallback_judgement, kind_of, Analyzed, Deduper, FALLBACK_MIN_COVERAGE};
+use crate::content::{Coverage, Evidence, Kept, OwnContent, PageContent, Templates};
+use crate::deduper::{Analyzed, Deduper};
+use crate::policy::{Policy, Ruling, Via};
 use crate::verdict::{Match, MatchBasis, VerdictKind};
 
 /// Version of the [`Comparable::to_bytes`] layout.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// A page as an offline join carries it (see the module docs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -247,8 +248,7 @@ impl Deduper {
     pub fn compare(&self, earlier: &Comparable, later: &Comparable) -> Option<PairMatch> {
         let detectors = self.detector_chain();
         let n = detectors.len();
-        let decide = &self.config().decide;
-        let short = (later.terms as usize) < decide.min_terms;
+        let policy = Policy::new(&self.config().decide, later.terms as usize);
         let evidence = Evidence::from_signatures(earlier.signatures.get(n..)?)?;
         let templates = Templates::default();
         let template = templates.of(&later.site, &later.url);
@@ -256,35 +256,43 @@ impl Deduper {
         let content = || content.get_or_init(|| later.content.indexed());
         let own = std::cell::OnceCell::new();
         let own = || own.get_or_init(|| OwnContent::new(content(), template, &later.url));
-        let page_name = crate::content::page_name(&earlier.url);
-        let same_site = earlier.site == later.site;
+        let kept = Kept {
+            evidence,
+            page_name: crate::content::page_name(&earlier.url),
+            url: &earlier.url,
+        };
         // As `Deduper::judge` names a match: the judgement's reason, then
         // how much of the page's own content the earlier page holds.
-        let matched = |i: Option<usize>, sim: Similarity, j: Judgement, coverage: Coverage| {
-            let detector = i
-                .and_then(|i| detectors.get(i))
-                .map_or(crate::deduper::CONTENT, |d| d.name());
-            PairMatch {
-                kind: kind_of(j.level),
+        let matched = |basis: MatchBasis, ruling: Ruling, coverage: Coverage| {
+            let Ruling::Drop {
+                kind,
+                sim,
+                judgement,
+            } = ruling
+            else {
+                return None;
+            };
+            Some(PairMatch {
+                kind,
                 matched: Match {
                     id: None,
                     key: earlier.key.clone(),
                     url: earlier.url.clone(),
-                    basis: MatchBasis::Detector(detector.to_owned()),
-                    similarity: j.score,
+                    basis,
+                    similarity: judgement.score,
                     resemblance: sim.resemblance,
                     containment: sim.containment,
-                    reason: format!("{}; {}", j.reason, coverage.describe()),
+                    reason: format!("{}; {}", judgement.reason, coverage.describe()),
                     covered: Some(coverage.share()),
                 },
-            }
+            })
         };
         for (i, det) in detectors.iter().enumerate() {
             let (Some(sig), Some(other)) = (later.signatures.get(i), earlier.signatures.get(i))
             else {
                 continue;
             };
-            if sig.is_empty() || other.is_empty() || (short && !det.handles_short_pages()) {
+            if sig.is_empty() || other.is_empty() || !policy.tries(det.as_ref()) {
                 continue;
             }
             let sim = det.similarity(sig, other);
@@ -294,33 +302,19 @@ impl Deduper {
             let Some(index) = self.indexes.get(i) else {
                 continue;
             };
-            let Some(j) = det.classify_in_context(&**index, sig, other, sim) else {
+            let Some(judgement) = det.classify_in_context(&**index, sig, other, sim) else {
                 continue;
             };
-            let kept = Kept {
-                evidence,
-                page_name,
-                name_articles: same_site && j.score < WEAK_MATCH,
-            };
-            let coverage = own().coverage(content(), kept, false);
-            if coverage.allows_drop(decide.min_coverage) {
-                return Some(matched(Some(i), sim, j, coverage));
+            let via = Via::Detector { sim, judgement };
+            let (coverage, ruling) = policy.judge(own(), content(), kept, template, &via);
+            let basis = MatchBasis::Detector(det.name().to_owned());
+            if let Some(m) = matched(basis, ruling, coverage) {
+                return Some(m);
             }
         }
-        // The block fallback, as online: stronger evidence (shingles, at
-        // least FALLBACK_MIN_COVERAGE).
-        let kept = Kept {
-            evidence,
-            page_name,
-            name_articles: same_site,
-        };
-        let coverage = own().coverage(content(), kept, true);
-        if !coverage.allows_drop(decide.min_coverage.max(FALLBACK_MIN_COVERAGE)) {
-            return None;
-        }
-        let identical = evidence.visible == later.content.visible;
-        let (sim, judgement) = fallback_judgement(&coverage, identical);
-        Some(matched(None, sim, judgement, coverage))
+        // The block fallback, as online.
+        let (coverage, ruling) = policy.judge(own(), content(), kept, template, &Via::Blocks);
+        matched(MatchBasis::Content, ruling, coverage)
     }
 }
 

@@ -40,19 +40,23 @@
 //!   page whose own content is too small to measure is dropped only when
 //!   its whole visible text is identical to the kept page's. The measure
 //!   is one-way: a page that contains another is never its copy.
-//! - Names: a page without an article (an API item, a table of contents),
-//!   or an article matched only weakly on its own site, is a copy only
-//!   when it is named like the kept page: the same [`page_name`] in its
-//!   URL, the same title words, or a top-level heading holding its *name*
-//!   (the words of its title that its section's titles do not commonly
-//!   share) among the kept page's headings (a chapter inside its manual's
-//!   print view). Two siblings of one template share most of their text
-//!   before the template is known; what they are called differs. Titles
-//!   are stored with the evidence and their words counted per site and
-//!   section with the template. The same item under another folder (the
-//!   same page name, its whole name in the kept page's title) is measured
-//!   without its title and naming headings: they say where it is (a module
-//!   path, a version), and the naming rule has judged them.
+//! - Names: a drop must keep the page's *name*: the words of its title
+//!   less those its section's titles commonly share ([`title_threshold`]),
+//!   those of its URL's host and folders ([`place_words`]: a module path,
+//!   a version or language folder says where a page is) and, while its site
+//!   is young, a short edge segment (`Headline | Site`). A page without an
+//!   article must carry the kept page's name and the kept page its name
+//!   (two API items, commands or tables of contents share most of their
+//!   text and differ in what they are called); an article, whose headline
+//!   print views and syndicated copies shorten or edit, half of it either
+//!   way, once its site's title template is known or when the match is
+//!   weak (a chapter against its manual's print view). The same item
+//!   under another folder (the same [`page_name`]) is measured without its
+//!   title and naming headings. Within a site, a main text in another
+//!   language under another title is a translation ([`Coverage::OtherLanguage`]).
+//! - Size: a page without an article whose content is in a kept page that
+//!   says [`CONTAINED_RATIO`] times as much is a part of an all-in-one page,
+//!   kept and reported `contained_in` ([`Coverage::Contained`]).
 //! - [`BlockIndex`]: kept pages by their blocks, the core's candidates for a
 //!   page no detector of the chain matched to a page holding its content.
 //!
@@ -81,8 +85,9 @@
 /// stored pages would be compared with signatures made another way)
 /// instead of quietly missing copies. 2: pages without an article get
 /// their content blocks as main text; long preformatted blocks are cut for
-/// the template model.
-pub const ANALYSIS_VERSION: u32 = 2;
+/// the template model. 3: the main text's language and the title's edge
+/// words are part of a page's content and evidence.
+pub const ANALYSIS_VERSION: u32 = 3;
 
 use std::collections::HashMap;
 
@@ -93,11 +98,12 @@ use neardup_html::Block;
 
 /// Names of the evidence slots stored after the detectors' signatures in a
 /// record (see [`Evidence::to_signatures`]); part of the store identity.
-pub const EVIDENCE_SLOTS: [&str; 4] = [
+pub const EVIDENCE_SLOTS: [&str; 5] = [
     "content.blocks",
     "content.shingles",
     "content.visible",
     "content.title",
+    "content.about",
 ];
 
 /// Most shingles kept in a stored sample (4 KiB).
@@ -127,23 +133,11 @@ const MIN_SAMPLED: usize = 16;
 /// text, which extraction already separates from such chrome.
 pub const YOUNG_MIN_COVERAGE: f64 = 0.9;
 
-/// A page without an article is a copy of a kept page only when it is
-/// *named* like it: the same page name in its URL ([`page_name`]: the
-/// same item under another folder), or the same title words (all of them:
-/// two API items or two tables of contents share most of their text and
-/// differ in what they are called, if only by a word, `background` and
-/// `background-set`), or a top-level heading holding at least this share
-/// of its name among the kept page's headings (a chapter inside its
-/// manual's print view). Its *name* is the words of its title that its
-/// section's titles do not commonly share; a page whose title is all such
-/// words (`Index - Python documentation`) is not judged by name.
+/// An article is named like a kept page when at least this share of its
+/// name is in the kept page's title, or of the kept page's name in its
+/// title; a top-level heading holding this share of a page's name names
+/// it (what the same item under another folder is measured without).
 pub const MIN_NAMED: f64 = 0.5;
-
-/// A detector score below this is a weak match: an article on the same
-/// site as the kept page must then be named like it too (a source file or
-/// a sibling sharing a long header or template section, matched by
-/// containment).
-pub const WEAK_MATCH: f64 = 0.5;
 
 /// One visible block of a page (every occurrence, in page order).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -194,6 +188,21 @@ pub struct PageContent {
     /// content blocks, [`neardup_html::MainText::Page`]): it is judged
     /// on the whole page.
     pub no_article: bool,
+    /// Sorted, distinct word hashes found only in a short first or last
+    /// segment of the title (`Headline | Site`, `Site - Headline`): what a
+    /// syndicated copy may change, set aside while its site's common title
+    /// words are not known yet ([`title_edges`]).
+    pub title_edges: Vec<u32>,
+    /// Sorted, distinct word hashes of title words spelled inside a label
+    /// of the page's host name (`Quanta Magazine` on
+    /// `www.quantamagazine.org`, `The Verge` on `theverge.com`): the
+    /// site's name, not the page's. Left out of [`PageContent::title_words`]
+    /// (set by [`PageContent::set_host`]).
+    pub title_host: Vec<u32>,
+    /// The language of the page's main text ([`lang_code`] of an ISO
+    /// 639-3 code; 0 when unknown): a page in another language than the
+    /// kept page's is not its copy.
+    pub lang: u32,
 }
 
 /// `Vec<u32>` as little-endian bytes, for serde.
@@ -302,6 +311,7 @@ impl PageContent {
         let mut lower = String::new();
         let mut shingles = Vec::new();
         let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
+        let edges = title_edges(title);
         let title = (!title.trim().is_empty()).then_some((0, title, true, Kind::Title));
         let title =
             title.map(|(source, text, main, kind)| (source, text, main, kind, false, false));
@@ -387,10 +397,45 @@ impl PageContent {
         }
         out.visible = visible.digest();
         out.by_shingle.sort_unstable();
+        out.title_edges = edges;
         out
     }
 
-    /// Sorted, distinct word hashes of the title.
+    /// Words of the main content (the article, or for a page without one
+    /// its content blocks), navigation left out.
+    pub fn main_words(&self) -> u32 {
+        self.blocks
+            .iter()
+            .filter(|b| b.main && !b.links)
+            .map(ContentBlock::words)
+            .sum()
+    }
+
+    /// Records which words of `title` name the site of `url` (see
+    /// [`PageContent::title_host`]).
+    pub fn set_host(&mut self, title: &str, url: &str) {
+        let rest = url.split_once("://").map_or(url, |(_, r)| r);
+        let host = rest
+            .split(['/', '?', '#'])
+            .next()
+            .unwrap_or_default()
+            .to_lowercase();
+        let labels: Vec<&str> = host.split('.').filter(|l| l.len() >= 3).collect();
+        let mut lower = String::new();
+        lowercase_into(title, &mut lower);
+        let mut out = Vec::new();
+        neardup_text::for_each_word(&lower, |w| {
+            if w.chars().count() >= 3 && labels.iter().any(|l| l.contains(w)) {
+                out.push(hash64(w.as_bytes()) as u32);
+            }
+        });
+        out.sort_unstable();
+        out.dedup();
+        self.title_host = out;
+    }
+
+    /// Sorted, distinct word hashes of the title, less those naming its
+    /// host ([`PageContent::title_host`]).
     pub fn title_words(&self) -> Vec<u32> {
         let mut words: Vec<u32> = self
             .blocks
@@ -398,6 +443,7 @@ impl PageContent {
             .filter(|b| b.source == 0)
             .flat_map(|b| self.words_of(b))
             .copied()
+            .filter(|w| self.title_host.binary_search(w).is_err())
             .collect();
         words.sort_unstable();
         words.dedup();
@@ -534,6 +580,8 @@ impl PageContent {
             sample,
             visible: self.visible,
             title: self.title_words(),
+            lang: self.lang,
+            main_words: self.main_words(),
         }
     }
 }
@@ -600,12 +648,17 @@ pub struct Evidence {
     pub visible: u64,
     /// Sorted, distinct word hashes of the title.
     pub title: Vec<u32>,
+    /// The main text's language (a stable hash of its ISO 639-3 code; 0 when unknown).
+    pub lang: u32,
+    /// Words of its main content (its article, or for a page without one
+    /// its content blocks), navigation left out: how much it says.
+    pub main_words: u32,
 }
 
 impl Evidence {
     /// The record slots, in `EVIDENCE_SLOTS` order. The shingle sample is
     /// a `Sketch` whose first value is the modulus.
-    pub fn to_signatures(&self) -> [Signature; 4] {
+    pub fn to_signatures(&self) -> [Signature; 5] {
         let mut sketch = Vec::with_capacity(self.sample.len() + 1);
         sketch.push(self.modulus);
         sketch.extend_from_slice(&self.sample);
@@ -614,13 +667,14 @@ impl Evidence {
             Signature::Sketch(sketch),
             Signature::Fingerprint(self.visible),
             Signature::Set(self.title.clone()),
+            Signature::Sketch(vec![self.lang, self.main_words]),
         ]
     }
 
     /// Reads the slots back; `None` if they are missing or malformed (a
     /// page with no evidence can never be the kept side of a drop).
     pub fn from_signatures(slots: &[Signature]) -> Option<EvidenceRef<'_>> {
-        let [blocks, sample, visible, title] = slots else {
+        let [blocks, sample, visible, title, about] = slots else {
             return None;
         };
         fn set(s: &Signature) -> Option<&[u32]> {
@@ -638,12 +692,20 @@ impl Evidence {
         let Signature::Fingerprint(visible) = visible else {
             return None;
         };
+        let Signature::Sketch(about) = about else {
+            return None;
+        };
+        let [lang, main_words] = about.as_slice() else {
+            return None;
+        };
         (*modulus == 0 || modulus.is_power_of_two()).then_some(EvidenceRef {
             blocks,
             modulus: *modulus,
             sample,
             visible: *visible,
             title,
+            lang: *lang,
+            main_words: *main_words,
         })
     }
 }
@@ -661,6 +723,10 @@ pub struct EvidenceRef<'a> {
     pub visible: u64,
     /// Sorted, distinct word hashes of the title.
     pub title: &'a [u32],
+    /// The main text's language (a stable hash of its ISO 639-3 code; 0 when unknown).
+    pub lang: u32,
+    /// Words of its main content, navigation left out.
+    pub main_words: u32,
 }
 
 impl EvidenceRef<'_> {
@@ -674,12 +740,13 @@ impl EvidenceRef<'_> {
     /// *observation*): its blocks and title words, for the site's
     /// template, and no shingles (it is never the kept side of a drop),
     /// marked by a sampling modulus of 0.
-    pub fn observation(&self) -> [Signature; 4] {
+    pub fn observation(&self) -> [Signature; 5] {
         [
             Signature::Set(self.blocks.to_vec()),
             Signature::Sketch(vec![0]),
             Signature::Fingerprint(self.visible),
             Signature::Set(self.title.to_vec()),
+            Signature::Sketch(vec![self.lang, self.main_words]),
         ]
     }
 }
@@ -860,6 +927,126 @@ pub fn page_name(url: &str) -> u64 {
     h.digest()
 }
 
+/// Stable hashes of the words of `text` as the page's blocks hash them
+/// (lowercased, Unicode words, symbols-only tokens left out).
+pub fn word_hashes(text: &str) -> Vec<u32> {
+    let mut lower = String::new();
+    lowercase_into(text, &mut lower);
+    let mut out = Vec::new();
+    neardup_text::for_each_word(&lower, |w| {
+        if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
+            out.push(hash64(w.as_bytes()) as u32);
+        }
+    });
+    out
+}
+
+/// Title segment separators: `Headline | Site`, `Item - Book`.
+const TITLE_SEPARATORS: [&str; 8] = [
+    " | ",
+    " - ",
+    " \u{2013} ",
+    " \u{2014} ",
+    " :: ",
+    " \u{b7} ",
+    " \u{bb} ",
+    " / ",
+];
+
+/// Most words of a title segment that may be a site's name.
+const TITLE_EDGE_WORDS: usize = 4;
+
+/// The words of `title` found only in its first or last segment when
+/// that segment is short (at most [`TITLE_EDGE_WORDS`] words) and another
+/// segment is the longer one (at least 3 words): a site's name around a
+/// headline. Sorted and distinct. Only set aside while the site's common
+/// title words are not known ([`OwnContent::new`]): a syndicated copy
+/// carries another site's name, a page's version or item name sits in a
+/// middle segment or is the longest.
+fn title_edges(title: &str) -> Vec<u32> {
+    let mut segments: Vec<&str> = vec![title];
+    for sep in TITLE_SEPARATORS {
+        segments = segments.iter().flat_map(|s| s.split(sep)).collect();
+    }
+    let words: Vec<Vec<u32>> = segments
+        .iter()
+        .map(|s| word_hashes(s))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() < 2 {
+        return Vec::new();
+    }
+    let longest = words.iter().map(Vec::len).max().unwrap_or(0);
+    let last = words.len() - 1;
+    let edge = |i: usize| {
+        (i == 0 || i == last) && words[i].len() <= TITLE_EDGE_WORDS && words[i].len() < longest
+    };
+    if longest < 3 {
+        return Vec::new();
+    }
+    let inner: std::collections::HashSet<u32> = (0..words.len())
+        .filter(|&i| !edge(i))
+        .flat_map(|i| words[i].iter().copied())
+        .collect();
+    let mut out: Vec<u32> = (0..words.len())
+        .filter(|&i| edge(i))
+        .flat_map(|i| words[i].iter().copied())
+        .filter(|w| !inner.contains(w))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Words of where a page lives, not what it is called: its host's labels
+/// and the folders of its URL path (not its file name). A module path, a
+/// version folder or a language folder in the title says where the page
+/// is, so the same item re-exported elsewhere keeps its name. Sorted and
+/// distinct.
+pub fn place_words(url: &str) -> Vec<u32> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split(['#', '?']).next().unwrap_or_default();
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let folders = path.rsplit_once('/').map_or("", |(folders, _)| folders);
+    let decoded = percent_decode(folders);
+    let mut out = word_hashes(&host.replace('.', " "));
+    out.extend(word_hashes(&decoded.replace(['/', '.', '-', '_'], " ")));
+    out.extend(word_hashes(&decoded.replace('/', " ")));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `%XX` escapes decoded (invalid ones and non-UTF-8 bytes kept as they are).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}
+
+/// A language's ISO 639-3 code as stored with a page (0: unknown).
+pub fn lang_code(lang: &str) -> u32 {
+    if lang.is_empty() || lang == "und" {
+        0
+    } else {
+        (hash64(lang.as_bytes()) as u32).max(1)
+    }
+}
+
 /// Kept pages by the blocks they hold: candidates for a page whose own
 /// content the detectors' main-text signatures miss (a page without an
 /// article, a copy whose main text differs only in a path in its heading).
@@ -1000,18 +1187,28 @@ pub fn threshold(pages: u32) -> u32 {
     (pages / TEMPLATE_SHARE).clamp(TEMPLATE_MIN_PAGES, TEMPLATE_MAX_PAGES)
 }
 
+/// On how many of `pages` pages a title word must be to be common: 5%
+/// of them, at least [`TEMPLATE_MIN_PAGES`]. Unlike a template block's
+/// [`threshold`] it has no ceiling: on a site of 30,000 pages, a word in
+/// the titles of a hundred (`f64`, the name of a type and of its methods'
+/// module) still names those pages; the site's name, in every title,
+/// does not.
+pub fn title_threshold(pages: u32) -> u32 {
+    (pages / TEMPLATE_SHARE).max(TEMPLATE_MIN_PAGES)
+}
+
 impl SiteTemplate<'_> {
     /// Returns true if and only if `word` is in the titles of at least
-    /// [`threshold`] of the stored pages of the page's section (or, outside
-    /// any section, its site): the site's or the book's name, the module
-    /// path, "Index", "in", "Rust", "documentation". By section, because
-    /// one part of a site (an API reference) would otherwise make the
-    /// words that name pages of another (a book) look common.
+    /// [`title_threshold`] of the stored pages of the page's section (or,
+    /// outside any section, its site): the site's or the book's name,
+    /// "Index", "in", "Rust", "documentation". By section, because one
+    /// part of a site (an API reference) would otherwise make the words
+    /// that name pages of another (a book) look common.
     pub fn common_title_word(&self, word: u32) -> bool {
         self.section.or(self.site).is_some_and(|s| {
             s.titles_with
                 .get(&word)
-                .is_some_and(|&n| n >= threshold(s.pages))
+                .is_some_and(|&n| n >= title_threshold(s.pages))
         })
     }
 }
@@ -1056,8 +1253,28 @@ pub enum Coverage {
         /// (see [`OwnContent::coverage`]).
         mirror: bool,
     },
-    /// The page is named otherwise than the kept page (see [`MIN_NAMED`]
-    /// and [`OwnContent::coverage`]): its own content is not measured, it
+    /// The page's own content is in the kept page, but the kept page
+    /// holds [`CONTAINED_RATIO`] times as much content or more: a focused
+    /// page (a chapter, a module, an item) inside an all-in-one page (a
+    /// print view, an index of everything). Its URL is what a reader
+    /// needs: it is kept, and the verdict names the larger page as
+    /// `contained_in`.
+    Contained {
+        /// Share of the page's own content in the kept page.
+        covered: f64,
+        /// What was compared.
+        basis: Basis,
+        /// Words compared.
+        words: u32,
+        /// Estimated ratio of the kept page's content to this page's.
+        ratio: f64,
+    },
+    /// The page's main text is in another language than the kept page's,
+    /// on the same site: a translation, not a copy, whatever code or
+    /// names they share.
+    OtherLanguage,
+    /// The page is named otherwise than the kept page (see
+    /// [`OwnContent::coverage`]): its own content is not measured, it
     /// is not a copy.
     OtherName {
         /// Share of its name's words in the kept page's title (for the
@@ -1106,8 +1323,16 @@ impl Coverage {
                 mirrored,
                 ..
             } => identical || mirrored,
-            Coverage::OtherName { .. } => false,
+            Coverage::OtherName { .. } | Coverage::OtherLanguage | Coverage::Contained { .. } => {
+                false
+            }
         }
+    }
+
+    /// Whether the page is contained in the kept page (at `min_coverage`)
+    /// without being its copy: the kept page is much larger.
+    pub fn contained(&self, min_coverage: f64) -> bool {
+        matches!(*self, Coverage::Contained { covered, .. } if covered >= min_coverage)
     }
 
     /// The share used in verdicts (1.0 or 0.0 for a too-small page).
@@ -1120,6 +1345,8 @@ impl Coverage {
                 ..
             } => f64::from(u8::from(identical || mirrored)),
             Coverage::OtherName { named, .. } => named,
+            Coverage::Contained { covered, .. } => covered,
+            Coverage::OtherLanguage => 0.0,
         }
     }
 
@@ -1148,8 +1375,21 @@ impl Coverage {
                 }
             ),
             Coverage::OtherName { named, words } => format!(
-                "this page is named otherwise: its page name and its title differ from the kept page's ({:.0}% of the {words} words of its title that its section's titles do not share are in the kept page's title)",
+                "this page is named otherwise: {:.0}% of the {words} words of its name (its title less its site's common title words and the words of its URL's folders) are in the kept page's title",
                 named * 100.0
+            ),
+            Coverage::OtherLanguage => {
+                "this page's main text is in another language than the kept page's".to_owned()
+            }
+            Coverage::Contained {
+                covered,
+                basis,
+                words,
+                ratio,
+            } => format!(
+                "{:.0}% of this page's own content ({words} words of its {}) is in the kept page, which holds about {ratio:.1}x as much content: contained in it, not a copy of it",
+                covered * 100.0,
+                basis.as_str()
             ),
             Coverage::TooSmall {
                 identical,
@@ -1265,11 +1505,16 @@ pub struct Kept<'a> {
     pub evidence: EvidenceRef<'a>,
     /// The kept page's [`page_name`].
     pub page_name: u64,
-    /// Hold an article to its name too: the deduper sets this for a
-    /// candidate on the page's own site found by the block index or by a
-    /// weak detector match ([`WEAK_MATCH`]).
-    pub name_articles: bool,
+    /// The kept page's URL.
+    pub url: &'a str,
 }
+
+/// A page contained in a kept page that holds this many times its content
+/// (estimated) or more is not that page's copy but a part of it (see
+/// [`Coverage::Contained`]). Sibling pages of one template hold about as
+/// much as each other; a print view or an all-in-one page holds many
+/// pages.
+pub const CONTAINED_RATIO: f64 = 4.0;
 
 /// A page's own content under its template, computed once per decision
 /// and compared with each candidate ([`OwnContent::coverage`]).
@@ -1287,17 +1532,25 @@ pub struct OwnContent {
     unnamed: Option<Vec<usize>>,
     /// Those blocks made ready to measure, at the first such candidate.
     unnamed_compared: std::cell::OnceCell<Compared>,
-    /// The page's name: the distinct words of its title that its section's
-    /// titles do not commonly share (empty when its title is template or
-    /// all common).
+    /// The page's name: the distinct words of its title less those its
+    /// section's titles commonly share, those of its URL's host and
+    /// folders ([`place_words`]) and, while its site is young, a short
+    /// edge segment ([`PageContent::title_edges`]). Empty when its title
+    /// is template or all such words.
     name: Vec<u32>,
-    /// Block hashes of its compared top-level headings that hold most of
-    /// its name.
-    headings: Vec<u32>,
     /// Sorted, distinct word hashes of its whole title.
     title: Vec<u32>,
+    /// Its title's short edge segments' words ([`PageContent::title_edges`]).
+    title_edges: Vec<u32>,
     /// Its [`page_name`].
     page_name: u64,
+    /// Its main text's language ([`lang_code`]).
+    lang: u32,
+    /// Words of its main content, navigation left out, counted as a kept
+    /// page's [`Evidence::main_words`].
+    main_words: u32,
+    /// Its site ([`crate::site_of`]).
+    site: String,
 }
 
 /// A set of compared blocks of a page, ready to be measured.
@@ -1365,10 +1618,13 @@ impl OwnContent {
             .collect();
         let title = page.title_words();
         let name: Vec<u32> = if own.iter().any(|(_, b)| b.source == 0) {
+            let place = place_words(url);
             title
                 .iter()
                 .copied()
                 .filter(|&w| !template.common_title_word(w))
+                .filter(|w| place.binary_search(w).is_err())
+                .filter(|w| !sel.young || page.title_edges.binary_search(w).is_err())
                 .collect()
         } else {
             Vec::new()
@@ -1383,11 +1639,6 @@ impl OwnContent {
                 held as f64 >= MIN_NAMED * key.len() as f64
             }
         };
-        let headings = own
-            .iter()
-            .filter(|(_, b)| naming(b))
-            .map(|(_, b)| b.hash)
-            .collect();
         // Without its title and naming headings, for the same item under
         // another folder; only for a page with a name and something else.
         let unnamed = if name.is_empty() {
@@ -1404,39 +1655,110 @@ impl OwnContent {
         OwnContent {
             page_name: page_name(url),
             title,
+            title_edges: page.title_edges.clone(),
             name,
-            headings,
             basis: sel.basis,
             young: sel.young,
             visible: page.visible,
             all: Compared::new(page, &own),
             unnamed,
             unnamed_compared: std::cell::OnceCell::new(),
+            lang: page.lang,
+            main_words: page.main_words(),
+            site: crate::canonical::site_of(url),
         }
+    }
+
+    /// Share of a kept page's name (its title `kept_title` less its site's
+    /// common title words and `kept_place`, the [`place_words`] of its
+    /// URL) in this page's title; `None` when the kept page has no name.
+    fn holds_name_of(
+        &self,
+        kept_title: &[u32],
+        kept_place: &[u32],
+        template: SiteTemplate<'_>,
+    ) -> Option<f64> {
+        let name: Vec<u32> = kept_title
+            .iter()
+            .copied()
+            .filter(|&w| !template.common_title_word(w))
+            .filter(|w| kept_place.binary_search(w).is_err())
+            // A site's name around both titles, while its site is young.
+            .filter(|w| !self.young || self.title_edges.binary_search(w).is_err())
+            .collect();
+        if name.is_empty() {
+            return None;
+        }
+        let held = name
+            .iter()
+            .filter(|w| self.title.binary_search(w).is_ok())
+            .count();
+        Some(held as f64 / name.len() as f64)
+    }
+
+    /// Share of this page's name in a kept page's title (1.0 for a page
+    /// without a name).
+    fn named(&self, kept_title: &[u32]) -> f64 {
+        if self.name.is_empty() {
+            return 1.0;
+        }
+        self.name
+            .iter()
+            .filter(|w| kept_title.binary_search(w).is_ok())
+            .count() as f64
+            / self.name.len() as f64
     }
 
     /// How much of this content is in the kept page `kept`.
     ///
-    /// An article is measured by words (the share of its words in a
-    /// shingle of the kept page: an edited word costs itself) when the
-    /// kept page's shingles are all stored; otherwise, and always when
-    /// `strict`, by the share of its shingles (sampled as the kept page's)
-    /// in the kept page.
+    /// First, who the page is: a page whose main text is in another
+    /// language than the kept page's is a translation
+    /// ([`Coverage::OtherLanguage`]), and a page whose name (see
+    /// [`OwnContent::new`]) is not wholly in the kept page's title is
+    /// another item, command, version or chapter ([`Coverage::OtherName`]),
+    /// whatever they share. Print views, syndicated and edited copies keep
+    /// their headline; a site's name around it is its site's common title
+    /// words, or a short edge segment while the site is young.
     ///
-    /// First, the page must be named like the kept page (see
-    /// [`MIN_NAMED`]), or one of its top-level headings be a heading of
-    /// the kept page: always for a page without an article (what it is
-    /// called is most of what it says), and for an article when
-    /// [`Kept::name_articles`]. An article matched well by a detector is
-    /// not held to its title: print views, syndicated and edited copies
-    /// are often retitled.
+    /// Then what it says: an article is measured by words (the share of
+    /// its words in a shingle of the kept page: an edited word costs
+    /// itself) when the kept page's shingles are all stored; otherwise,
+    /// and always when `strict`, by the share of its shingles (sampled as
+    /// the kept page's) in the kept page. A kept page that holds
+    /// [`CONTAINED_RATIO`] times this page's content or more contains it
+    /// ([`Coverage::Contained`]).
     /// `page` is the page this content was computed from.
-    pub fn coverage(&self, page: &PageContent, kept: Kept<'_>, strict: bool) -> Coverage {
+    #[cfg(test)]
+    pub fn coverage(
+        &self,
+        page: &PageContent,
+        kept: Kept<'_>,
+        template: SiteTemplate<'_>,
+        strict: bool,
+    ) -> Coverage {
+        self.coverage_of(page, kept, template, strict, true)
+    }
+
+    /// [`OwnContent::coverage`], where `weak` says whether the candidate
+    /// was found weakly (the block index, or a detector finding the kept
+    /// page's main text much larger than this page's): an article on a
+    /// young site is then held to its name too (a chapter in its manual's
+    /// print view), where a strong match is not (a print view or a
+    /// syndicated copy of an article, often retitled).
+    pub fn coverage_of(
+        &self,
+        page: &PageContent,
+        kept: Kept<'_>,
+        template: SiteTemplate<'_>,
+        strict: bool,
+        weak: bool,
+    ) -> Coverage {
         let Kept {
             evidence: kept,
             page_name,
-            name_articles,
+            url: kept_url,
         } = kept;
+        let kept_place = &place_words(kept_url);
         let (basis, young) = (self.basis, self.young);
         let all = &self.all;
         if all.shingles.len() < MIN_SHINGLES {
@@ -1454,42 +1776,28 @@ impl OwnContent {
                 words: all.words,
             };
         }
-        let named = || {
-            if self.name.is_empty() {
-                0.0
-            } else {
-                self.name
-                    .iter()
-                    .filter(|w| kept.title.binary_search(w).is_ok())
-                    .count() as f64
-                    / self.name.len() as f64
-            }
-        };
-        if !self.title.is_empty() && (basis == Basis::Page || name_articles) {
-            let same = page_name == self.page_name || kept.title == self.title.as_slice();
-            // A page inside a larger one (a chapter in its manual's print
-            // view) is named by its heading there, word for word (a
-            // heading that holds its name).
-            let headed = || {
-                self.headings
-                    .iter()
-                    .any(|h| kept.blocks.binary_search(h).is_ok())
-            };
-            if !same && !headed() {
-                return Coverage::OtherName {
-                    named: named(),
-                    words: self.name.len() as u32,
-                };
-            }
+        // Within one site, whose chrome is in the site's language, a main
+        // text in another language under another title is a translation.
+        // Across sites the detected language of a copy can follow the
+        // chrome of the site it was syndicated to, and a short or mixed
+        // text can be detected either way (one page and its print view,
+        // under one title): their content decides there.
+        if self.lang != 0
+            && kept.lang != 0
+            && self.lang != kept.lang
+            && kept.title != self.title.as_slice()
+            && crate::canonical::site_of(kept_url) == self.site
+        {
+            return Coverage::OtherLanguage;
         }
-        // The same item under another folder (the same page name, its whole
-        // name in the kept page's title): its title and naming headings
-        // say where it is (a module path, a version, a breadcrumb) and were
-        // judged by name; what it says besides must be in the kept page.
+        // The same item under another folder (the same page name): its
+        // title and naming headings say where it is (a module path, a
+        // version, a breadcrumb) and were judged by name; what it says
+        // besides must be in the kept page.
         let mirror = self
             .unnamed
             .as_ref()
-            .filter(|_| page_name == self.page_name && named() == 1.0)
+            .filter(|_| page_name == self.page_name)
             .map(|rest| {
                 self.unnamed_compared.get_or_init(|| {
                     let rest: Vec<&ContentBlock> =
@@ -1505,33 +1813,71 @@ impl OwnContent {
         let words = cmp.words;
         let m = kept.modulus.max(1);
         let hit = found_in(&cmp.shingles, kept.sample);
-        if basis == Basis::Article && m == 1 && !strict {
-            return Coverage::Measured {
-                covered: words_covered(&cmp.spans, &cmp.rank_at, &hit),
+        let covered = if basis == Basis::Article && m == 1 && !strict {
+            words_covered(&cmp.spans, &cmp.rank_at, &hit)
+        } else {
+            // The kept sample holds only shingles `0 mod m`: every hit is
+            // one. (`m` is a power of two: a mask, not a division.)
+            let sampled = cmp.shingles.iter().filter(|&s| s & (m - 1) == 0).count();
+            let hits = hit.iter().filter(|&&h| h).count();
+            if sampled >= MIN_SAMPLED {
+                hits as f64 / sampled as f64
+            } else {
+                // Too few sampled shingles to estimate: whole blocks
+                // present in the kept page, by words (stricter: an edited
+                // block counts as absent).
+                let present: u32 = cmp
+                    .blocks
+                    .iter()
+                    .filter(|(hash, _)| kept.blocks.binary_search(hash).is_ok())
+                    .map(|b| b.1)
+                    .sum();
+                f64::from(present) / f64::from(words.max(1))
+            }
+        };
+        // How much the kept page says, by its main content, as much of
+        // each page counted the same way: a copy's original says about as
+        // much as the copy, an all-in-one page many times more, whatever
+        // either is called. Only for a page without an article: how much
+        // of a page extraction calls its article varies between a page
+        // and its print view or syndicated copy (one paragraph of a lyrics
+        // page, all of it in print), so an article's size says little of
+        // what holds it.
+        let ratio = f64::from(kept.main_words) / f64::from(self.main_words.max(1));
+        if basis == Basis::Page && ratio >= CONTAINED_RATIO {
+            return Coverage::Contained {
+                covered,
                 basis,
                 words,
-                young,
-                mirror,
+                ratio,
             };
         }
-        // The kept sample holds only shingles `0 mod m`: every hit is one.
-        // (`m` is a power of two: a mask, not a division per shingle.)
-        let sampled = cmp.shingles.iter().filter(|&s| s & (m - 1) == 0).count();
-        let hits = hit.iter().filter(|&&h| h).count();
-        let covered = if sampled >= MIN_SAMPLED {
-            hits as f64 / sampled as f64
-        } else {
-            // Too few sampled shingles to estimate: whole blocks present in
-            // the kept page, by words (stricter: an edited block counts as
-            // absent).
-            let present: u32 = cmp
-                .blocks
-                .iter()
-                .filter(|(hash, _)| kept.blocks.binary_search(hash).is_ok())
-                .map(|b| b.1)
-                .sum();
-            f64::from(present) / f64::from(words.max(1))
+        // Who the page is: its name must be the kept page's.
+        let named = self.named(kept.title);
+        let holds = || self.holds_name_of(kept.title, kept_place, template);
+        let known = match basis {
+            // On a site's first pages its title template is unknown: a
+            // syndicated or print copy's title may carry a site's name or
+            // a shortened headline. The detectors' match and the article's
+            // content decide there.
+            Basis::Article if young && !weak => true,
+            // A kept article without a title (or titled by its site's name
+            // alone) names nothing to compare.
+            Basis::Article if kept.title.is_empty() => true,
+            // A headline is edited and shortened in print views and
+            // syndicated copies; most of it stays, one way or the other.
+            Basis::Article => named >= MIN_NAMED || holds().is_some_and(|h| h >= MIN_NAMED),
+            // What a page without an article is called is most of what it
+            // says: the same name both ways (`background` is not
+            // `background-set`).
+            Basis::Page => named >= 1.0 && holds().is_none_or(|h| h >= 1.0),
         };
+        if !known {
+            return Coverage::OtherName {
+                named,
+                words: self.name.len() as u32,
+            };
+        }
         Coverage::Measured {
             covered,
             basis,
@@ -1552,12 +1898,13 @@ pub fn coverage(
     strict: bool,
     same_site: bool,
 ) -> Coverage {
+    let _ = same_site;
     let kept = Kept {
         evidence: kept,
         page_name: 0,
-        name_articles: same_site && strict,
+        url: "",
     };
-    OwnContent::new(page, template, "").coverage(page, kept, strict)
+    OwnContent::new(page, template, "").coverage(page, kept, template, strict)
 }
 
 /// The share of the words of the compared blocks (`spans`: first word's
@@ -1634,6 +1981,8 @@ mod tests {
             sample: &[],
             visible: 0,
             title: &[],
+            lang: 0,
+            main_words: 0,
         }
     }
 
@@ -2010,7 +2359,6 @@ mod tests {
     fn named_coverage(
         (title, url): (&str, &str),
         (kept_title, kept_url): (&str, &str),
-        name_articles: bool,
     ) -> Coverage {
         let text = [
             (
@@ -2030,8 +2378,9 @@ mod tests {
             Kept {
                 evidence: Evidence::from_signatures(&slots).unwrap(),
                 page_name: page_name(kept_url),
-                name_articles,
+                url: kept_url,
             },
+            SiteTemplate::default(),
             false,
         )
     }
@@ -2049,7 +2398,6 @@ mod tests {
                 "Gtk.TextTag:background-set",
                 "http://s/gtk4/property.TextTag.background-set.html",
             ),
-            false,
         );
         assert!(matches!(c, Coverage::OtherName { .. }), "{c:?}");
         assert!(!c.allows_drop(0.8));
@@ -2064,14 +2412,12 @@ mod tests {
                 "uint16x4_t in core::arch::aarch64",
                 "http://s/core/arch/aarch64/struct.uint16x4_t.html",
             ),
-            false,
         );
         assert!(c.allows_drop(0.8), "{c:?}");
         // Another URL with the very same title: judged on its content.
         let c = named_coverage(
             ("Index", "http://s/genindex-J.html"),
             ("Index", "http://s/genindex-K.html"),
-            false,
         );
         assert!(c.allows_drop(0.8), "{c:?}");
     }

@@ -34,24 +34,21 @@ use std::sync::Arc;
 
 use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
 
-use crate::canonical::Canonicalizer;
+use crate::canonical::{site_of, Canonicalizer};
 use crate::config::{Config, ExtractMode};
 use crate::content::{
     BlockIndex, Coverage, Evidence, Kept, OwnContent, PageContent, Templates, ANALYSIS_VERSION,
-    EVIDENCE_SLOTS, WEAK_MATCH,
+    EVIDENCE_SLOTS,
 };
 use crate::index::{
     unix_now, Change, DocRecord, DocStore, IndexLocation, MemoryStore, RedisLocation, StoreIdentity,
 };
+use crate::policy::{Policy, Ruling, Via};
 use crate::registry::Registry;
 use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
 use neardup_html::decode;
 use neardup_html::{extract, Extracted};
 use neardup_text::Normalizer;
-
-/// The least coverage of a page found only through its blocks (see
-/// [`Deduper::decide`]).
-pub(crate) const FALLBACK_MIN_COVERAGE: f64 = 0.9;
 
 /// Candidates verified per detector and page; candidate indexes return the
 /// most promising first, so this only bounds pathological pages.
@@ -94,15 +91,7 @@ pub struct Stats {
     pub indexed: u64,
 }
 
-/// The serialized name of [`MatchBasis::SameUrl`], the basis of the [`Match`]
-/// of an unchanged re-fetch: the page at this URL is indexed with exactly
-/// these signatures already.
-pub const SAME_URL: &str = "same_url";
-
-/// The detector name in the [`Match`] of a page found through its own
-/// blocks (`BlockIndex`) when no detector of the chain matched a page
-/// holding its content.
-pub const CONTENT: &str = "content";
+pub use crate::verdict::{CONTENT, SAME_URL};
 
 /// The warning on the verdict of a redirect stub.
 pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
@@ -237,47 +226,50 @@ fn is_observation(rec: &DocRecord, detectors: usize) -> bool {
     evidence_of(rec, detectors).is_some_and(|e| e.is_observation())
 }
 
-/// The verdict kind of a detector's (or the fallback's) level.
-pub(crate) fn kind_of(level: neardup_api::Level) -> VerdictKind {
-    match level {
-        neardup_api::Level::Duplicate => VerdictKind::Duplicate,
-        neardup_api::Level::NearDuplicate => VerdictKind::NearDuplicate,
-    }
-}
-
-/// What the block fallback says of a page whose own blocks are covered
-/// (`coverage`) by a kept page: a duplicate when their whole visible text
-/// is `identical`, else a near duplicate; scored by the coverage.
-pub(crate) fn fallback_judgement(coverage: &Coverage, identical: bool) -> (Similarity, Judgement) {
-    let share = coverage.share();
-    let judgement = Judgement {
-        level: if identical {
-            neardup_api::Level::Duplicate
-        } else {
-            neardup_api::Level::NearDuplicate
-        },
-        score: share,
-        reason: if identical {
-            "identical visible text".into()
-        } else {
-            "shares its own blocks with the kept page".into()
-        },
-    };
-    let sim = Similarity {
-        resemblance: share,
-        containment: share,
-    };
-    (sim, judgement)
-}
-
 /// The kept side of a comparison with `rec` (see [`Kept`]); `None` if it
 /// has no evidence.
-fn kept_side(rec: &DocRecord, detectors: usize, name_articles: bool) -> Option<Kept<'_>> {
+fn kept_side(rec: &DocRecord, detectors: usize) -> Option<Kept<'_>> {
     Some(Kept {
         evidence: evidence_of(rec, detectors)?,
         page_name: crate::content::page_name(&rec.url),
-        name_articles,
+        url: &rec.url,
     })
+}
+
+/// What [`Deduper::find_match`] found for a page.
+#[derive(Default)]
+struct Found {
+    /// The copy's original: chain position (the chain's length for the
+    /// block index), page, verdict kind, similarity, judgement, coverage.
+    copy: Option<(usize, DocId, VerdictKind, Similarity, Judgement, Coverage)>,
+    /// The best larger page containing this one: chain position, page,
+    /// similarity, coverage.
+    contained_in: Option<(usize, DocId, Similarity, Coverage)>,
+    /// The best candidate a detector matched whose ruling kept the page:
+    /// chain position, page, score, coverage.
+    rejected: Option<(usize, DocId, f64, Coverage)>,
+}
+
+impl Found {
+    /// Records `id` as a page containing this one, if it holds more of it
+    /// than the best so far.
+    fn contain(&mut self, i: usize, id: DocId, sim: Similarity, coverage: Coverage) {
+        if self
+            .contained_in
+            .as_ref()
+            .is_none_or(|c| coverage.share() > c.3.share())
+        {
+            self.contained_in = Some((i, id, sim, coverage));
+        }
+    }
+}
+
+/// What [`Deduper::judge`] says of a page.
+struct Judged {
+    kind: VerdictKind,
+    matched: Option<Match>,
+    contained_in: Option<Match>,
+    rejected: Option<String>,
 }
 
 /// A record's content evidence: the slots after its `detectors` signatures.
@@ -698,7 +690,9 @@ impl Analyzer {
             words: normalized.words,
             terms: normalized.terms,
         };
-        let content = PageContent::from_extracted(&extracted);
+        let mut content = PageContent::from_extracted(&extracted);
+        content.lang = crate::content::lang_code(&doc.lang);
+        content.set_host(&extracted.title, url);
         let mut signatures: Vec<Signature> = self.detectors.iter().map(|d| d.sign(&doc)).collect();
         signatures.extend(content.evidence().to_signatures());
         Analyzed {
@@ -752,8 +746,8 @@ impl Deduper {
             mut warnings,
             ..
         } = analyzed;
-        let short = doc.terms.len() < self.config.decide.min_terms;
-        if short && !doc.words.is_empty() {
+        let policy = Policy::new(&self.config.decide, doc.terms.len());
+        if policy.short() && !doc.words.is_empty() {
             warnings.push(format!(
                 "short page ({} terms < decide.min_terms = {}): compared by exact hash only",
                 doc.terms.len(),
@@ -773,22 +767,29 @@ impl Deduper {
         // again against what the other worker wrote (one pass when the
         // store is private to this process).
         let mut stored_as = None;
+        let mut contained_in = None;
         let (kind, matched, indexed_as) = loop {
             self.catch_up()?;
             self.expire_at(now)?;
             if let Some(m) = self.recrawl(&record, now)? {
                 break (VerdictKind::Duplicate, Some(m), None);
             }
-            let (kind, matched, rejected) = self.judge(
+            let Judged {
+                kind,
+                matched,
+                contained_in: within,
+                rejected,
+            } = self.judge(
                 &record.signatures,
                 &content,
                 (&record.site, &record.url),
-                short,
+                policy,
                 now,
             )?;
             if let Some(note) = rejected {
                 warnings.push(note);
             }
+            contained_in = within;
             let has_features = record.signatures
                 [..self.detectors.len().min(record.signatures.len())]
                 .iter()
@@ -857,6 +858,7 @@ impl Deduper {
         Ok(Verdict {
             kind,
             matched,
+            contained_in,
             indexed_as,
             stored_as,
             redirect,
@@ -959,52 +961,89 @@ impl Deduper {
         self.expire_at(now)
     }
 
-    /// The verdict kind and match for these signatures against the index,
-    /// and, when candidates matched but none held this page's own content,
-    /// a warning saying so.
+    /// The verdict kind and match for this page against the index, the
+    /// larger kept page that contains it (a page kept, not a copy: see
+    /// [`crate::content::Coverage::Contained`]), and, when candidates
+    /// matched but none held this page's own content, a warning saying so.
     fn judge(
         &self,
         signatures: &[Signature],
         content: &PageContent,
         page: (&str, &str),
-        short: bool,
+        policy: Policy,
         now: u64,
-    ) -> crate::Result<(VerdictKind, Option<Match>, Option<String>)> {
-        let (found, rejected) = self.find_match(signatures, content, page, short, now)?;
-        let rejected = rejected.map(|(i, id, score, coverage)| {
-            let url = self
+    ) -> crate::Result<Judged> {
+        let found = self.find_match(signatures, content, page, policy, now)?;
+        let url_of = |id: DocId| -> crate::Result<(String, String)> {
+            Ok(self
                 .store
-                .get(id)
-                .ok()
-                .flatten()
-                .map(|r| r.url.clone())
-                .unwrap_or_default();
-            format!(
-                "kept although {} matched {url} ({score:.2}): {}",
-                self.detector_name(i),
-                coverage.describe()
-            )
-        });
-        let Some((i, id, sim, judgement, coverage)) = found else {
-            return Ok((VerdictKind::Unique, None, rejected));
+                .get(id)?
+                .map(|r| (r.key.clone(), r.url.clone()))
+                .unwrap_or_default())
         };
-        let kind = kind_of(judgement.level);
-        let rec = self.store.get(id)?;
-        let (key, url) = rec
-            .map(|r| (r.key.clone(), r.url.clone()))
-            .unwrap_or_default();
+        let rejected = match found.rejected {
+            Some((i, id, score, coverage)) => {
+                let (_, url) = url_of(id)?;
+                Some(format!(
+                    "kept although {} matched {url} ({score:.2}): {}",
+                    self.detector_name(i),
+                    coverage.describe()
+                ))
+            }
+            None => None,
+        };
+        let contained_in = match found.contained_in {
+            Some((i, id, sim, coverage)) => {
+                let (key, url) = url_of(id)?;
+                Some(Match {
+                    id: Some(id),
+                    key,
+                    url,
+                    basis: self.basis_of(i),
+                    similarity: coverage.share(),
+                    resemblance: sim.resemblance,
+                    containment: sim.containment,
+                    reason: coverage.describe(),
+                    covered: Some(coverage.share()),
+                })
+            }
+            None => None,
+        };
+        let Some((i, id, kind, sim, judgement, coverage)) = found.copy else {
+            return Ok(Judged {
+                kind: VerdictKind::Unique,
+                matched: None,
+                contained_in,
+                rejected,
+            });
+        };
+        let (key, url) = url_of(id)?;
         let m = Match {
             id: Some(id),
             key,
             url,
-            basis: MatchBasis::Detector(self.detector_name(i).to_owned()),
+            basis: self.basis_of(i),
             similarity: judgement.score,
             resemblance: sim.resemblance,
             containment: sim.containment,
             reason: format!("{}; {}", judgement.reason, coverage.describe()),
             covered: Some(coverage.share()),
         };
-        Ok((kind, Some(m), None))
+        Ok(Judged {
+            kind,
+            matched: Some(m),
+            contained_in: None,
+            rejected: None,
+        })
+    }
+
+    /// The match basis of chain position `i`; past the chain, the block
+    /// index ([`MatchBasis::Content`]).
+    fn basis_of(&self, i: usize) -> MatchBasis {
+        match self.detectors.get(i) {
+            Some(d) => MatchBasis::Detector(d.name().to_owned()),
+            None => MatchBasis::Content,
+        }
     }
 
     /// What `analyzed`'s blocks count as if it were decided now: the basis
@@ -1057,41 +1096,38 @@ impl Deduper {
         })
     }
 
-    /// The best match of the first detector in the chain that finds one
-    /// holding this page's own content (see the content module's `coverage`),
-    /// and the best candidate a detector matched but whose coverage was too
-    /// low (for the warning of a page kept against its detectors' word).
-    #[allow(clippy::type_complexity)]
+    /// The candidates of each detector in chain order, then of the block
+    /// index, each ruled on by the drop policy ([`Policy::judge`]): the
+    /// first that is a copy's original, the best larger page containing
+    /// this one, and the best candidate a detector matched whose ruling
+    /// kept the page (for the warning of a page kept against its
+    /// detectors' word).
     fn find_match(
         &self,
         signatures: &[Signature],
         content: &PageContent,
         (site, url): (&str, &str),
-        short: bool,
+        policy: Policy,
         now: u64,
-    ) -> crate::Result<(
-        Option<(usize, DocId, Similarity, Judgement, Coverage)>,
-        Option<(usize, DocId, f64, Coverage)>,
-    )> {
+    ) -> crate::Result<Found> {
         // The page's own content, computed at the first candidate (most
         // pages have none).
+        let template = self.templates.of(site, url);
         let own = std::cell::OnceCell::new();
-        let own =
-            || own.get_or_init(|| OwnContent::new(content, self.templates.of(site, url), url));
-        let min_coverage = self.config.decide.min_coverage;
+        let own = || own.get_or_init(|| OwnContent::new(content, template, url));
         let n = self.detectors.len();
-        let mut rejected: Option<(usize, DocId, f64, Coverage)> = None;
+        let mut found = Found::default();
         let mut candidates = Vec::new();
         for (i, (det, sig)) in self.detectors.iter().zip(signatures).enumerate() {
-            if sig.is_empty() || (short && !det.handles_short_pages()) {
+            if sig.is_empty() || !policy.tries(det.as_ref()) {
                 continue;
             }
             candidates.clear();
             self.indexes[i].candidates(sig, &mut candidates);
             // Every candidate the detector calls alike, strongest first
-            // (level, then score, then the earliest page); the first whose
-            // coverage allows the drop is the match. Coverage, the costly
-            // part, is measured only until then.
+            // (level, then score, then the earliest page); the first the
+            // policy calls a copy's original is the match. Coverage, the
+            // costly part, is measured only until then.
             let mut alike = Vec::new();
             for &id in candidates.iter().take(MAX_VERIFY) {
                 let Some(rec) = self.live_record(id, now)? else {
@@ -1110,48 +1146,66 @@ impl Deduper {
                     .then(bj.score.total_cmp(&aj.score))
                     .then(a.cmp(b))
             });
-            for (id, sim, j, rec) in alike {
-                // The detectors say alike; the drop must also lose nothing.
-                let Some(kept) = kept_side(&rec, n, rec.site == site && j.score < WEAK_MATCH)
-                else {
+            for (id, sim, judgement, rec) in alike {
+                let Some(kept) = kept_side(&rec, n) else {
                     continue;
                 };
-                let coverage = own().coverage(content, kept, false);
-                if coverage.allows_drop(min_coverage) {
-                    return Ok((Some((i, id, sim, j, coverage)), None));
-                }
-                if rejected.as_ref().is_none_or(|r| j.score > r.2) {
-                    rejected = Some((i, id, j.score, coverage));
+                let score = judgement.score;
+                let via = Via::Detector { sim, judgement };
+                let (coverage, ruling) = policy.judge(own(), content, kept, template, &via);
+                match ruling {
+                    Ruling::Drop {
+                        kind,
+                        sim,
+                        judgement,
+                    } => {
+                        found.copy = Some((i, id, kind, sim, judgement, coverage));
+                        return Ok(found);
+                    }
+                    Ruling::ContainedIn => found.contain(i, id, sim, coverage),
+                    Ruling::Keep => {
+                        if found.rejected.as_ref().is_none_or(|r| score > r.2) {
+                            found.rejected = Some((i, id, score, coverage));
+                        }
+                    }
                 }
             }
         }
         // No detector matched a page holding this page's content: look
-        // for kept pages sharing its own blocks. The detectors found their
-        // main texts unlike, so the evidence must be stronger: shingles
-        // (not words) and at least `FALLBACK_MIN_COVERAGE`.
-        let min_coverage = min_coverage.max(FALLBACK_MIN_COVERAGE);
-        self.blocks
-            .candidates(content, self.templates.of(site, url), &mut candidates);
-        let mut best: Option<(DocId, Coverage, bool)> = None;
+        // for kept pages sharing its own blocks.
+        self.blocks.candidates(content, template, &mut candidates);
+        let mut best: Option<(DocId, Coverage, VerdictKind, Similarity, Judgement)> = None;
         for &id in &candidates {
             let Some(rec) = self.live_record(id, now)? else {
                 continue;
             };
-            let Some(kept) = kept_side(&rec, n, rec.site == site) else {
+            let Some(kept) = kept_side(&rec, n) else {
                 continue;
             };
-            let coverage = own().coverage(content, kept, true);
-            if coverage.allows_drop(min_coverage)
-                && best.is_none_or(|(_, b, _)| coverage.share() > b.share())
-            {
-                best = Some((id, coverage, kept.evidence.visible == content.visible));
+            let (coverage, ruling) = policy.judge(own(), content, kept, template, &Via::Blocks);
+            match ruling {
+                Ruling::Drop {
+                    kind,
+                    sim,
+                    judgement,
+                } if best.as_ref().is_none_or(|b| coverage.share() > b.1.share()) => {
+                    best = Some((id, coverage, kind, sim, judgement));
+                }
+                Ruling::ContainedIn => {
+                    let share = coverage.share();
+                    let sim = Similarity {
+                        resemblance: share,
+                        containment: share,
+                    };
+                    found.contain(n, id, sim, coverage);
+                }
+                _ => {}
             }
         }
-        if let Some((id, coverage, identical)) = best {
-            let (sim, judgement) = fallback_judgement(&coverage, identical);
-            return Ok((Some((n, id, sim, judgement, coverage)), None));
+        if let Some((id, coverage, kind, sim, judgement)) = best {
+            found.copy = Some((n, id, kind, sim, judgement, coverage));
         }
-        Ok((None, rejected))
+        Ok(found)
     }
 
     fn insert_record(
@@ -1558,14 +1612,6 @@ fn poisoned() -> crate::Error {
     crate::Error::Poisoned {
         lock: "deduper".into(),
     }
-}
-
-/// The site of a URL: its lowercased host, or `"-"` when it has none.
-pub fn site_of(url: &str) -> String {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
-        .unwrap_or_else(|| "-".into())
 }
 
 #[cfg(test)]

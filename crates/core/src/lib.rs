@@ -50,6 +50,7 @@ mod error;
 mod index;
 #[cfg(feature = "plugins")]
 pub mod plugins;
+mod policy;
 mod registry;
 mod signature;
 mod verdict;
@@ -65,10 +66,10 @@ pub use neardup_text as text;
 mod skip;
 
 // The check.
+pub use canonical::site_of;
 pub use compare::{Comparable, JoinKeys, PairMatch};
 pub use deduper::{
-    site_of, store_identity, Analyzed, Analyzer, Clock, Deduper, SharedDeduper, Stats, CONTENT,
-    SAME_URL,
+    store_identity, Analyzed, Analyzer, Clock, Deduper, SharedDeduper, Stats, CONTENT, SAME_URL,
 };
 pub use error::{Error, Result};
 pub use verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};

@@ -19,6 +19,14 @@ pub struct Registry {
     entries: Vec<(&'static str, DetectorFactory)>,
 }
 
+/// Names of match bases that are not detectors ([`crate::MatchBasis`]).
+const RESERVED: [&str; 4] = [
+    crate::verdict::CONTENT,
+    "canonical",
+    "redirect",
+    crate::verdict::SAME_URL,
+];
+
 impl Default for Registry {
     /// The built-in detectors: `exact`, `simhash`, `chunks`.
     fn default() -> Self {
@@ -36,7 +44,17 @@ impl Default for Registry {
 
 impl Registry {
     /// Adds (or replaces) a detector constructor under `name`.
+    ///
+    /// # Panics
+    /// If `name` is a reserved match basis (`content`, `canonical`,
+    /// `redirect`, `same_url`): a verdict's `detector` field could not
+    /// tell the two apart. Names are constants of the calling code.
     pub fn register(&mut self, name: &'static str, factory: DetectorFactory) {
+        assert!(
+            !RESERVED.contains(&name),
+            "detector name `{name}` is reserved for a match basis ({})",
+            RESERVED.join(", ")
+        );
         self.entries.retain(|(n, _)| *n != name);
         self.entries.push((name, factory));
     }

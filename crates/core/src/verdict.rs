@@ -5,6 +5,16 @@ use serde::{Deserialize, Serialize};
 
 pub use neardup_html::{Redirect, RedirectKind};
 
+/// The serialized name of [`MatchBasis::SameUrl`], the basis of the [`Match`]
+/// of an unchanged re-fetch: the page at this URL is indexed with exactly
+/// these signatures already.
+pub const SAME_URL: &str = "same_url";
+
+/// The detector name in the [`Match`] of a page found through its own
+/// blocks (the block index) when no detector of the chain matched a page
+/// holding its content.
+pub const CONTENT: &str = "content";
+
 /// What a page is, relative to the pages seen before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,11 +47,17 @@ impl VerdictKind {
 /// URLs alone.
 ///
 /// Serialized as one string, the `detector` of `verdicts.jsonl` and of the
-/// API: the detector's name, or `canonical`, `redirect`, `same_url`.
+/// API: the detector's name, or `content`, `canonical`, `redirect`,
+/// `same_url`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum MatchBasis {
     /// A detector of the chain (its name) compared the pages' signatures.
+    /// No detector may be named like another basis (the registry refuses
+    /// `content`, `canonical`, `redirect`, `same_url`).
     Detector(String),
+    /// No detector matched; the block index found a kept page holding
+    /// the page's own blocks (serialized `content`).
+    Content,
     /// The page's `<link rel=canonical>` names the matched page's URL;
     /// nothing was compared.
     Canonical,
@@ -58,6 +74,7 @@ impl MatchBasis {
     pub fn name(&self) -> &str {
         match self {
             MatchBasis::Detector(name) => name,
+            MatchBasis::Content => CONTENT,
             MatchBasis::Canonical => "canonical",
             MatchBasis::Redirect => "redirect",
             MatchBasis::SameUrl => "same_url",
@@ -70,13 +87,14 @@ impl MatchBasis {
             "canonical" => MatchBasis::Canonical,
             "redirect" => MatchBasis::Redirect,
             "same_url" => MatchBasis::SameUrl,
+            CONTENT => MatchBasis::Content,
             other => MatchBasis::Detector(other.to_owned()),
         }
     }
 
     /// Returns true if and only if a detector compared the content.
     pub fn is_content(&self) -> bool {
-        matches!(self, MatchBasis::Detector(_))
+        matches!(self, MatchBasis::Detector(_) | MatchBasis::Content)
     }
 }
 
@@ -163,6 +181,11 @@ pub struct Verdict {
     pub kind: VerdictKind,
     /// The matched earlier page (for duplicates and near duplicates).
     pub matched: Option<Match>,
+    /// For a page kept although its content is in an earlier, much larger
+    /// page (a chapter in a print view, an item in an all-in-one page):
+    /// that page. A relation, not a drop: the page is unique and indexed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contained_in: Option<Match>,
     /// The id this page got in the index, if it was indexed.
     pub indexed_as: Option<DocId>,
     /// The id under which a page that was not kept was stored for its

@@ -1640,6 +1640,7 @@ fn url_duplicate(of: String, basis: MatchBasis, via: &str, warnings: Vec<String>
         kind: VerdictKind::Duplicate,
         // The page fetched at that URL, known by key: it may itself be a
         // duplicate, so it has no index id.
+        contained_in: None,
         matched: Some(Match::by_url(None, of.clone(), of, basis, reason)),
         indexed_as: None,
         stored_as: None,

@@ -748,6 +748,7 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
             bytes: 0,
             verdict: Verdict {
                 kind,
+                contained_in: None,
                 matched,
                 indexed_as: None,
                 stored_as: None,

@@ -160,6 +160,7 @@ fn by_canonical(d: &mut Deduper, a: &Analyzed) -> neardup::Result<Option<Verdict
     }
     Ok(Some(Verdict {
         kind: VerdictKind::Duplicate,
+        contained_in: None,
         matched: Some(Match::by_url(
             Some(id),
             key,
