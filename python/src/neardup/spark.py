@@ -193,13 +193,14 @@ def _verify(config: dict[str, Any]):
 
 
 def _match_order(conf: dict[str, Any]):
-    """Sort keys ranking a page's verified earlier partners as ``check``
-    ranks the candidates it matched (``Deduper::find_match``,
-    crates/core/src/deduper.rs): the first detector of the chain
-    (``decide.detectors``) that matched, then the duplicates before the
-    near duplicates, then the strongest score, then the earliest page; the
-    block fallback (detector ``content``) comes after the chain and takes
-    the page covering most of this one's blocks."""
+    """A struct column ranking a verified pair among the later page's
+    others, smallest first, as ``check`` ranks the candidates it matched
+    (``Deduper::find_match``, crates/core/src/deduper.rs): the first
+    detector of the chain (``decide.detectors``) that matched, then the
+    duplicates before the near duplicates, then the strongest score, then
+    the earliest page; the block fallback (detector ``content``) comes
+    after the chain and takes the page covering most of this one's
+    blocks."""
     from pyspark.sql import functions as F
 
     chain = list(conf.get("decide", {}).get("detectors", []))
@@ -208,8 +209,10 @@ def _match_order(conf: dict[str, Any]):
         position = F.when(F.col("detector") == name, F.lit(i)).otherwise(position)
     fallback = F.col("detector") == "content"
     level = F.when(fallback, F.lit(0)).otherwise((F.col("kind") == "duplicate").cast("int"))
-    score = F.when(fallback, F.col("covered")).otherwise(F.col("similarity"))
-    return [position, F.desc_nulls_last(level), F.desc_nulls_last(score), F.col("earlier")]
+    score = F.coalesce(F.when(fallback, F.col("covered")).otherwise(F.col("similarity")), F.lit(0.0))
+    return F.struct(
+        position.alias("position"), (-level).alias("level"), (-score).alias("score"), F.col("earlier").alias("page")
+    )
 
 
 def settle(pairs, conf: dict[str, Any], checkpoint_every: int = 4):
@@ -220,29 +223,27 @@ def settle(pairs, conf: dict[str, Any], checkpoint_every: int = 4):
     Online, a page is judged against the earlier pages still in the index:
     the kept ones (and the near duplicates, with
     ``decide.index_near_duplicates``). So a page is dropped if and only if
-    one of its verified earlier partners is indexed, it matches the first
-    such partner in :func:`_match_order`, and it joins that partner's
+    one of its verified earlier partners is in the index, it matches the
+    first such partner in :func:`_match_order` and joins that partner's
     cluster; a page with none is kept and starts its own. A page's fate
-    depends only on earlier pages', so it is a fixed point settled in
-    rounds: each round, a page is settled once its partners are settled up
-    to the first indexed one in match order (or all of them, none
-    indexed). The earliest unsettled page always qualifies, so every round
-    settles at least one page; rounds are bounded by the longest chain of
-    pairs (page, its partner, that partner's partner...) and are few when
-    copies cluster around their first page.
+    depends only on earlier pages', so it is settled in rounds: each
+    round, a page is settled once its partners are settled up to the
+    first one in the index in match order (or all of them, none in the
+    index). The earliest unsettled page always is, so every round settles
+    at least one page; rounds are bounded by the longest chain of pairs
+    (a page, the partner deciding it, that partner's...) and are few when
+    copies cluster around their first page. Each round is one join of the
+    open pairs with the settled pages and one group-by on the later page.
 
     Returns ``(seq, label)`` for every page in a pair, ``label`` the
     ``seq`` of its cluster's first page (the page itself when kept), and
     the number of rounds."""
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     index_near = bool(conf.get("decide", {}).get("index_near_duplicates", False))
-    best_first = Window.partitionBy("later").orderBy(*_match_order(conf))
-    edges = pairs.withColumn("rank", F.row_number().over(best_first)).select("earlier", "later", "rank", "kind")
-    edges = edges.cache()
+    edges = pairs.select("earlier", "later", "kind", _match_order(conf).alias("order")).cache()
     laters = edges.select(F.col("later").alias("seq")).distinct()
-    # Pages with no earlier partner are kept, their own cluster.
+    # Pages with no earlier partner are kept, each its own cluster.
     roots = edges.select(F.col("earlier").alias("seq")).distinct().join(laters, "seq", "left_anti")
     settled = roots.select("seq", F.lit(True).alias("indexed"), F.col("seq").alias("label")).localCheckpoint()
     pending, cached = edges, [edges]
@@ -250,26 +251,25 @@ def settle(pairs, conf: dict[str, Any], checkpoint_every: int = 4):
     rounds = 0
     while unsettled:
         rounds += 1
-        known = settled.withColumnRenamed("seq", "earlier")
-        # Per open page, its first partner in match order that is not
-        # known to be out of the index (unsettled, or indexed): it decides.
-        first = (
-            pending.join(known, "earlier", "left")
-            .filter(F.col("indexed").isNull() | F.col("indexed"))
-            .groupBy("later")
-            .agg(F.min(F.struct("rank", "indexed", "label", "kind")).alias("f"))
-        )
-        open_pages = pending.select("later").distinct()
-        decided = open_pages.join(first, "later", "left").filter(F.col("f").isNull() | F.col("f.indexed").isNotNull())
-        # No such partner: kept, in the index. Else dropped into its
-        # cluster; in the index only as a near duplicate, if they are.
+        # Per open page, its first partner in match order not known to be
+        # out of the index (unsettled, or in the index) decides; none
+        # left (all settled, out of the index): the page is kept.
+        looked = pending.join(settled.withColumnRenamed("seq", "earlier"), "earlier", "left")
+        deciding = F.when(F.col("indexed").isNull() | F.col("indexed"), F.struct("order", "indexed", "label", "kind"))
+        first = looked.groupBy("later").agg(F.min(deciding).alias("f"))
         kept = F.col("f").isNull()
+        # A dropped page joins its match's cluster; it is in the index
+        # only as a near duplicate, if they are.
         indexed = F.lit(index_near) & (F.col("f.kind") == "near_duplicate")
-        new = decided.select(
-            F.col("later").alias("seq"),
-            F.when(kept, F.lit(True)).otherwise(indexed).alias("indexed"),
-            F.when(kept, F.col("later")).otherwise(F.col("f.label")).alias("label"),
-        ).localCheckpoint()
+        new = (
+            first.filter(kept | F.col("f.indexed").isNotNull())
+            .select(
+                F.col("later").alias("seq"),
+                F.when(kept, F.lit(True)).otherwise(indexed).alias("indexed"),
+                F.when(kept, F.col("later")).otherwise(F.col("f.label")).alias("label"),
+            )
+            .localCheckpoint()
+        )
         n = new.count()
         if n == 0:
             raise RuntimeError("neardup.spark: a round settled no page (pairs not ordered earlier < later?)")
