@@ -93,6 +93,136 @@ def test_a_small_site_clusters_as_expected(spark, tmp_path):
     assert by_later[6]["earlier"] == 1 and by_later[6]["kind"] == "duplicate"
 
 
+def online_clusters(pages: list[tuple[str, str, bytes]]) -> dict[str, str]:
+    """``key -> cluster`` as ``Deduper.check`` decides the pages in order: a
+    dropped page joins the cluster of the page it matched."""
+    d = neardup.Deduper()
+    key_of, cluster = {}, {}
+    for key, url, body in pages:
+        v = d.check(url, body, "text/html; charset=utf-8")
+        cluster[key] = cluster[key_of[v.matched_url]] if v.is_drop else key
+        key_of[url] = key
+    return cluster
+
+
+def hub_site(tmp_path):
+    """The issue's example: json.html, csv.html, all.html (holding both
+    articles), then a copy of each of the first two."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    a_json, a_csv = article(20, 300), article(21, 300)
+    both = (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>All formats</title></head><body><article>"
+        f"<h1>JSON</h1><p>{a_json}</p><h1>CSV</h1><p>{a_csv}</p></article></body></html>"
+    ).encode()
+    bodies = [
+        ("json", html("JSON", a_json)),
+        ("csv", html("CSV", a_csv)),
+        ("all", both),
+        ("json-copy", html("JSON", a_json)),
+        ("csv-copy", html("CSV", a_csv)),
+    ]
+    pages, lines = [], ["doc_id\turl\tpath"]
+    for key, body in bodies:
+        url = f"https://{key}.example/formats"
+        (docs / f"{key}.html").write_bytes(body)
+        lines.append(f"{key}\t{url}\tdocs/{key}.html")
+        pages.append((key, url, body))
+    (tmp_path / "manifest.tsv").write_text("\n".join(lines) + "\n")
+    return tmp_path / "manifest.tsv", pages
+
+
+def test_a_page_holding_two_others_is_kept_as_online(spark, tmp_path):
+    """Connected components of the pairs would make all five one cluster
+    (all.html is a partner of both copies); online, and so on Spark, the
+    three first pages are kept and each copy joins its own page."""
+    manifest, pages = hub_site(tmp_path)
+    want = {"json": "json", "csv": "csv", "all": "all", "json-copy": "json", "csv-copy": "csv"}
+    assert online_clusters(pages) == want
+    out = tmp_path / "out"
+    summary = neardup.spark.run(spark, out=out, manifest=manifest, partitions=2, tsv=True)
+    got, first = clusters(spark, out)
+    assert got == want
+    assert {k for k, f in first.items() if f} == {"json", "csv", "all"}
+    assert summary["kept"] == 3 and summary["dropped"] == 2
+    # The hub: each copy was verified against all.html too, so the pairs
+    # alone would join the five pages; and all.html is no copy of either.
+    pairs = {(r["earlier"], r["later"]) for r in spark.read.parquet(str(out / "pairs")).collect()}
+    assert {(0, 3), (2, 3), (1, 4), (2, 4)} <= pairs
+    assert not {(0, 2), (1, 2)} & pairs
+
+
+def sequential(n: int, pairs: list[tuple], index_near: bool) -> dict[int, int]:
+    """The online rule, page after page: ``seq -> label`` for pages 0..n-1."""
+    chain = ["exact", "simhash", "chunks"]
+
+    def order(p):
+        earlier, _, kind, detector, similarity, covered = p
+        if detector == "content":
+            return (len(chain), 0, -covered, earlier)
+        return (chain.index(detector), -(kind == "duplicate"), -similarity, earlier)
+
+    indexed, label = {}, {}
+    for page in range(n):
+        matches = sorted((p for p in pairs if p[1] == page and indexed[p[0]]), key=order)
+        if matches:
+            m = matches[0]
+            label[page], indexed[page] = label[m[0]], index_near and m[2] == "near_duplicate"
+        else:
+            label[page], indexed[page] = page, True
+    return label
+
+
+def test_settle_decides_pages_as_check_does_in_input_order(spark):
+    """The rounds of step 4 against the online rule run page after page, on
+    made-up pairs: a chain (a page matching only a dropped page is kept),
+    a hub, ties broken as check ranks matches, and a random graph."""
+    import random
+
+    def pair(earlier, later, kind="near_duplicate", detector="simhash", similarity=0.9, covered=1.0):
+        return (earlier, later, kind, detector, similarity, covered)
+
+    made = [
+        # Chain 0 ~ 1 ~ 2 ~ 3: 1 dropped, 2 kept (1 is not in the index), 3 dropped into 2.
+        pair(0, 1),
+        pair(1, 2),
+        pair(2, 3),
+        # Hub 4, 5, 6 (holds both), copies 7 and 8: 6 kept, the copies join 4 and 5.
+        pair(4, 7, "duplicate", "exact", 1.0),
+        pair(6, 7, "near_duplicate", "chunks", 0.95),
+        pair(5, 8, "duplicate", "exact", 1.0),
+        pair(6, 8, "near_duplicate", "chunks", 0.95),
+        # 11 matches 9 and 10 (both kept): the stronger simhash match wins,
+        # then an earlier detector of the chain, then the fallback last.
+        pair(9, 11, similarity=0.91),
+        pair(10, 11, similarity=0.97),
+        pair(9, 12, "near_duplicate", "chunks", 0.99),
+        pair(10, 12, "near_duplicate", "simhash", 0.9),
+        pair(9, 13, "duplicate", "content", 0.8, covered=0.9),
+        pair(10, 13, "near_duplicate", "chunks", 0.9),
+    ]
+    rng = random.Random(28)
+    n = 60
+    drawn = {(a, b) for b in range(14, n) for a in range(14, b) if rng.random() < 0.08}
+    kinds = ("duplicate", "near_duplicate")
+    made += [pair(a, b, rng.choice(kinds), rng.choice(["simhash", "chunks"]), rng.random()) for a, b in sorted(drawn)]
+    df = spark.createDataFrame(made, neardup.spark._PAIRS)
+    conf = neardup.Deduper().config()
+    assert conf["decide"]["detectors"] == ["exact", "simhash", "chunks"]
+    chain, hub, ties = {0: 0, 1: 0, 2: 2, 3: 2}, {4: 4, 5: 5, 6: 6, 7: 4, 8: 5}, {9: 9, 10: 10, 11: 10, 12: 10, 13: 10}
+    assert sequential(14, made, False) == chain | hub | ties
+    # Near duplicates in the index: 2 matches 1, which is.
+    assert sequential(4, made, True) == {0: 0, 1: 0, 2: 0, 3: 0}
+    for index_near in (False, True):
+        conf["decide"]["index_near_duplicates"] = index_near
+        labels, rounds = neardup.spark.settle(df, conf)
+        got = {r["seq"]: r["label"] for r in labels.collect()}
+        assert set(got) == {s for p in made for s in p[:2]}
+        want = sequential(n, made, index_near)
+        assert got == {s: want[s] for s in got}, index_near
+        assert rounds >= (3 if not index_near else 1)
+
+
 def test_the_result_does_not_depend_on_partitioning(spark, tmp_path):
     manifest, _ = site(tmp_path)
     runs = []

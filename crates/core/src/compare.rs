@@ -24,7 +24,8 @@
 //!   not look for such pairs: block hashes are mostly template, and
 //!   joining on them pairs every page of a site with every other.
 //! - Online a page is judged against *kept* pages only; which pages are
-//!   kept is the engine's to decide (by connected components).
+//!   kept is the engine's to decide (the Spark job settles it in input
+//!   order as online: python/src/neardup/spark.py, `settle`).
 
 use neardup_api::Signature;
 use serde::{Deserialize, Serialize};

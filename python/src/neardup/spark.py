@@ -27,9 +27,12 @@ engine"):
 3. **Verify** (``mapPartitions``): :meth:`neardup.Deduper.compare` judges
    each pair as ``check`` would (detector similarity and thresholds, the
    content gate); pairs it rejects are dropped.
-4. **Cluster**: connected components of the verified pairs by iterated
-   min-label propagation on DataFrames; a cluster is named after its
-   first page in input order, as ``neardup dedup`` names it.
+4. **Decide** (rounds of joins): as ``neardup dedup`` decides page after
+   page, a page is dropped if and only if a verified earlier partner of
+   it is still in the online index (kept, or a near duplicate with
+   ``decide.index_near_duplicates``); it joins the cluster of the first
+   such partner in the order ``check`` ranks its matches, and a kept
+   page starts its own cluster, named after it (:func:`settle`).
 
 Output in ``OUT``: ``pages/`` (Parquet: ``seq``, ``key``, ``url``,
 ``site``, ``cluster_id``, ``first``: true for the page a cluster is named
@@ -189,35 +192,99 @@ def _verify(config: dict[str, Any]):
     return verify
 
 
-def components(spark, pairs, checkpoint_every: int = 4):
-    """Connected components of ``pairs`` (columns ``earlier``, ``later``):
-    ``(seq, label)`` for every page in a pair, ``label`` the smallest
-    ``seq`` of its component. Min-label propagation: each round, every page
-    takes the smallest label among itself and its neighbours, until no
-    label changes (rounds: about the longest shortest path in a component).
-    Returns the labels and the number of rounds."""
+def _match_order(conf: dict[str, Any]):
+    """A struct column ranking a verified pair among the later page's
+    others, smallest first, as ``check`` ranks the candidates it matched
+    (``Deduper::find_match``, crates/core/src/deduper.rs): the first
+    detector of the chain (``decide.detectors``) that matched, then the
+    duplicates before the near duplicates, then the strongest score, then
+    the earliest page; the block fallback (detector ``content``) comes
+    after the chain and takes the page covering most of this one's
+    blocks."""
     from pyspark.sql import functions as F
 
-    edges = pairs.select(F.col("earlier").alias("a"), F.col("later").alias("b"))
-    edges = edges.union(edges.select(F.col("b").alias("a"), F.col("a").alias("b"))).distinct().cache()
-    labels = edges.select(F.col("a").alias("seq")).distinct().withColumn("label", F.col("seq"))
+    chain = list(conf.get("decide", {}).get("detectors", []))
+    position = F.lit(len(chain))
+    for i, name in reversed(list(enumerate(chain))):
+        position = F.when(F.col("detector") == name, F.lit(i)).otherwise(position)
+    fallback = F.col("detector") == "content"
+    level = F.when(fallback, F.lit(0)).otherwise((F.col("kind") == "duplicate").cast("int"))
+    score = F.coalesce(F.when(fallback, F.col("covered")).otherwise(F.col("similarity")), F.lit(0.0))
+    return F.struct(
+        position.alias("position"), (-level).alias("level"), (-score).alias("score"), F.col("earlier").alias("page")
+    )
+
+
+def settle(pairs, conf: dict[str, Any], checkpoint_every: int = 4):
+    """Step 4: each page's fate as ``check`` decides it in input order, from
+    the verified ``pairs`` (``earlier`` judged the kept side, ``later`` the
+    candidate copy: ``compare`` is not symmetric).
+
+    Online, a page is judged against the earlier pages still in the index:
+    the kept ones (and the near duplicates, with
+    ``decide.index_near_duplicates``). So a page is dropped if and only if
+    one of its verified earlier partners is in the index, it matches the
+    first such partner in :func:`_match_order` and joins that partner's
+    cluster; a page with none is kept and starts its own. A page's fate
+    depends only on earlier pages', so it is settled in rounds: each
+    round, a page is settled once its partners are settled up to the
+    first one in the index in match order (or all of them, none in the
+    index). The earliest unsettled page always is, so every round settles
+    at least one page; rounds are bounded by the longest chain of pairs
+    (a page, the partner deciding it, that partner's...) and are few when
+    copies cluster around their first page. Each round is one join of the
+    open pairs with the settled pages and one group-by on the later page.
+
+    Returns ``(seq, label)`` for every page in a pair, ``label`` the
+    ``seq`` of its cluster's first page (the page itself when kept), and
+    the number of rounds."""
+    from pyspark.sql import functions as F
+
+    index_near = bool(conf.get("decide", {}).get("index_near_duplicates", False))
+    edges = pairs.select("earlier", "later", "kind", _match_order(conf).alias("order")).cache()
+    laters = edges.select(F.col("later").alias("seq")).distinct()
+    # Pages with no earlier partner are kept, each its own cluster.
+    roots = edges.select(F.col("earlier").alias("seq")).distinct().join(laters, "seq", "left_anti")
+    settled = roots.select("seq", F.lit(True).alias("indexed"), F.col("seq").alias("label")).localCheckpoint()
+    pending, cached = edges, [edges]
+    unsettled = laters.count()
     rounds = 0
-    while True:
+    while unsettled:
         rounds += 1
-        offered = (
-            edges.join(labels.withColumnRenamed("seq", "b"), "b")
-            .groupBy("a")
-            .agg(F.min("label").alias("offer"))
-            .withColumnRenamed("a", "seq")
+        # Per open page, its first partner in match order not known to be
+        # out of the index (unsettled, or in the index) decides; none
+        # left (all settled, out of the index): the page is kept.
+        looked = pending.join(settled.withColumnRenamed("seq", "earlier"), "earlier", "left")
+        deciding = F.when(F.col("indexed").isNull() | F.col("indexed"), F.struct("order", "indexed", "label", "kind"))
+        first = looked.groupBy("later").agg(F.min(deciding).alias("f"))
+        kept = F.col("f").isNull()
+        # A dropped page joins its match's cluster; it is in the index
+        # only as a near duplicate, if they are.
+        indexed = F.lit(index_near) & (F.col("f.kind") == "near_duplicate")
+        new = (
+            first.filter(kept | F.col("f.indexed").isNotNull())
+            .select(
+                F.col("later").alias("seq"),
+                F.when(kept, F.lit(True)).otherwise(indexed).alias("indexed"),
+                F.when(kept, F.col("later")).otherwise(F.col("f.label")).alias("label"),
+            )
+            .localCheckpoint()
         )
-        updated = labels.join(offered, "seq", "left").select(
-            "seq", F.least("label", F.coalesce("offer", "label")).alias("label")
-        )
-        updated = updated.localCheckpoint() if rounds % checkpoint_every == 0 else updated.cache()
-        changed = updated.join(labels.withColumnRenamed("label", "old"), "seq").filter("label != old").count()
-        labels = updated
-        if changed == 0:
-            return labels, rounds
+        n = new.count()
+        if n == 0:
+            raise RuntimeError("neardup.spark: a round settled no page (pairs not ordered earlier < later?)")
+        unsettled -= n
+        settled = settled.union(new)
+        pending = pending.join(new.select(F.col("seq").alias("later")), "later", "left_anti")
+        if rounds % checkpoint_every == 0:
+            settled, pending = settled.localCheckpoint(), pending.localCheckpoint()
+        else:
+            pending = pending.cache()
+            cached.append(pending)
+    labels = settled.select("seq", "label").localCheckpoint()
+    for df in cached:
+        df.unpersist()
+    return labels, rounds
 
 
 def pages_of(sc, *, manifest=None, warcs=None, partitions: int):
@@ -307,12 +374,13 @@ def verify(spark, signed, pairs, conf: dict[str, Any]):
     return spark.createDataFrame(joined.rdd.mapPartitions(_verify(conf)), _PAIRS)
 
 
-def clusters(spark, signed, pairs):
+def clusters(spark, signed, pairs, conf: dict[str, Any]):
     """Step 4: one row per page (``seq``, ``key``, ``url``, ``site``,
-    ``cluster_id``, ``first``) and the number of propagation rounds."""
+    ``cluster_id``, ``first``) and the number of rounds :func:`settle`
+    took. A page in no verified pair is kept, its own cluster."""
     from pyspark.sql import functions as F
 
-    labels, rounds = components(spark, pairs)
+    labels, rounds = settle(pairs, conf)
     names = signed.select(F.col("seq").alias("label"), F.col("key").alias("cluster_id"))
     result = (
         signed.select("seq", "key", "url", "site")
@@ -370,7 +438,7 @@ def run(
     pairs, n_pairs = timed("verify", verify(spark, signed, found, conf))
 
     t = time.perf_counter()
-    result, rounds = clusters(spark, signed, pairs)
+    result, rounds = clusters(spark, signed, pairs, conf)
     result.orderBy("seq").write.mode("overwrite").parquet(f"{out}/pages")
     pairs.orderBy("later", "earlier").write.mode("overwrite").parquet(f"{out}/pairs")
     kept = spark.read.parquet(f"{out}/pages").filter("first").count()
