@@ -307,6 +307,36 @@ async fn unique_then_duplicate_points_at_the_first_page() {
     s.stop().await.unwrap();
 }
 
+/// A part of an all-in-one page is kept, and the answer names the larger
+/// page as `contained_in`, in the document's `Verdict` shape.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_part_of_an_all_in_one_page_is_answered_contained_in() {
+    let fixture = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/site-template/genindex")
+            .join(name);
+        std::fs::read_to_string(&path).expect("fixture")
+    };
+    let s = Server::start(ServeOptions::default()).await;
+    let all = json!({"url": "http://docs.example/genindex/all.html", "html": fixture("all.html")});
+    let (status, first) = s.post("/v1/check", &all).await;
+    assert_eq!(status, 200, "{first}");
+    let part = json!({"url": "http://docs.example/genindex/a.html", "html": fixture("a.html")});
+    let (status, v) = s.post("/v1/check", &part).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["kind"], "unique", "{v}");
+    assert!(v["indexed_as"].is_u64(), "{v}");
+    assert_eq!(
+        v["contained_in"]["url"], "http://docs.example/genindex/all.html",
+        "{v}"
+    );
+    let doc = openapi();
+    let schema = json!({"$ref": "#/components/schemas/Verdict"});
+    validate(&doc, &schema, &v, "contained_in answer").unwrap();
+    assert!(first.get("contained_in").is_none(), "{first}");
+    s.stop().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_input_matches_text_and_html_with_the_same_words() {
     let s = Server::start(ServeOptions::default()).await;

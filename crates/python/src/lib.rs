@@ -292,6 +292,13 @@ impl Verdict {
 
     /// The target when the page is a redirect stub (meta refresh, a
     /// one-link "moved" page): follow it as an HTTP redirect.
+    /// URL of the earlier, much larger page holding this kept page's
+    /// content (a part of an all-in-one page), or `None`.
+    #[getter]
+    fn contained_in(&self) -> Option<&str> {
+        self.verdict.contained_in.as_ref().map(|m| m.url.as_str())
+    }
+
     #[getter]
     fn redirect(&self) -> Option<&str> {
         self.verdict.redirect.as_ref().map(|r| r.to.as_str())
@@ -299,7 +306,8 @@ impl Verdict {
 
     /// The verdict as the sidecar's JSON (`neardup serve`'s `/v1/check`),
     /// key for key: `kind`, `matched` (or `None`), `indexed_as`,
-    /// `warnings`, and `redirect` only for a redirect stub.
+    /// `warnings`, `contained_in` only for a part of a larger page, and
+    /// `redirect` only for a redirect stub.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let mut value = serde_json::to_value(&self.verdict)
             .map_err(|e| NeardupError::new_err(e.to_string()))?;

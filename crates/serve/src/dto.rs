@@ -71,6 +71,11 @@ pub struct VerdictBody {
     pub kind: String,
     /// The matched earlier page, for duplicates and near duplicates.
     pub matched: Option<MatchBody>,
+    /// For a kept page whose content is in an earlier page saying 4x as
+    /// much (a part of an all-in-one page): that page. A relation, not a
+    /// drop; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contained_in: Option<MatchBody>,
     /// The id this page got in the index, if it was indexed.
     pub indexed_as: Option<u32>,
     /// Present when the page is a redirect stub (meta refresh or one-link
@@ -105,6 +110,7 @@ impl From<Verdict> for VerdictBody {
         VerdictBody {
             kind: v.kind.as_str().to_owned(),
             matched: v.matched.map(MatchBody::from),
+            contained_in: v.contained_in.map(MatchBody::from),
             indexed_as: v.indexed_as,
             redirect: v.redirect.map(RedirectBody::from),
             warnings: v.warnings,
