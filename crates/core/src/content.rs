@@ -1758,7 +1758,6 @@ impl OwnContent {
             page_name,
             url: kept_url,
         } = kept;
-        let kept_place = &place_words(kept_url);
         let (basis, young) = (self.basis, self.young);
         let all = &self.all;
         if all.shingles.len() < MIN_SHINGLES {
@@ -1854,7 +1853,8 @@ impl OwnContent {
         }
         // Who the page is: its name must be the kept page's.
         let named = self.named(kept.title);
-        let holds = || self.holds_name_of(kept.title, kept_place, template);
+        // The kept page's place words only when its name is needed.
+        let holds = || self.holds_name_of(kept.title, &place_words(kept_url), template);
         let known = match basis {
             // On a site's first pages its title template is unknown: a
             // syndicated or print copy's title may carry a site's name or
