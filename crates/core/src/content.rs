@@ -1008,34 +1008,13 @@ pub fn place_words(url: &str) -> Vec<u32> {
     let rest = rest.split(['#', '?']).next().unwrap_or_default();
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
     let folders = path.rsplit_once('/').map_or("", |(folders, _)| folders);
-    let decoded = percent_decode(folders);
+    let decoded = percent_encoding::percent_decode_str(folders).decode_utf8_lossy();
     let mut out = word_hashes(&host.replace('.', " "));
     out.extend(word_hashes(&decoded.replace(['/', '.', '-', '_'], " ")));
     out.extend(word_hashes(&decoded.replace('/', " ")));
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// `%XX` escapes decoded (invalid ones and non-UTF-8 bytes kept as they are).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
 }
 
 /// A language's ISO 639-3 code as stored with a page (0: unknown).
