@@ -35,7 +35,10 @@
 //! - `site`: the local test site (answers by path, requests recorded);
 //! - `tidy`: the architecture as tests (crate layers, no I/O in the pure
 //!   layers, no module cycles, no library function over 150 lines);
-//! - `util`: temp dirs and running the binary.
+//! - `util`: temp dirs and running the binary;
+//! - `verdicts`: the library's verdicts on a hand-made documentation site;
+//! - `verdicts_generators`: verdicts on sites in the style of real generators
+//!   (rustdoc, mandoc, Sphinx, release notes, news articles and their copies).
 
 mod bad_input;
 mod cli;
@@ -71,4 +74,5 @@ mod tidy;
 mod util;
 mod verdict_schema;
 mod verdicts;
+mod verdicts_generators;
 mod warc_out;
