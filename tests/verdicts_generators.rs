@@ -29,6 +29,11 @@ const MAN: Site = Site {
     host: "manpages.debian.example",
 };
 
+const SPHINX: Site = Site {
+    dir: "sphinx",
+    host: "tinyorm.readthedocs.example",
+};
+
 impl Site {
     fn url(self, path: &str) -> String {
         format!("http://{}/{path}", self.host)
@@ -179,4 +184,118 @@ fn man_pages_sharing_their_options_are_distinct_on_a_new_site() {
     assert_eq!(backup.kind, VerdictKind::Unique, "{}", show(&backup));
     let restore = MAN.check(&mut d, "trixie/man1/rsnap-restore.1.html");
     assert_eq!(restore.kind, VerdictKind::Unique, "{}", show(&restore));
+}
+
+// --- Sphinx (Read the Docs theme): classes, guide parts, release notes ------
+
+/// Pages of the Sphinx site other than the pairs under test: API classes
+/// of other modules, guide chapters and earlier release notes.
+const SPHINX_SEED: [&str; 17] = [
+    "en/stable/api/tinyorm.Database.html",
+    "en/stable/api/tinyorm.Session.html",
+    "en/stable/api/tinyorm.Query.html",
+    "en/stable/api/tinyorm.Model.html",
+    "en/stable/api/tinyorm.migrations.Migration.html",
+    "en/stable/api/tinyorm.exceptions.ValidationError.html",
+    "en/stable/api/tinyorm.signals.Signal.html",
+    "en/stable/guide/installing.html",
+    "en/stable/guide/first-model.html",
+    "en/stable/guide/sessions.html",
+    "en/stable/guide/queries.html",
+    "en/stable/guide/migrations.html",
+    "en/stable/releases/3.11.0.html",
+    "en/stable/releases/3.11.1.html",
+    "en/stable/releases/3.11.2.html",
+    "en/stable/releases/3.11.3.html",
+    "en/stable/releases/3.10.12.html",
+];
+
+/// Checks each page of the Sphinx site (after its seed when `seeded`) and
+/// asserts that each is kept.
+fn sphinx_all_kept(seeded: bool, pages: &[&str]) {
+    let mut d = fresh();
+    if seeded {
+        SPHINX.seed(&mut d, &SPHINX_SEED);
+    }
+    for p in pages {
+        let v = SPHINX.check(&mut d, p);
+        assert_eq!(v.kind, VerdictKind::Unique, "{p}: {}", show(&v));
+    }
+}
+
+const FIELD_CLASSES: [&str; 2] = [
+    "en/stable/api/tinyorm.fields.IntegerField.html",
+    "en/stable/api/tinyorm.fields.BigIntegerField.html",
+];
+
+/// Two autosummary class pages built with `:inherited-members:`: each
+/// class's own part (signature, bases, a docstring, one method) is short,
+/// the thirteen methods inherited from `Field` are documented in full on
+/// both. Two classes, two pages.
+#[test]
+fn class_pages_sharing_their_inherited_methods_are_distinct() {
+    sphinx_all_kept(true, &FIELD_CLASSES);
+}
+
+/// The same pair as a site's first pages.
+#[test]
+#[ignore = "issue 28: on a young site the inherited methods are compared as the article and the name is not required: BigIntegerField is duplicate of IntegerField, chunk resemblance 0.82 >= 0.80; 94% of this page's own content (791 words of its article, site template not yet known) is in the kept page"]
+fn class_pages_sharing_their_inherited_methods_are_distinct_on_a_new_site() {
+    sphinx_all_kept(false, &FIELD_CLASSES);
+}
+
+/// The same class page under another version's folder (`latest` built
+/// from the same source) is a copy of the first.
+#[test]
+fn a_class_page_under_another_version_folder_is_a_copy() {
+    let mut d = fresh();
+    SPHINX.seed(&mut d, &SPHINX_SEED);
+    let page = FIELD_CLASSES[0];
+    SPHINX.check(&mut d, page);
+    let v = SPHINX.check_as(&mut d, page, &page.replace("/stable/", "/latest/"));
+    assert!(v.kind.is_drop(), "{}", show(&v));
+    assert_eq!(v.matched.map(|m| m.url), Some(SPHINX.url(page)));
+}
+
+const GUIDE_PARTS: [&str; 3] = [
+    "en/stable/guide/part-1.html",
+    "en/stable/guide/part-2.html",
+    "en/stable/guide/part-3.html",
+];
+
+/// The guide's parts are tables of contents: the same introductory
+/// paragraph (how to read a part), then each its own list of chapters and
+/// their sections. Three parts, three pages.
+#[test]
+fn tables_of_contents_sharing_their_intro_are_distinct() {
+    sphinx_all_kept(true, &GUIDE_PARTS);
+}
+
+/// The same parts as a site's first pages.
+#[test]
+#[ignore = "issue 28: the intro is the article, h1 and chapter list are chrome, and a young site's article is not held to its name: part-2 is duplicate of part-1, identical normalized text; 98% of this page's own content (137 words of its article, site template not yet known) is in the kept page"]
+fn tables_of_contents_sharing_their_intro_are_distinct_on_a_new_site() {
+    sphinx_all_kept(false, &GUIDE_PARTS);
+}
+
+const RELEASE_NOTES: [&str; 3] = [
+    "en/stable/releases/3.11.4.html",
+    "en/stable/releases/3.10.13.html",
+    "en/stable/releases/3.11.5.html",
+];
+
+/// Release notes of 3.11.4 and 3.10.13 (published the same day) and of
+/// 3.11.5 (a re-release that repeats 3.11.4's security fixes) share three
+/// long security sections; their versions, dates, introductions and
+/// bug fixes differ. Three releases, three pages.
+#[test]
+fn release_notes_sharing_a_security_section_are_distinct() {
+    sphinx_all_kept(true, &RELEASE_NOTES);
+}
+
+/// The same notes as a site's first pages.
+#[test]
+#[ignore = "issue 28: on a young site the version in the title is not required: 3.10.13 is near_duplicate of 3.11.4, chunk resemblance 0.62 >= 0.30; 93% of this page's own content (330 words of its article, site template not yet known) is in the kept page"]
+fn release_notes_sharing_a_security_section_are_distinct_on_a_new_site() {
+    sphinx_all_kept(false, &RELEASE_NOTES);
 }
