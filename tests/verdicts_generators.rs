@@ -350,6 +350,10 @@ const EDITED: &str = "news/2026/03/17/council-approves-solar-farm.html";
 /// suffix and chrome, with a credit line.
 const SYNDICATED: &str = "story/council-approves-solar-farm-on-former-airfield";
 
+/// The Herald's copy under a shortened headline ("Council approves solar
+/// farm"): every word of its headline is in the original's.
+const SHORTENED: &str = "story/council-approves-solar-farm";
+
 /// Checks `first` then `second` (each a site and a path) after `seeds`,
 /// asserts `first` kept and returns the verdict on `second`.
 fn copy_after(seeds: &[(Site, &[&str])], first: (Site, &str), second: (Site, &str)) -> Verdict {
@@ -430,4 +434,19 @@ fn every_copy_of_an_article_is_dropped_into_the_first_seen() {
         let v = GAZETTE.check(&mut d, p);
         assert_copy_of(&v, HERALD.url(SYNDICATED));
     }
+}
+
+/// A syndicated copy whose headline the other site shortened (all its
+/// words are in the original's headline) is still a copy, either way
+/// round.
+#[test]
+fn a_syndicated_copy_under_a_shortened_headline_is_a_copy() {
+    let seeds: [(Site, &[&str]); 2] = [(GAZETTE, &GAZETTE_SEED), (HERALD, &HERALD_SEED)];
+    let v = copy_after(&seeds, (GAZETTE, ORIGINAL), (HERALD, SHORTENED));
+    assert_copy_of(&v, GAZETTE.url(ORIGINAL));
+    let v = copy_after(&seeds, (HERALD, SHORTENED), (GAZETTE, ORIGINAL));
+    assert_copy_of(&v, HERALD.url(SHORTENED));
+    // On new sites too.
+    let v = copy_after(&[], (HERALD, SHORTENED), (GAZETTE, ORIGINAL));
+    assert_copy_of(&v, HERALD.url(SHORTENED));
 }
