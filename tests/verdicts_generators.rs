@@ -382,6 +382,58 @@ fn an_index_letter_is_contained_in_the_full_index() {
     }
 }
 
+/// The French translation's chapters that the English seed also has.
+const SPHINX_FR_SEED: [&str; 5] = [
+    "fr/stable/guide/installing.html",
+    "fr/stable/guide/first-model.html",
+    "fr/stable/guide/sessions.html",
+    "fr/stable/guide/queries.html",
+    "fr/stable/guide/migrations.html",
+];
+
+const AGGREGATION: &str = "en/stable/guide/aggregation.html";
+
+/// A chapter whose four code listings (about half its words) every
+/// translation keeps as they are: its French translation, in full
+/// (`fr/stable`) or in part (`fr/latest`, where the last two sections
+/// still fall back to English), is another page, whichever comes first.
+#[test]
+fn translations_sharing_code_listings_are_distinct() {
+    for translation in [
+        "fr/stable/guide/aggregation.html",
+        "fr/latest/guide/aggregation.html",
+    ] {
+        for pair in [[AGGREGATION, translation], [translation, AGGREGATION]] {
+            let mut d = fresh();
+            SPHINX.seed(&mut d, &SPHINX_SEED);
+            SPHINX.seed(&mut d, &SPHINX_FR_SEED);
+            for p in pair {
+                let v = SPHINX.check(&mut d, p);
+                assert_eq!(v.kind, VerdictKind::Unique, "{pair:?}: {p}: {}", show(&v));
+            }
+        }
+    }
+}
+
+/// The same pages as a site's first pages.
+#[test]
+fn translations_sharing_code_listings_are_distinct_on_a_new_site() {
+    sphinx_all_kept(false, &[AGGREGATION, "fr/stable/guide/aggregation.html"]);
+    sphinx_all_kept(false, &[AGGREGATION, "fr/latest/guide/aggregation.html"]);
+}
+
+/// The development version's French pages are not translated yet: the
+/// English chapter under the French site's chrome is a copy.
+#[test]
+fn an_untranslated_copy_under_another_language_folder_is_a_copy() {
+    let mut d = fresh();
+    SPHINX.seed(&mut d, &SPHINX_SEED);
+    SPHINX.seed(&mut d, &SPHINX_FR_SEED);
+    SPHINX.seed(&mut d, &[AGGREGATION]);
+    let v = SPHINX.check(&mut d, "fr/dev/guide/aggregation.html");
+    assert_copy_of(&v, SPHINX.url(AGGREGATION));
+}
+
 // --- news articles: an edited copy, a syndicated copy ----------------------
 
 /// The Gazette's other articles of the month (`Headline | Riverside
