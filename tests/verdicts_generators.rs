@@ -44,6 +44,11 @@ const HERALD: Site = Site {
     host: "www.valleyherald.example",
 };
 
+const MDBOOK: Site = Site {
+    dir: "mdbook",
+    host: "rover.example",
+};
+
 impl Site {
     fn url(self, path: &str) -> String {
         format!("http://{}/{path}", self.host)
@@ -432,6 +437,55 @@ fn an_untranslated_copy_under_another_language_folder_is_a_copy() {
     SPHINX.seed(&mut d, &[AGGREGATION]);
     let v = SPHINX.check(&mut d, "fr/dev/guide/aggregation.html");
     assert_copy_of(&v, SPHINX.url(AGGREGATION));
+}
+
+// --- mdBook: chapters and the print page --------------------------------
+
+/// The book's chapters in its order; `print.html` holds them all.
+const BOOK_CHAPTERS: [&str; 10] = [
+    "handbook/introduction.html",
+    "handbook/installing.html",
+    "handbook/first-site.html",
+    "handbook/configuration.html",
+    "handbook/environments.html",
+    "handbook/hooks.html",
+    "handbook/rollback.html",
+    "handbook/commands.html",
+    "handbook/internals.html",
+    "handbook/backends.html",
+];
+
+const BOOK_PRINT: &str = "handbook/print.html";
+
+/// A crawl finds `print.html` from the first chapter's menu bar, before
+/// the other chapters. Each chapter is in it, but a chapter is not a copy
+/// of the book's print view: each is kept, and its verdict names the print
+/// page (as `contained_in`, or in a warning saying why it is no copy).
+#[test]
+#[ignore = "issue 28: a chapter judged as an article on a young site is folded into print.html: installing.html is near_duplicate of print.html, chunk containment 0.88 >= 0.80 of 17 chunks; 98% of this page's own content (109 words of its article, site template not yet known) is in the kept page (the page-basis chapters get contained_in print.html; internals.html is unique with neither contained_in nor a warning)"]
+fn chapters_after_the_print_page_are_kept() {
+    let mut d = fresh();
+    MDBOOK.seed(&mut d, &BOOK_CHAPTERS[..1]);
+    MDBOOK.seed(&mut d, &[BOOK_PRINT]);
+    for p in &BOOK_CHAPTERS[1..] {
+        let v = MDBOOK.check(&mut d, p);
+        assert_eq!(v.kind, VerdictKind::Unique, "{p}: {}", show(&v));
+        let print = MDBOOK.url(BOOK_PRINT);
+        let named = v.contained_in.as_ref().is_some_and(|c| c.url == print)
+            || v.warnings.iter().any(|w| w.contains(&print));
+        assert!(named, "{p}: {}", show(&v));
+    }
+}
+
+/// Every chapter first, then the print page: it holds far more than any
+/// of them, and is kept, contained in none.
+#[test]
+fn the_print_page_after_its_chapters_is_kept() {
+    let mut d = fresh();
+    MDBOOK.seed(&mut d, &BOOK_CHAPTERS);
+    let v = MDBOOK.check(&mut d, BOOK_PRINT);
+    assert_eq!(v.kind, VerdictKind::Unique, "{}", show(&v));
+    assert!(v.contained_in.is_none(), "{}", show(&v));
 }
 
 // --- news articles: an edited copy, a syndicated copy ----------------------
