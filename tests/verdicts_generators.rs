@@ -155,6 +155,65 @@ fn rustdoc_sibling_intrinsics_are_distinct_on_a_new_site() {
     }
 }
 
+/// Other items of `std::char` and `std::ascii`: functions, constants, an
+/// enum.
+const STD_SEED: [&str; 9] = [
+    "std/char/fn.from_u32.html",
+    "std/char/fn.from_digit.html",
+    "std/char/fn.decode_utf16.html",
+    "std/char/fn.from_u32_unchecked.html",
+    "std/char/constant.MAX.html",
+    "std/char/constant.REPLACEMENT_CHARACTER.html",
+    "std/char/constant.UNICODE_VERSION.html",
+    "std/ascii/fn.escape_default.html",
+    "std/ascii/enum.Char.html",
+];
+
+/// Iterator structs: each page is a sentence or two of its own and some
+/// seventy trait methods (Clone, Debug, Display, the iterator traits,
+/// auto and blanket impls) listed alike on every one. `ToLowercase` and
+/// `ToUppercase` differ in one word of their description.
+const ITER_STRUCTS: [&str; 3] = [
+    "std/char/struct.ToLowercase.html",
+    "std/char/struct.ToUppercase.html",
+    "std/char/struct.EscapeDefault.html",
+];
+
+#[test]
+fn rustdoc_iterator_structs_sharing_their_trait_impls_are_distinct() {
+    let mut d = fresh();
+    RUSTDOC.seed(&mut d, &STD_SEED);
+    for p in ITER_STRUCTS {
+        let v = RUSTDOC.check(&mut d, p);
+        assert_eq!(v.kind, VerdictKind::Unique, "{p}: {}", show(&v));
+    }
+}
+
+/// The same structs as a site's first pages.
+#[test]
+#[ignore = "issue 28: on a young site the struct page is an article not held to its name: ToUppercase is near_duplicate of ToLowercase, SimHash Hamming distance 1 <= 3; 97% of this page's own content (1001 words of its article, site template not yet known) is in the kept page"]
+fn rustdoc_iterator_structs_are_distinct_on_a_new_site() {
+    let mut d = fresh();
+    for p in ITER_STRUCTS {
+        let v = RUSTDOC.check(&mut d, p);
+        assert_eq!(v.kind, VerdictKind::Unique, "{p}: {}", show(&v));
+    }
+}
+
+/// `std::char::EscapeDefault` (an iterator of `char`s) and
+/// `std::ascii::EscapeDefault` (of bytes) share their page name and their
+/// trait listings, but are two types with their own descriptions: not the
+/// same item under another folder.
+#[test]
+#[ignore = "issue 28: the same page name in another module is taken for the same item: std/ascii/struct.EscapeDefault.html is duplicate of std/char/struct.EscapeDefault.html, chunk resemblance 0.94 >= 0.80; 80% of this page's own content (115 words of its page, site template removed; the same item under another folder: its title and heading judged by name) is in the kept page"]
+fn rustdoc_structs_of_one_name_in_two_modules_are_distinct() {
+    let mut d = fresh();
+    RUSTDOC.seed(&mut d, &STD_SEED);
+    RUSTDOC.seed(&mut d, &ITER_STRUCTS);
+    let v = RUSTDOC.check(&mut d, "std/ascii/struct.EscapeDefault.html");
+    assert_eq!(v.kind, VerdictKind::Unique, "{}", show(&v));
+}
+
 // --- mandoc: two commands sharing their global options ----------------------
 
 const MAN_SEED: [&str; 9] = [
