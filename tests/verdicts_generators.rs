@@ -687,3 +687,118 @@ fn a_syndicated_copy_under_a_shortened_headline_is_a_copy() {
     let v = copy_after(&[], (HERALD, SHORTENED), (GAZETTE, ORIGINAL));
     assert_copy_of(&v, HERALD.url(SHORTENED));
 }
+
+// --- offline: the same pairs through `Deduper::compare` ---------------------
+
+/// A page of a fixture site.
+type Page = (Site, &'static str);
+
+/// What `Deduper::compare` (the offline join's judgement, which knows no
+/// site template) says of `later` against `earlier`, and what the online
+/// decision says with only `earlier` checked before: the dropped kind, or
+/// `None` for a page kept.
+fn offline_and_online(earlier: Page, later: Page) -> (Option<VerdictKind>, Option<VerdictKind>) {
+    let (ua, ub) = (earlier.0.url(earlier.1), later.0.url(later.1));
+    let (ba, bb) = (earlier.0.body(earlier.1), later.0.body(later.1));
+    let d = fresh();
+    let pa = d.comparable(&d.analyze("a", &ua, &ba, Some("text/html")));
+    let pb = d.comparable(&d.analyze("b", &ub, &bb, Some("text/html")));
+    let offline = d.compare(&pa, &pb).map(|m| m.kind);
+    let mut online = fresh();
+    online.check(&ua, &ba, Some("text/html")).expect("check");
+    let v = online.check(&ub, &bb, Some("text/html")).expect("check");
+    (offline, v.kind.is_drop().then_some(v.kind))
+}
+
+/// Asserts, for each `(earlier, later, copy)`, that offline and online
+/// agree, and that `later` is dropped exactly when it is a `copy`.
+fn assert_pairs(pairs: &[(Page, Page, bool)]) {
+    let mut wrong = Vec::new();
+    for &(earlier, later, copy) in pairs {
+        let (offline, online) = offline_and_online(earlier, later);
+        if offline != online || online.is_some() != copy {
+            wrong.push(format!(
+                "{} -> {}: copy={copy} offline={offline:?} online={online:?}",
+                earlier.1, later.1
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Copies and translations, judged as a pair: offline as online.
+#[test]
+fn offline_compare_judges_copies_and_translations_as_online() {
+    assert_pairs(&[
+        ((GAZETTE, ORIGINAL), (GAZETTE, EDITED), true),
+        ((GAZETTE, EDITED), (GAZETTE, ORIGINAL), true),
+        ((GAZETTE, ORIGINAL), (HERALD, SYNDICATED), true),
+        ((HERALD, SYNDICATED), (GAZETTE, ORIGINAL), true),
+        ((HERALD, SHORTENED), (GAZETTE, ORIGINAL), true),
+        (
+            (RUSTDOC, "core/arch/x86_64/fn._mm512_dbsad_epu8.html"),
+            (RUSTDOC, "core/arch/x86/fn._mm512_dbsad_epu8.html"),
+            true,
+        ),
+        (
+            (SPHINX, AGGREGATION),
+            (SPHINX, "fr/dev/guide/aggregation.html"),
+            true,
+        ),
+        (
+            (SPHINX, AGGREGATION),
+            (SPHINX, "fr/stable/guide/aggregation.html"),
+            false,
+        ),
+        (
+            (SPHINX, AGGREGATION),
+            (SPHINX, "fr/latest/guide/aggregation.html"),
+            false,
+        ),
+    ]);
+}
+
+/// Distinct pages of one template, judged as a pair (a pair has no site
+/// around it: a new site's rule): offline as online, and kept.
+#[test]
+#[ignore = "issue 28: every pair here is dropped both offline and online on a new site (see the *_on_a_new_site tests for the verdicts)"]
+fn offline_compare_keeps_distinct_pages_as_online() {
+    assert_pairs(&[
+        (
+            (RUSTDOC, "core/arch/x86_64/fn._mm256_dbsad_epu8.html"),
+            (RUSTDOC, "core/arch/x86_64/fn._mm512_dbsad_epu8.html"),
+            false,
+        ),
+        (
+            (RUSTDOC, "std/char/struct.ToLowercase.html"),
+            (RUSTDOC, "std/char/struct.ToUppercase.html"),
+            false,
+        ),
+        (
+            (MAN, "trixie/man1/rsnap-backup.1.html"),
+            (MAN, "trixie/man1/rsnap-restore.1.html"),
+            false,
+        ),
+        (
+            (SPHINX, FIELD_CLASSES[0]),
+            (SPHINX, FIELD_CLASSES[1]),
+            false,
+        ),
+        ((SPHINX, GUIDE_PARTS[0]), (SPHINX, GUIDE_PARTS[1]), false),
+        (
+            (SPHINX, RELEASE_NOTES[0]),
+            (SPHINX, RELEASE_NOTES[1]),
+            false,
+        ),
+        (
+            (SPHINX, INDEX_LETTERS[0]),
+            (SPHINX, INDEX_LETTERS[1]),
+            false,
+        ),
+        (
+            (MDBOOK, BOOK_PRINT),
+            (MDBOOK, "handbook/installing.html"),
+            false,
+        ),
+    ]);
+}
