@@ -591,6 +591,10 @@ const SYNDICATED: &str = "story/council-approves-solar-farm-on-former-airfield";
 /// farm"): every word of its headline is in the original's.
 const SHORTENED: &str = "story/council-approves-solar-farm";
 
+/// The Gazette's print view of the article: no chrome, the headline alone
+/// as its title.
+const PRINT: &str = "print/news/2026/03/16/solar-farm-approved.html";
+
 /// Checks `first` then `second` (each a site and a path) after `seeds`,
 /// asserts `first` kept and returns the verdict on `second`.
 fn copy_after(seeds: &[(Site, &[&str])], first: (Site, &str), second: (Site, &str)) -> Verdict {
@@ -686,6 +690,19 @@ fn a_syndicated_copy_under_a_shortened_headline_is_a_copy() {
     // On new sites too.
     let v = copy_after(&[], (HERALD, SHORTENED), (GAZETTE, ORIGINAL));
     assert_copy_of(&v, HERALD.url(SHORTENED));
+}
+
+/// The print view of an article is a copy of it, and the article of its
+/// print view when the print view is crawled first.
+#[test]
+fn a_print_view_is_a_copy_either_way_round() {
+    let seeds: [(Site, &[&str]); 1] = [(GAZETTE, &GAZETTE_SEED)];
+    let v = copy_after(&seeds, (GAZETTE, ORIGINAL), (GAZETTE, PRINT));
+    assert_copy_of(&v, GAZETTE.url(ORIGINAL));
+    let v = copy_after(&seeds, (GAZETTE, PRINT), (GAZETTE, ORIGINAL));
+    assert_copy_of(&v, GAZETTE.url(PRINT));
+    let v = copy_after(&[], (GAZETTE, PRINT), (GAZETTE, ORIGINAL));
+    assert_copy_of(&v, GAZETTE.url(PRINT));
 }
 
 // --- offline: the same pairs through `Deduper::compare` ---------------------
