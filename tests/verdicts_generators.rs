@@ -591,6 +591,11 @@ const SYNDICATED: &str = "story/council-approves-solar-farm-on-former-airfield";
 /// farm"): every word of its headline is in the original's.
 const SHORTENED: &str = "story/council-approves-solar-farm";
 
+/// The Herald's copy in its comment-enabled template: a photo and caption,
+/// a related-stories box in the text, the author's biography and four
+/// readers' comments.
+const WITH_COMMENTS: &str = "story/solar-farm-airfield-approved";
+
 /// The Gazette's print view of the article: no chrome, the headline alone
 /// as its title.
 const PRINT: &str = "print/news/2026/03/16/solar-farm-approved.html";
@@ -703,6 +708,19 @@ fn a_print_view_is_a_copy_either_way_round() {
     assert_copy_of(&v, GAZETTE.url(PRINT));
     let v = copy_after(&[], (GAZETTE, PRINT), (GAZETTE, ORIGINAL));
     assert_copy_of(&v, GAZETTE.url(PRINT));
+}
+
+/// A syndicated copy with a photo, an inline box, the author's biography
+/// and readers' comments around the same text is a copy, either way round.
+#[test]
+fn a_syndicated_copy_with_comments_is_a_copy() {
+    let seeds: [(Site, &[&str]); 2] = [(GAZETTE, &GAZETTE_SEED), (HERALD, &HERALD_SEED)];
+    let v = copy_after(&seeds, (GAZETTE, ORIGINAL), (HERALD, WITH_COMMENTS));
+    assert_copy_of(&v, GAZETTE.url(ORIGINAL));
+    let v = copy_after(&seeds, (HERALD, WITH_COMMENTS), (GAZETTE, ORIGINAL));
+    assert_copy_of(&v, HERALD.url(WITH_COMMENTS));
+    let v = copy_after(&[], (HERALD, WITH_COMMENTS), (GAZETTE, ORIGINAL));
+    assert_copy_of(&v, HERALD.url(WITH_COMMENTS));
 }
 
 // --- offline: the same pairs through `Deduper::compare` ---------------------
