@@ -49,6 +49,11 @@ const MDBOOK: Site = Site {
     host: "rover.example",
 };
 
+const DOXYGEN: Site = Site {
+    dir: "doxygen",
+    host: "libelfin.example",
+};
+
 impl Site {
     fn url(self, path: &str) -> String {
         format!("http://{}/{path}", self.host)
@@ -212,6 +217,50 @@ fn rustdoc_structs_of_one_name_in_two_modules_are_distinct() {
     RUSTDOC.seed(&mut d, &ITER_STRUCTS);
     let v = RUSTDOC.check(&mut d, "std/ascii/struct.EscapeDefault.html");
     assert_eq!(v.kind, VerdictKind::Unique, "{}", show(&v));
+}
+
+// --- Doxygen: 32-bit and 64-bit variants of one struct --------------------
+
+/// Other struct reference pages of the library.
+const DOXYGEN_SEED: [&str; 9] = [
+    "libelfin/struct_elf32__shdr.html",
+    "libelfin/struct_elf32__sym.html",
+    "libelfin/struct_elf32__rel.html",
+    "libelfin/struct_elf32__rela.html",
+    "libelfin/struct_elf32__dyn.html",
+    "libelfin/struct_elf32__nhdr.html",
+    "libelfin/struct_elf32__chdr.html",
+    "libelfin/struct_elf32__verdef.html",
+    "libelfin/struct_elf32__auxv__t.html",
+];
+
+/// `Elf32_Ehdr` and `Elf64_Ehdr`: the same fourteen fields with the same
+/// descriptions; their names, their one-line briefs and their field types
+/// (`Elf32_Addr` / `Elf64_Addr`, ...) differ. Two structs, two pages.
+const ELF_HEADERS: [&str; 2] = [
+    "libelfin/struct_elf32__ehdr.html",
+    "libelfin/struct_elf64__ehdr.html",
+];
+
+#[test]
+fn doxygen_32_and_64_bit_structs_are_distinct() {
+    let mut d = fresh();
+    DOXYGEN.seed(&mut d, &DOXYGEN_SEED);
+    for p in ELF_HEADERS {
+        let v = DOXYGEN.check(&mut d, p);
+        assert_eq!(v.kind, VerdictKind::Unique, "{p}: {}", show(&v));
+    }
+}
+
+/// The same pair as a site's first pages.
+#[test]
+#[ignore = "issue 28: on a young site the block fallback drops the 64-bit struct: struct_elf64__ehdr.html is near_duplicate of struct_elf32__ehdr.html, shares its own blocks with the kept page; 91% of this page's own content (489 words of its article, site template not yet known) is in the kept page"]
+fn doxygen_32_and_64_bit_structs_are_distinct_on_a_new_site() {
+    let mut d = fresh();
+    for p in ELF_HEADERS {
+        let v = DOXYGEN.check(&mut d, p);
+        assert_eq!(v.kind, VerdictKind::Unique, "{p}: {}", show(&v));
+    }
 }
 
 // --- mandoc: two commands sharing their global options ----------------------
