@@ -884,5 +884,6 @@ fn offline_compare_keeps_distinct_pages_as_online() {
             (MDBOOK, "handbook/installing.html"),
             false,
         ),
+        ((DOXYGEN, ELF_HEADERS[0]), (DOXYGEN, ELF_HEADERS[1]), false),
     ]);
 }
