@@ -38,7 +38,8 @@
 //! - `util`: temp dirs and running the binary;
 //! - `verdicts`: the library's verdicts on a hand-made documentation site;
 //! - `verdicts_generators`: verdicts on sites in the style of real generators
-//!   (rustdoc, mandoc, Sphinx, release notes, news articles and their copies).
+//!   (rustdoc, mandoc, Doxygen, Sphinx, mdBook, news articles and their copies),
+//!   online and through `Deduper::compare`.
 
 mod bad_input;
 mod cli;

@@ -1,10 +1,16 @@
 //! Verdicts on pages written in the style of real generators (issue 28's
-//! classes): rustdoc items, mandoc manual pages, Sphinx class and
-//! contents pages, release notes, news articles and their copies. Each
-//! fixture is a small site under `testdata/generators/<site>/`, served
+//! classes): rustdoc items, mandoc manual pages, Doxygen structs, Sphinx
+//! class, contents, index and translated pages, release notes, an mdBook
+//! and its print page, news articles and their copies. Each fixture is a
+//! small site under `testdata/generators/<site>/` (see its README), served
 //! under its own host; a test first shows the checker enough of the site's
 //! other pages for its template and title words to be learnt where the
-//! real case has them, then asserts the verdict on the pair.
+//! real case has them, then asserts the verdict on the pair. A site's
+//! first pages (`*_on_a_new_site`) and the offline pair judgement
+//! (`Deduper::compare`) are tested on the same pairs.
+//!
+//! Tests marked `#[ignore = "issue 28: ..."]` fail on the code they were
+//! written against; the reason quotes the verdict it gave.
 
 use neardup::Config;
 use neardup::Deduper;
