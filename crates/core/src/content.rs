@@ -139,6 +139,20 @@ pub const YOUNG_MIN_COVERAGE: f64 = 0.9;
 /// it (what the same item under another folder is measured without).
 pub const MIN_NAMED: f64 = 0.5;
 
+/// An article that holds at least this share of a kept article (estimated
+/// from the kept page's shingle sample and main-content size) under the
+/// kept page's name *extends* it: the same article with more around it
+/// (comments, a longer extraction of the same story, an update's added
+/// paragraphs). It is the kept article's copy when the kept article is
+/// also at least [`EXTENDS_MIN_COVERED`] of its own content.
+pub const EXTENDS_MIN_HOLDS: f64 = 0.85;
+
+/// The least share of an extending article's own content that must be
+/// the kept article (see [`EXTENDS_MIN_HOLDS`]): an article that says
+/// more than 1 / this times as much as the kept one is another page that
+/// quotes it, or an all-in-one page that includes it.
+pub const EXTENDS_MIN_COVERED: f64 = 0.5;
+
 /// One visible block of a page (every occurrence, in page order).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContentBlock {
@@ -1231,6 +1245,10 @@ pub enum Coverage {
         /// title and naming headings were judged by name, not measured
         /// (see [`OwnContent::coverage`]).
         mirror: bool,
+        /// For an article named like the kept page: the estimated share of
+        /// the kept page's main content found in this page (see
+        /// [`EXTENDS_MIN_HOLDS`]); `None` otherwise.
+        holds: Option<f64>,
     },
     /// The page's own content is in the kept page, but the kept page
     /// holds [`CONTAINED_RATIO`] times as much content or more: a focused
@@ -1287,15 +1305,19 @@ impl Coverage {
                 covered,
                 young,
                 basis,
+                holds,
                 ..
             } => {
                 let strict = young && basis == Basis::Page;
-                covered
-                    >= if strict {
-                        min_coverage.max(YOUNG_MIN_COVERAGE)
-                    } else {
-                        min_coverage
-                    }
+                let extends =
+                    holds.is_some_and(|h| h >= EXTENDS_MIN_HOLDS) && covered >= EXTENDS_MIN_COVERED;
+                extends
+                    || covered
+                        >= if strict {
+                            min_coverage.max(YOUNG_MIN_COVERAGE)
+                        } else {
+                            min_coverage
+                        }
             }
             Coverage::TooSmall {
                 identical,
@@ -1338,8 +1360,9 @@ impl Coverage {
                 words,
                 young,
                 mirror,
+                holds,
             } => format!(
-                "{:.0}% of this page's own content ({words} words of its {}, {}{}) is in the kept page",
+                "{:.0}% of this page's own content ({words} words of its {}, {}{}) is in the kept page{}",
                 covered * 100.0,
                 basis.as_str(),
                 if young {
@@ -1351,6 +1374,13 @@ impl Coverage {
                     "; the same item under another folder: its title and heading judged by name"
                 } else {
                     ""
+                },
+                match holds {
+                    Some(h) => format!(
+                        ", and about {:.0}% of the kept page's main content is in this page, named alike",
+                        h.min(1.0) * 100.0
+                    ),
+                    None => String::new(),
                 }
             ),
             Coverage::OtherName { named, words } => format!(
@@ -1857,12 +1887,32 @@ impl OwnContent {
                 words: self.name.len() as u32,
             };
         }
+        // How much of the kept article this one holds: its shingles found
+        // in the kept page's sample, scaled by the sampling, over the kept
+        // page's main content. Only for an article that says more than
+        // the kept one (else `covered` decides), is named like it and was
+        // found by a detector (the block fallback finds pages that share
+        // some blocks: there only `covered` decides).
+        let holds = if basis == Basis::Article
+            && !strict
+            && (EXTENDS_MIN_COVERED..YOUNG_MIN_COVERAGE).contains(&covered)
+            && kept.main_words > 0
+        {
+            let hits = hit.iter().filter(|&&h| h).count() as f64 * f64::from(m);
+            let share = hits / f64::from(kept.main_words);
+            let named_alike = (!self.name.is_empty() && named >= MIN_NAMED)
+                || holds().is_some_and(|h| h >= MIN_NAMED);
+            (share >= EXTENDS_MIN_HOLDS && named_alike).then_some(share)
+        } else {
+            None
+        };
         Coverage::Measured {
             covered,
             basis,
             words,
             young,
             mirror,
+            holds,
         }
     }
 }
@@ -2362,6 +2412,62 @@ mod tests {
             SiteTemplate::default(),
             false,
         )
+    }
+
+    /// Coverage of an article of `paragraphs` paragraphs titled `title`
+    /// against a kept article of the first `kept` of them titled
+    /// `kept_title`.
+    fn extending_coverage(
+        paragraphs: usize,
+        title: &str,
+        kept: usize,
+        kept_title: &str,
+    ) -> Coverage {
+        let texts: Vec<String> = (0..paragraphs)
+            .map(|p| {
+                let words: Vec<String> = (0..40).map(|w| format!("word{p}x{w}")).collect();
+                format!("{}.", words.join(" "))
+            })
+            .collect();
+        let blocks =
+            |n: usize| -> Vec<Block> { texts.iter().take(n).map(|t| block(t, true)).collect() };
+        let page = PageContent::from_page(title, &blocks(paragraphs));
+        let kept_ev = PageContent::from_page(kept_title, &blocks(kept)).evidence();
+        let slots = kept_ev.to_signatures();
+        let own = OwnContent::new(&page, SiteTemplate::default(), "http://s/news/story");
+        own.coverage(
+            &page,
+            Kept {
+                evidence: Evidence::from_signatures(&slots).unwrap(),
+                page_name: page_name("http://t/syndication/story"),
+                url: "http://t/syndication/story",
+            },
+            SiteTemplate::default(),
+            false,
+        )
+    }
+
+    #[test]
+    fn an_article_holding_the_kept_article_under_its_name_extends_it() {
+        let headline = "Rosetta ends its mission by landing on its comet";
+        // The original with 40% more than the syndicated copy kept first
+        // (a longer extraction, comments): 71% of it is the kept article,
+        // all of which it holds.
+        let c = extending_coverage(12, headline, 7, headline);
+        assert!(
+            matches!(c, Coverage::Measured { basis: Basis::Article, holds: Some(h), covered, .. } if h >= EXTENDS_MIN_HOLDS && covered < 0.8),
+            "{c:?}"
+        );
+        assert!(c.allows_drop(0.8), "{c:?}");
+        assert!(c
+            .describe()
+            .contains("of the kept page's main content is in this page"));
+        // Another headline: another story that quotes it.
+        let c = extending_coverage(12, "Philae wakes up after seven months", 7, headline);
+        assert!(!c.allows_drop(0.8), "{c:?}");
+        // Four times as much: a page that includes it, not its copy.
+        let c = extending_coverage(28, headline, 7, headline);
+        assert!(!c.allows_drop(0.8), "{c:?}");
     }
 
     #[test]
