@@ -696,3 +696,80 @@ fn texts_record_which_blocks_were_template_and_which_compared() {
     );
     assert!(dom.contains("data-block=\"shared\""));
 }
+
+/// The `data` block of a written `report.html`, parsed (the report's JSON:
+/// what the page renders).
+fn report_data(html: &str) -> serde_json::Value {
+    let start = "<script type=\"application/json\" id=\"data\">";
+    let from = html.find(start).expect("a data block") + start.len();
+    let len = html[from..].find("</script>").expect("the block ends");
+    serde_json::from_str(&html[from..from + len]).expect("the data block is JSON")
+}
+
+/// A part of an all-in-one page is kept and its verdict says
+/// `contained_in`: the report lists it per site as a relation between two
+/// kept pages (in the model, `sites.csv`, the page's JSON and the rendered
+/// site view), never as a drop or a cluster member.
+#[test]
+fn pages_contained_in_a_larger_page_are_listed_per_site_not_as_drops() {
+    let dir = Dir::new();
+    let mut manifest = String::from("doc_id\turl\tpath\n");
+    for p in ["genindex/all.html", "genindex/a.html"] {
+        manifest.push_str(&format!(
+            "{p}\thttp://docs.example/{p}\t{SITE_TEMPLATE}/{p}\n"
+        ));
+    }
+    dir.write("manifest.tsv", manifest);
+    dir.run(&["dedup", "manifest.tsv", "--out", "out", "-q"])
+        .expect_code(0);
+    let verdicts = read_verdicts(&dir.read("out/verdicts.jsonl"));
+    assert!(
+        verdicts.iter().all(|v| v["verdict"] == "unique"),
+        "{verdicts:?}"
+    );
+
+    let r = Report::load(&dir.join("out")).unwrap();
+    assert_eq!(r.overview.contained, 1);
+    assert_eq!(r.overview.duplicates + r.overview.near_duplicates, 0);
+    assert!(r.clusters.is_empty(), "{:?}", r.clusters);
+    let site = r.sites.iter().find(|s| s.name == "docs.example").unwrap();
+    assert_eq!(site.dropped, 0);
+    let [c] = site.contained.as_slice() else {
+        panic!("one contained page: {:?}", site.contained)
+    };
+    assert_eq!(c.doc_id, "genindex/a.html");
+    assert_eq!(c.url, "http://docs.example/genindex/a.html");
+    assert_eq!(c.of, "genindex/all.html");
+    assert_eq!(c.of_url, "http://docs.example/genindex/all.html");
+    assert!(c.covered.is_some_and(|x| x >= 0.9), "{c:?}");
+    assert!(c.reason.contains("contained in it"), "{}", c.reason);
+
+    // Written at the end of the run: sites.csv and the page's JSON.
+    let mut rd = csv::Reader::from_path(dir.join("out/sites.csv")).unwrap();
+    let headers = rd.headers().unwrap().clone();
+    let col = headers.iter().position(|h| h == "contained").unwrap();
+    let row = rd.records().next().unwrap().unwrap();
+    assert_eq!((&row[0], &row[col]), ("docs.example", "1"));
+    let html = dir.read("out/report.html");
+    let data = report_data(&html);
+    assert_eq!(data["overview"]["contained"], 1);
+    let listed = &data["sites"][0]["contained"][0];
+    assert_eq!(listed["doc_id"], "genindex/a.html");
+    assert_eq!(listed["of_url"], "http://docs.example/genindex/all.html");
+
+    let Some(chrome) = chromium() else {
+        return;
+    };
+    let dom = dump_dom(
+        &chrome,
+        &dir.join("out/report.html"),
+        "/site/docs.example",
+        None,
+    );
+    assert!(
+        dom.contains("data-contained=\"genindex/a.html\" data-of=\"genindex/all.html\""),
+        "no contained row in the site view"
+    );
+    assert!(dom.contains("Kept inside a larger page (1)"));
+    assert!(dom.contains("http://docs.example/genindex/all.html"));
+}

@@ -48,6 +48,12 @@
 //! near duplicates, over the run and per site. The counts come from
 //! `verdicts.jsonl` (its `verdict`, `detector` and `site`).
 //!
+//! Kept pages whose content is in a much larger earlier page (a verdict's
+//! `contained_in`: a chapter in its print view, a part of an all-in-one
+//! page) are listed per site ([`Site::contained`]) and counted in
+//! [`Overview::contained`]: a relation between two kept pages, neither a
+//! drop nor a cluster member.
+//!
 //! URL-pattern hints ([`url_hints`]) say which query parameters or path
 //! segments differ between the members of a cluster: candidates for URL
 //! canonicalization rules, aggregated per site.
@@ -119,6 +125,9 @@ pub struct Overview {
     pub bytes_saved: u64,
     /// Index entries saved: a dropped page is not inserted into the index.
     pub index_entries_saved: u64,
+    /// Kept pages whose content is in a much larger page (see
+    /// [`Site::contained`]); not counted as drops.
+    pub contained: u64,
     /// Detectors that fired, with counts, most first (both verdicts
     /// together; [`Overview::fired`] splits them).
     pub detectors: Vec<(String, u64)>,
@@ -153,6 +162,29 @@ pub struct Site {
     /// URL patterns behind the site's clusters (among each cluster's kept
     /// page and its exact copies), most frequent first.
     pub hints: Vec<HintCount>,
+    /// The site's pages kept although their content is in a much larger
+    /// page (a part of an all-in-one page, a chapter of a print view), in
+    /// processing order: a relation between two kept pages, neither a drop
+    /// nor a cluster member.
+    pub contained: Vec<Contained>,
+}
+
+/// A kept page whose content is in a much larger earlier page: its
+/// verdict's `contained_in` in `verdicts.jsonl`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Contained {
+    /// The kept page's key.
+    pub doc_id: String,
+    /// Its URL.
+    pub url: String,
+    /// The larger page's key.
+    pub of: String,
+    /// The larger page's URL.
+    pub of_url: String,
+    /// Share of the kept page's own content found in the larger page.
+    pub covered: Option<f64>,
+    /// What was measured.
+    pub reason: String,
 }
 
 /// What a drop rests on, told by the detector name in its verdict.
@@ -406,11 +438,26 @@ struct MemberIn {
 struct VerdictIn {
     doc_id: Option<String>,
     #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
     site: Option<String>,
     verdict: String,
     detector: Option<String>,
     reason: Option<String>,
     bytes: Option<u64>,
+    #[serde(default)]
+    contained_in: Option<ContainedIn>,
+}
+
+/// `contained_in` of a verdict line (`neardup_batch::ContainedIn`).
+#[derive(Deserialize)]
+struct ContainedIn {
+    of: String,
+    of_url: String,
+    #[serde(default)]
+    covered: Option<f64>,
+    #[serde(default)]
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -437,10 +484,25 @@ impl Report {
         let mut detectors: BTreeMap<String, u64> = BTreeMap::new();
         let mut fired = Fired::default();
         let mut site_fired: HashMap<String, Fired> = HashMap::new();
+        let mut site_contained: HashMap<String, Vec<Contained>> = HashMap::new();
         let (mut bytes_total, mut bytes_saved) = (0u64, 0u64);
         for_lines(&path, |v: VerdictIn| {
             let bytes = v.bytes.unwrap_or(0);
             bytes_total += bytes;
+            // A relation between two kept pages, listed apart from drops.
+            if let (Some(c), Some(site), Some(id)) = (&v.contained_in, &v.site, &v.doc_id) {
+                site_contained
+                    .entry(site.clone())
+                    .or_default()
+                    .push(Contained {
+                        doc_id: id.clone(),
+                        url: v.url.clone().unwrap_or_default(),
+                        of: c.of.clone(),
+                        of_url: c.of_url.clone(),
+                        covered: c.covered,
+                        reason: c.reason.clone(),
+                    });
+            }
             if v.verdict == "duplicate" || v.verdict == "near_duplicate" {
                 bytes_saved += bytes;
                 fired.add(&v.verdict, v.detector.as_deref());
@@ -489,6 +551,8 @@ impl Report {
                 f.sort();
                 s.fired = f;
             }
+            s.contained = site_contained.remove(&s.name).unwrap_or_default();
+            report.overview.contained += s.contained.len() as u64;
         }
         report.overview.bytes_total = bytes_total;
         report.overview.bytes_saved = bytes_saved;
@@ -595,9 +659,10 @@ impl Report {
 
     /// Writes `sites.csv`: `site,pages,unique,dropped,duplicate_rate,
     /// clusters,largest_cluster,top_url_pattern,duplicates,near_duplicates,
-    /// by_detector,by_content,by_url,fired` (the last six from
+    /// by_detector,by_content,by_url,fired,contained` (the last seven from
     /// `verdicts.jsonl`: drops by verdict, by [`Basis`], and
-    /// [`Fired::summary`]).
+    /// [`Fired::summary`]; kept pages contained in a much larger page,
+    /// [`Site::contained`]).
     ///
     /// # Errors
     /// Write errors.
@@ -618,6 +683,7 @@ impl Report {
             "by_content",
             "by_url",
             "fired",
+            "contained",
         ])?;
         for s in &self.sites {
             w.write_record([
@@ -638,6 +704,7 @@ impl Report {
                 s.fired.by_basis(Basis::Content).to_string(),
                 s.fired.by_basis(Basis::Url).to_string(),
                 s.fired.summary(),
+                s.contained.len().to_string(),
             ])?;
         }
         w.flush()?;
