@@ -56,7 +56,10 @@
 //!
 //! URL-pattern hints ([`url_hints`]) say which query parameters or path
 //! segments differ between the members of a cluster: candidates for URL
-//! canonicalization rules, aggregated per site.
+//! canonicalization rules, aggregated per site. They are taken among a
+//! cluster's kept page and its exact copies, and only between pages that
+//! carry the same name ([`named_url_hints`]; titles from `verdicts.jsonl`):
+//! a hint never suggests merging pages named for different items.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -441,6 +444,8 @@ struct VerdictIn {
     url: Option<String>,
     #[serde(default)]
     site: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
     verdict: String,
     detector: Option<String>,
     reason: Option<String>,
@@ -479,6 +484,20 @@ impl Report {
             message: format!("not a neardup clusters.json: {e}"),
         })?;
 
+        // The titles of the pages URL-pattern hints are taken from (each
+        // cluster's kept page and its exact copies): their names. `None`
+        // until a line gives it: an older output has no titles.
+        let mut titles: HashMap<String, Option<String>> = clusters
+            .sites
+            .values()
+            .flat_map(|s| &s.clusters)
+            .chain(&clusters.cross_site)
+            .flat_map(|c| {
+                let copies = c.members.iter().filter(|m| m.verdict != "near_duplicate");
+                std::iter::once(&c.representative).chain(copies.map(|m| &m.doc_id))
+            })
+            .map(|id| (id.clone(), None))
+            .collect();
         let path = dir.join(neardup_batch::OutputDir::VERDICTS);
         let mut reasons: HashMap<String, String> = HashMap::new();
         let mut detectors: BTreeMap<String, u64> = BTreeMap::new();
@@ -489,6 +508,11 @@ impl Report {
         for_lines(&path, |v: VerdictIn| {
             let bytes = v.bytes.unwrap_or(0);
             bytes_total += bytes;
+            if let (Some(id), Some(title)) = (&v.doc_id, &v.title) {
+                if let Some(slot) = titles.get_mut(id) {
+                    *slot = Some(title.clone());
+                }
+            }
             // A relation between two kept pages, listed apart from drops.
             if let (Some(c), Some(site), Some(id)) = (&v.contained_in, &v.site, &v.doc_id) {
                 site_contained
@@ -539,7 +563,7 @@ impl Report {
             None
         };
 
-        let mut report = Report::from_parts(clusters, &reasons);
+        let mut report = Report::from_parts(clusters, &reasons, &titles);
         let t = &clusters_totals(&report);
         let mut detectors: Vec<(String, u64)> = detectors.into_iter().collect();
         detectors.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -576,7 +600,11 @@ impl Report {
         Ok(report)
     }
 
-    fn from_parts(file: ClustersFile, reasons: &HashMap<String, String>) -> Report {
+    fn from_parts(
+        file: ClustersFile,
+        reasons: &HashMap<String, String>,
+        titles: &HashMap<String, Option<String>>,
+    ) -> Report {
         let t = &file.totals;
         let dropped = t.duplicates + t.near_duplicates;
         let overview = Overview {
@@ -610,13 +638,13 @@ impl Report {
             };
             for c in s.clusters {
                 site.clusters.push(clusters.len());
-                clusters.push(Cluster::from_input(c, reasons));
+                clusters.push(Cluster::from_input(c, reasons, titles));
             }
             sites.push(site);
         }
         for c in cross {
             let i = clusters.len();
-            let c = Cluster::from_input(c, reasons);
+            let c = Cluster::from_input(c, reasons, titles);
             for name in &c.sites {
                 if let Some(s) = site_index.get(name).and_then(|&j| sites.get_mut(j)) {
                     s.clusters.push(i);
@@ -823,7 +851,11 @@ fn for_lines<T: serde::de::DeserializeOwned>(path: &Path, mut f: impl FnMut(T)) 
 }
 
 impl Cluster {
-    fn from_input(c: ClusterIn, reasons: &HashMap<String, String>) -> Cluster {
+    fn from_input(
+        c: ClusterIn,
+        reasons: &HashMap<String, String>,
+        titles: &HashMap<String, Option<String>>,
+    ) -> Cluster {
         let mut pages = Vec::with_capacity(c.members.len() + 1);
         pages.push(ClusterPage {
             doc_id: c.representative,
@@ -849,13 +881,16 @@ impl Cluster {
         // URLs name one content: the kept page and its exact copies. Near
         // duplicates (distinct API items of one template, translations
         // sharing their untranslated parts) would suggest merging pages
-        // that differ.
-        let urls: Vec<&str> = pages
+        // that differ; so would pages named otherwise (`named_url_hints`).
+        let named: Vec<(&str, Option<&str>)> = pages
             .iter()
             .filter(|p| p.verdict != "near_duplicate")
-            .map(|p| p.url.as_str())
+            .map(|p| {
+                let title = titles.get(&p.doc_id).and_then(Option::as_deref);
+                (p.url.as_str(), title)
+            })
             .collect();
-        let hints = url_hints(&urls);
+        let hints = named_url_hints(&named);
         Cluster {
             id: c.id,
             size: c.size,
@@ -883,6 +918,43 @@ fn aggregate_hints<'a>(clusters: impl Iterator<Item = &'a Cluster>) -> Vec<HintC
         .collect();
     v.sort_by(|a, b| b.clusters.cmp(&a.clusters).then(a.hint.cmp(&b.hint)));
     v
+}
+
+/// URL-pattern hints ([`url_hints`]) that merge only pages carrying the
+/// same name. `pages` are `(url, title)`, `title` `None` when unknown (an
+/// output written before verdict lines carried titles). Pages carry the
+/// same name when their titles have the same distinct words once the words
+/// of where each page lives are set aside ([`neardup::title_name`]: words
+/// are lowercased Unicode words as neardup compares them; a URL's host
+/// labels and folder names, and title words spelled inside a host label,
+/// are left out): `Widget A` and `Widget B` are two names, `Vec in
+/// std::vec` at `/std/vec/` and `Vec in alloc::vec` at `/alloc/vec/` one.
+/// Two pages without a title carry the same (empty) name; so do two of
+/// unknown title. Hints are computed within each group of pages of one
+/// name and merged (the first of each key kept), so no hint rests on two
+/// pages of different names.
+pub fn named_url_hints(pages: &[(&str, Option<&str>)]) -> Vec<Hint> {
+    let mut groups: Vec<Vec<&str>> = Vec::new();
+    let mut by_name: HashMap<Option<Vec<u32>>, usize> = HashMap::new();
+    for &(url, title) in pages {
+        let name = title.map(|t| neardup::title_name(t, url));
+        let i = *by_name.entry(name).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        if let Some(g) = groups.get_mut(i) {
+            g.push(url);
+        }
+    }
+    let mut hints: Vec<Hint> = Vec::new();
+    for urls in groups.iter().filter(|g| g.len() > 1) {
+        for h in url_hints(urls) {
+            if !hints.iter().any(|x| x.key == h.key) {
+                hints.push(h);
+            }
+        }
+    }
+    hints
 }
 
 /// What differs between the URLs of one cluster: hosts, schemes, query
