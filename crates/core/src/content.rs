@@ -1031,6 +1031,27 @@ pub fn place_words(url: &str) -> Vec<u32> {
     out
 }
 
+/// The words that name a page wherever it lives, from its `title` and
+/// `url` alone: the title's words (as [`word_hashes`]) less its URL's
+/// [`place_words`] (host labels, folders) and the words spelled inside a
+/// label of its host (the site's name, [`PageContent::title_host`]).
+/// Sorted and distinct. The drop policy's name ([`OwnContent`]) also
+/// leaves out the words its section's titles commonly share, which only
+/// an index knows; the report compares this one between the pages a
+/// URL-pattern hint would merge.
+pub fn title_name(title: &str, url: &str) -> Vec<u32> {
+    let mut page = PageContent::default();
+    page.set_host(title, url);
+    let place = place_words(url);
+    let mut out: Vec<u32> = word_hashes(title)
+        .into_iter()
+        .filter(|w| place.binary_search(w).is_err() && page.title_host.binary_search(w).is_err())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// A language's ISO 639-3 code as stored with a page (0: unknown).
 pub fn lang_code(lang: &str) -> u32 {
     if lang.is_empty() || lang == "und" {
@@ -1562,6 +1583,26 @@ pub struct OwnContent {
     site: String,
 }
 
+/// What the drop policy reads of a page besides its blocks' roles
+/// ([`roles`]), as `neardup extract --json` shows it ([`OwnContent::facts`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PageFacts {
+    /// Whether it is judged on its article or on the whole page.
+    pub basis: Basis,
+    /// The words of its name, in title order, lowercased as compared: its
+    /// title less its section's common title words, its URL's host and
+    /// folder words and, while its site is young, a short edge segment.
+    /// Empty when its title is template or all such words (a page without
+    /// a name is not held to one).
+    pub name: Vec<String>,
+    /// Its main text's language (ISO 639-3), `None` when unknown: a page
+    /// in another language than the kept page's is not its copy.
+    pub language: Option<String>,
+    /// Words of its main content, navigation left out: what the size rule
+    /// ([`CONTAINED_RATIO`]) weighs.
+    pub main_words: u32,
+}
+
 /// A set of compared blocks of a page, ready to be measured.
 #[derive(Clone, Debug)]
 struct Compared {
@@ -1675,6 +1716,28 @@ impl OwnContent {
             lang: page.lang,
             main_words: page.main_words(),
             site: crate::canonical::site_of(url),
+        }
+    }
+
+    /// What the policy reads of this page ([`PageFacts`]); `title` is the
+    /// page's title and `lang` its language, as analyzed. Read-only: for
+    /// `neardup extract --json`.
+    pub fn facts(&self, title: &str, lang: &str) -> PageFacts {
+        let mut lower = String::new();
+        lowercase_into(title, &mut lower);
+        let mut name: Vec<String> = Vec::new();
+        neardup_text::for_each_word(&lower, |w| {
+            let word = w.is_ascii() || w.chars().any(char::is_alphanumeric);
+            let hash = hash64(w.as_bytes()) as u32;
+            if word && self.name.binary_search(&hash).is_ok() && !name.iter().any(|n| n == w) {
+                name.push(w.to_owned());
+            }
+        });
+        PageFacts {
+            basis: self.basis,
+            name,
+            language: (self.lang != 0).then(|| lang.to_owned()),
+            main_words: self.main_words,
         }
     }
 
