@@ -118,6 +118,7 @@ fn main() -> anyhow::Result<()> {
                 url,
                 site: site.clone(),
                 bytes: 4000,
+                title: format!("Article {group} - {site}"),
                 verdict: Verdict {
                     kind,
                     matched,

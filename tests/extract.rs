@@ -170,3 +170,70 @@ fn json_names_a_redirect_stubs_target() {
     assert_eq!(objs[0]["redirect_kind"], "meta_refresh");
     assert!(objs[1]["redirect_to"].is_null(), "{}", objs[1]);
 }
+
+/// The JSON view shows what the drop policy reads besides the blocks
+/// (`policy`): the page's name (its title less the words its site's titles
+/// share and the words of its folders), its language, its main-content
+/// words and its basis.
+#[test]
+fn json_shows_the_name_language_size_and_basis_the_policy_reads() {
+    let dir = Dir::new();
+    let files = [
+        "api/fn.alpha.html",
+        "api/fn.beta.html",
+        "api/struct.Gear.html",
+        "api/struct.Lever.html",
+        "arch/x86/fn.add_lanes.html",
+        "fr/manual/painting.html",
+        "genindex/a.html",
+        "genindex/all.html",
+    ];
+    let paths: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let body = std::fs::read(format!("{SITE_TEMPLATE}/{f}")).expect("fixture");
+            dir.write(&format!("site/{f}"), body);
+            format!("site/{f}")
+        })
+        .collect();
+    let mut args = vec!["extract", "--json"];
+    args.extend(paths.iter().map(String::as_str));
+    let run = dir.run(&args).expect_code(0);
+    let objs: Vec<serde_json::Value> = run
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(objs.len(), files.len());
+    let policy = |i: usize| &objs[i]["policy"];
+    let name = |i: usize| -> Vec<&str> {
+        policy(i)["name"]
+            .as_array()
+            .unwrap_or_else(|| panic!("a name: {}", objs[i]))
+            .iter()
+            .map(|w| w.as_str().expect("a word"))
+            .collect()
+    };
+    for (i, o) in objs.iter().enumerate() {
+        assert_eq!(policy(i)["basis"], o["basis"], "{o}");
+        assert!(
+            policy(i)["main_words"].as_u64().is_some_and(|n| n > 0),
+            "{o}"
+        );
+    }
+    // The first page: its whole title but the site's name (a short edge
+    // segment while the site is young).
+    assert_eq!(name(0), ["alpha", "in", "widget"]);
+    // Three titles later, "widget" and "in" are what the site's titles
+    // share: the name is the item's.
+    assert_eq!(name(3), ["lever"]);
+    // "arch" and "x86" are the page's folders: where it is, not its name.
+    assert_eq!(name(4), ["add_lanes"]);
+    assert_eq!(policy(0)["language"], "eng");
+    assert_eq!(policy(5)["language"], "fra");
+    assert_eq!(policy(2)["basis"], "article");
+    assert_eq!(policy(6)["basis"], "page");
+    // The all-in-one index says several times what its part says.
+    let words = |i: usize| policy(i)["main_words"].as_u64().expect("a count");
+    assert!(words(7) > 3 * words(6), "{} vs {}", words(7), words(6));
+}

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use neardup_report::{url_hints, Basis, FiredCount, Report};
+use neardup_report::{named_url_hints, url_hints, Basis, FiredCount, Report};
 
 use crate::util::{block_role, read_verdicts, Dir, SITE_TEMPLATE};
 
@@ -68,6 +68,161 @@ fn url_hints_name_the_part_that_differs() {
     assert!(keys(&["https://a.example/x", "https://a.example/x"]).is_empty());
     assert!(keys(&["https://a.example/x"]).is_empty());
     assert!(keys(&["not a url", "https://a.example/x"]).is_empty());
+}
+
+fn named_keys(pages: &[(&str, &str)]) -> Vec<String> {
+    let pages: Vec<(&str, Option<&str>)> = pages.iter().map(|&(u, t)| (u, Some(t))).collect();
+    named_url_hints(&pages).into_iter().map(|h| h.key).collect()
+}
+
+/// A URL-pattern hint merges only pages of one name: URLs that differ by
+/// a query or path piece whose titles name different items get none; the
+/// same pieces under one title still do. Words of where a page lives (its
+/// host and folders) are no part of its name.
+#[test]
+fn url_hints_never_merge_differently_named_pages() {
+    // A query piece: two items, then one item under two session ids.
+    assert!(named_keys(&[
+        ("https://shop.example/item?id=1", "Widget A | Shop"),
+        ("https://shop.example/item?id=2", "Widget B | Shop"),
+    ])
+    .is_empty());
+    assert_eq!(
+        named_keys(&[
+            (
+                "https://shop.example/item?id=1&sessionid=a",
+                "Widget A | Shop"
+            ),
+            (
+                "https://shop.example/item?id=1&sessionid=b",
+                "Widget A | Shop"
+            ),
+        ]),
+        ["query:sessionid"]
+    );
+    // A path piece: a page and its translation, then one page under two
+    // edition folders whose titles name the folder.
+    assert!(named_keys(&[
+        ("https://docs.example/en/intro.html", "Introduction"),
+        ("https://docs.example/de/intro.html", "Einführung"),
+    ])
+    .is_empty());
+    assert_eq!(
+        named_keys(&[
+            (
+                "https://docs.example/std/vec/struct.Vec.html",
+                "Vec in std::vec - Rust"
+            ),
+            (
+                "https://docs.example/alloc/vec/struct.Vec.html",
+                "Vec in alloc::vec - Rust"
+            ),
+        ]),
+        ["path:1"]
+    );
+    // The file name: two commands' pages, then one page in two cases.
+    assert!(named_keys(&[
+        (
+            "https://man.example/1/ls.html",
+            "ls(1) - list directory contents"
+        ),
+        (
+            "https://man.example/1/dir.html",
+            "dir(1) - list directory contents"
+        ),
+    ])
+    .is_empty());
+    assert_eq!(
+        named_keys(&[
+            (
+                "https://man.example/1/ls.html",
+                "ls(1) - list directory contents"
+            ),
+            (
+                "https://man.example/1/LS.html",
+                "LS(1) - List directory contents"
+            ),
+        ]),
+        ["path:case"]
+    );
+    // Within one cluster, only pages of one name are compared: the
+    // session id varies among the copies of item 1; item 2, named
+    // otherwise, does not make `id` a hint.
+    assert_eq!(
+        named_keys(&[
+            ("https://shop.example/item?id=1&s=x", "Widget A"),
+            ("https://shop.example/item?id=1&s=y", "Widget A"),
+            ("https://shop.example/item?id=2&s=z", "Widget B"),
+        ]),
+        ["query:s"]
+    );
+    // Unknown titles (an older output): the URLs alone, as before.
+    assert_eq!(
+        named_url_hints(&[
+            ("https://shop.example/item?id=1", None),
+            ("https://shop.example/item?id=2", None),
+        ])
+        .into_iter()
+        .map(|h| h.key)
+        .collect::<Vec<_>>(),
+        ["query:id"]
+    );
+}
+
+/// The report takes each page's name from its `verdicts.jsonl` title: a
+/// cluster whose kept page and exact copy carry different names offers no
+/// URL pattern, on the cluster or its site; one whose titles agree does.
+#[test]
+fn report_hints_come_only_from_pages_carrying_one_name() {
+    let dir = Dir::new();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let member = |id: &str, of: &str| {
+        serde_json::json!({"doc_id": id, "url": format!("https://shop.example/{id}"),
+            "site": "shop.example", "verdict": "duplicate", "of": of, "similarity": 1.0,
+            "containment": 1.0, "detector": "exact"})
+    };
+    let cluster = |id: &str, copy: &str| {
+        serde_json::json!({"id": id, "size": 2, "representative": id,
+            "representative_url": format!("https://shop.example/{id}"),
+            "representative_site": "shop.example", "sites": ["shop.example"],
+            "members": [member(copy, id)]})
+    };
+    let clusters = serde_json::json!({
+        "totals": {"pages": 4, "unique": 2, "duplicates": 2, "near_duplicates": 0},
+        "sites": {"shop.example": {"pages": 4, "unique": 2, "clusters": [
+            cluster("item?id=1", "item?id=2"),
+            cluster("gadget?sessionid=1", "gadget?sessionid=2"),
+        ]}},
+        "cross_site": []
+    });
+    std::fs::write(out.join("clusters.json"), clusters.to_string()).unwrap();
+    let line = |id: &str, verdict: &str, title: &str| {
+        serde_json::json!({"doc_id": id, "url": format!("https://shop.example/{id}"),
+            "site": "shop.example", "title": title, "verdict": verdict,
+            "detector": (verdict != "unique").then_some("exact"), "bytes": 10, "warnings": []})
+        .to_string()
+    };
+    let verdicts = [
+        line("item?id=1", "unique", "Widget A | Shop"),
+        line("item?id=2", "duplicate", "Widget B | Shop"),
+        line("gadget?sessionid=1", "unique", "Gadget | Shop"),
+        line("gadget?sessionid=2", "duplicate", "Gadget | Shop"),
+    ];
+    std::fs::write(out.join("verdicts.jsonl"), verdicts.join("\n") + "\n").unwrap();
+    let r = Report::load(&out).unwrap();
+    let hints = |id: &str| -> Vec<String> {
+        let c = r.clusters.iter().find(|c| c.id == id).unwrap();
+        c.hints.iter().map(|h| h.key.clone()).collect()
+    };
+    assert!(hints("item?id=1").is_empty(), "{:?}", hints("item?id=1"));
+    assert_eq!(hints("gadget?sessionid=1"), ["query:sessionid"]);
+    let site: Vec<&str> = r.sites[0]
+        .hints
+        .iter()
+        .map(|h| h.hint.key.as_str())
+        .collect();
+    assert_eq!(site, ["query:sessionid"]);
 }
 
 /// A hand-written output directory: site `a.example` with one cluster
@@ -695,4 +850,88 @@ fn texts_record_which_blocks_were_template_and_which_compared() {
         "no template block drawn"
     );
     assert!(dom.contains("data-block=\"shared\""));
+}
+
+/// The `data` block of a written `report.html`, parsed (the report's JSON:
+/// what the page renders).
+fn report_data(html: &str) -> serde_json::Value {
+    let start = "<script type=\"application/json\" id=\"data\">";
+    let from = html.find(start).expect("a data block") + start.len();
+    let len = html[from..].find("</script>").expect("the block ends");
+    serde_json::from_str(&html[from..from + len]).expect("the data block is JSON")
+}
+
+/// A part of an all-in-one page is kept and its verdict says
+/// `contained_in`: the report lists it per site as a relation between two
+/// kept pages (in the model, `sites.csv`, the page's JSON and the rendered
+/// site view), never as a drop or a cluster member.
+#[test]
+fn pages_contained_in_a_larger_page_are_listed_per_site_not_as_drops() {
+    let dir = Dir::new();
+    let mut manifest = String::from("doc_id\turl\tpath\n");
+    for p in ["genindex/all.html", "genindex/a.html"] {
+        manifest.push_str(&format!(
+            "{p}\thttp://docs.example/{p}\t{SITE_TEMPLATE}/{p}\n"
+        ));
+    }
+    dir.write("manifest.tsv", manifest);
+    dir.run(&["dedup", "manifest.tsv", "--out", "out", "-q"])
+        .expect_code(0);
+    let verdicts = read_verdicts(&dir.read("out/verdicts.jsonl"));
+    assert!(
+        verdicts.iter().all(|v| v["verdict"] == "unique"),
+        "{verdicts:?}"
+    );
+    // Each line carries its page's title (the report's page names).
+    assert!(
+        verdicts
+            .iter()
+            .all(|v| v["title"].as_str().is_some_and(|t| !t.is_empty())),
+        "{verdicts:?}"
+    );
+
+    let r = Report::load(&dir.join("out")).unwrap();
+    assert_eq!(r.overview.contained, 1);
+    assert_eq!(r.overview.duplicates + r.overview.near_duplicates, 0);
+    assert!(r.clusters.is_empty(), "{:?}", r.clusters);
+    let site = r.sites.iter().find(|s| s.name == "docs.example").unwrap();
+    assert_eq!(site.dropped, 0);
+    let [c] = site.contained.as_slice() else {
+        panic!("one contained page: {:?}", site.contained)
+    };
+    assert_eq!(c.doc_id, "genindex/a.html");
+    assert_eq!(c.url, "http://docs.example/genindex/a.html");
+    assert_eq!(c.of, "genindex/all.html");
+    assert_eq!(c.of_url, "http://docs.example/genindex/all.html");
+    assert!(c.covered.is_some_and(|x| x >= 0.9), "{c:?}");
+    assert!(c.reason.contains("contained in it"), "{}", c.reason);
+
+    // Written at the end of the run: sites.csv and the page's JSON.
+    let mut rd = csv::Reader::from_path(dir.join("out/sites.csv")).unwrap();
+    let headers = rd.headers().unwrap().clone();
+    let col = headers.iter().position(|h| h == "contained").unwrap();
+    let row = rd.records().next().unwrap().unwrap();
+    assert_eq!((&row[0], &row[col]), ("docs.example", "1"));
+    let html = dir.read("out/report.html");
+    let data = report_data(&html);
+    assert_eq!(data["overview"]["contained"], 1);
+    let listed = &data["sites"][0]["contained"][0];
+    assert_eq!(listed["doc_id"], "genindex/a.html");
+    assert_eq!(listed["of_url"], "http://docs.example/genindex/all.html");
+
+    let Some(chrome) = chromium() else {
+        return;
+    };
+    let dom = dump_dom(
+        &chrome,
+        &dir.join("out/report.html"),
+        "/site/docs.example",
+        None,
+    );
+    assert!(
+        dom.contains("data-contained=\"genindex/a.html\" data-of=\"genindex/all.html\""),
+        "no contained row in the site view"
+    );
+    assert!(dom.contains("Kept inside a larger page (1)"));
+    assert!(dom.contains("http://docs.example/genindex/all.html"));
 }

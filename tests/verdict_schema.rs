@@ -92,11 +92,12 @@ async fn verdicts_jsonl_api_and_library_agree_page_by_page() {
     for ((id, url, path), record) in pages.iter().zip(&from_file) {
         let body = std::fs::read(path).expect("read page");
         let analyzed = deduper.analyze(id, url, &body, None);
+        let title = analyzed.extracted.title.clone();
         let library = deduper.decide(analyzed).expect("check");
         let site = record.site.clone().expect("a page line names its site");
         assert_eq!(
             *record,
-            VerdictLine::of_page(id, url, &site, body.len(), &library),
+            VerdictLine::of_page(id, url, &site, body.len(), &library).with_title(&title),
             "{id}: file line vs library"
         );
 

@@ -345,7 +345,9 @@ pub struct ExtractArgs {
     /// are taken as pages of one site, in the order given, and a block the
     /// earlier files repeat is `template` (never compared), a block outside
     /// a page's article is `chrome`, the rest is `compared` (what must be in
-    /// a kept page for this page to be dropped; see `basis`).
+    /// a kept page for this page to be dropped; see `basis`); `policy` adds
+    /// what else the drop policy reads: the page's name words, language,
+    /// main-content words and basis.
     #[arg(long)]
     pub json: bool,
 

@@ -58,6 +58,9 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
             // Roles as this page would be judged after the earlier files;
             // deciding it then teaches the template to the later ones.
             let (basis, roles) = deduper.content_roles(&analyzed);
+            // What else the drop policy reads: name, language, size
+            // (docs/usage.md, `extract`).
+            let policy = deduper.content_facts(&analyzed);
             let e = &analyzed.extracted;
             let title_role = roles.iter().find(|(source, _)| *source == 0).map(|r| r.1);
             let block_roles = neardup_batch::block_roles(e.blocks.len(), &roles);
@@ -80,6 +83,7 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
                 "title": e.title,
                 "title_role": title_role,
                 "basis": basis.as_str(),
+                "policy": policy,
                 "language": analyzed.doc.lang,
                 "canonical": e.canonical,
                 // A redirect stub's target (absent otherwise), as in

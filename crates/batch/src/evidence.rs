@@ -279,6 +279,7 @@ mod tests {
                 url: "u".into(),
                 site: "s".into(),
                 bytes: 0,
+                title: String::new(),
                 verdict: neardup::Verdict {
                     kind: neardup::VerdictKind::Unique,
                     contained_in: None,

@@ -22,7 +22,7 @@
 //! # File formats
 //! `verdicts.jsonl` (format 1, [`VERDICTS_FORMAT`]): one [`VerdictLine`]
 //! per page, in processing order: the page (`doc_id`, `url`, `site`,
-//! `bytes`) and its [`Verdict`](neardup::Verdict) flattened (`verdict` is
+//! `bytes`, `title`) and its [`Verdict`](neardup::Verdict) flattened (`verdict` is
 //! `kind`; `of`, `of_url`, `similarity`, `resemblance`, `containment`,
 //! `covered`, `detector`, `reason` are the `matched` fields; `indexed`,
 //! `redirect_to` and `redirect_kind` (a redirect stub's `redirect`),
@@ -164,6 +164,10 @@ pub struct VerdictLine {
     pub url: Option<String>,
     /// The page's site.
     pub site: Option<String>,
+    /// The page's `<title>` (empty without one; absent on error lines and
+    /// in outputs written before titles were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// `kind`: `unique`, `duplicate`, `near_duplicate`; `error` for an
     /// input record that could not be read.
     pub verdict: String,
@@ -239,6 +243,7 @@ impl VerdictLine {
             doc_id: Some(doc_id.to_owned()),
             url: Some(url.to_owned()),
             site: Some(site.to_owned()),
+            title: None,
             verdict: verdict.kind.as_str().to_owned(),
             of: m.map(|m| m.key.clone()),
             of_url: m.map(|m| m.url.clone()),
@@ -266,12 +271,20 @@ impl VerdictLine {
         }
     }
 
+    /// This line with the page's `title` (what a sink that has the page
+    /// writes; [`VerdictLine::of_page`] maps the verdict alone).
+    pub fn with_title(mut self, title: &str) -> VerdictLine {
+        self.title = Some(title.to_owned());
+        self
+    }
+
     /// The line for an input record that could not be read.
     pub fn of_input_error(warning: &InputWarning) -> VerdictLine {
         VerdictLine {
             doc_id: None,
             url: None,
             site: None,
+            title: None,
             verdict: "error".to_owned(),
             of: None,
             of_url: None,
@@ -339,13 +352,10 @@ impl<W: Write> VerdictLines<W> {
 
 impl<W: Write> Sink for VerdictLines<W> {
     fn page(&mut self, page: &PageRecord) -> Result<()> {
-        self.line(&VerdictLine::of_page(
-            &page.key,
-            &page.url,
-            &page.site,
-            page.bytes,
-            &page.verdict,
-        ))
+        self.line(
+            &VerdictLine::of_page(&page.key, &page.url, &page.site, page.bytes, &page.verdict)
+                .with_title(&page.title),
+        )
     }
 
     fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
@@ -787,6 +797,7 @@ mod tests {
             url: format!("https://{site}/{key}"),
             site: site.into(),
             bytes: 10,
+            title: String::new(),
             verdict: Verdict {
                 kind: if of.is_some() {
                     VerdictKind::Duplicate

@@ -19,6 +19,9 @@ pub struct PageRecord {
     pub site: String,
     /// Size of the body as read, in bytes.
     pub bytes: usize,
+    /// The page's `<title>` as extracted (empty without one): its name,
+    /// for the report's URL-pattern hints (`verdicts.jsonl`'s `title`).
+    pub title: String,
     /// The verdict, with the matched page and the page's warnings.
     pub verdict: Verdict,
     /// Position of the matched page, for duplicates and near duplicates.

@@ -335,6 +335,7 @@ impl Run {
         // what each counts as under the site's template as learned so far.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
         let roles = block_roles(blocks.len(), &deduper.content_roles(&analyzed).1);
+        let title = analyzed.extracted.title.clone();
         let mut verdict = deduper.decide(analyzed)?;
         if let Some(mut extra) = self.pending.remove(&page.key) {
             extra.append(&mut verdict.warnings);
@@ -366,6 +367,7 @@ impl Run {
             url: page.url,
             site,
             bytes: page.body.len(),
+            title,
             verdict,
             of,
             blocks,

@@ -139,6 +139,20 @@ pub const YOUNG_MIN_COVERAGE: f64 = 0.9;
 /// it (what the same item under another folder is measured without).
 pub const MIN_NAMED: f64 = 0.5;
 
+/// An article that holds at least this share of a kept article (estimated
+/// from the kept page's shingle sample and main-content size) under the
+/// kept page's name *extends* it: the same article with more around it
+/// (comments, a longer extraction of the same story, an update's added
+/// paragraphs). It is the kept article's copy when the kept article is
+/// also at least [`EXTENDS_MIN_COVERED`] of its own content.
+pub const EXTENDS_MIN_HOLDS: f64 = 0.85;
+
+/// The least share of an extending article's own content that must be
+/// the kept article (see [`EXTENDS_MIN_HOLDS`]): an article that says
+/// more than 1 / this times as much as the kept one is another page that
+/// quotes it, or an all-in-one page that includes it.
+pub const EXTENDS_MIN_COVERED: f64 = 0.5;
+
 /// One visible block of a page (every occurrence, in page order).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContentBlock {
@@ -1017,6 +1031,27 @@ pub fn place_words(url: &str) -> Vec<u32> {
     out
 }
 
+/// The words that name a page wherever it lives, from its `title` and
+/// `url` alone: the title's words (as [`word_hashes`]) less its URL's
+/// [`place_words`] (host labels, folders) and the words spelled inside a
+/// label of its host (the site's name, [`PageContent::title_host`]).
+/// Sorted and distinct. The drop policy's name ([`OwnContent`]) also
+/// leaves out the words its section's titles commonly share, which only
+/// an index knows; the report compares this one between the pages a
+/// URL-pattern hint would merge.
+pub fn title_name(title: &str, url: &str) -> Vec<u32> {
+    let mut page = PageContent::default();
+    page.set_host(title, url);
+    let place = place_words(url);
+    let mut out: Vec<u32> = word_hashes(title)
+        .into_iter()
+        .filter(|w| place.binary_search(w).is_err() && page.title_host.binary_search(w).is_err())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// A language's ISO 639-3 code as stored with a page (0: unknown).
 pub fn lang_code(lang: &str) -> u32 {
     if lang.is_empty() || lang == "und" {
@@ -1231,6 +1266,10 @@ pub enum Coverage {
         /// title and naming headings were judged by name, not measured
         /// (see [`OwnContent::coverage`]).
         mirror: bool,
+        /// For an article named like the kept page: the estimated share of
+        /// the kept page's main content found in this page (see
+        /// [`EXTENDS_MIN_HOLDS`]); `None` otherwise.
+        holds: Option<f64>,
     },
     /// The page's own content is in the kept page, but the kept page
     /// holds [`CONTAINED_RATIO`] times as much content or more: a focused
@@ -1287,15 +1326,19 @@ impl Coverage {
                 covered,
                 young,
                 basis,
+                holds,
                 ..
             } => {
                 let strict = young && basis == Basis::Page;
-                covered
-                    >= if strict {
-                        min_coverage.max(YOUNG_MIN_COVERAGE)
-                    } else {
-                        min_coverage
-                    }
+                let extends =
+                    holds.is_some_and(|h| h >= EXTENDS_MIN_HOLDS) && covered >= EXTENDS_MIN_COVERED;
+                extends
+                    || covered
+                        >= if strict {
+                            min_coverage.max(YOUNG_MIN_COVERAGE)
+                        } else {
+                            min_coverage
+                        }
             }
             Coverage::TooSmall {
                 identical,
@@ -1338,8 +1381,9 @@ impl Coverage {
                 words,
                 young,
                 mirror,
+                holds,
             } => format!(
-                "{:.0}% of this page's own content ({words} words of its {}, {}{}) is in the kept page",
+                "{:.0}% of this page's own content ({words} words of its {}, {}{}) is in the kept page{}",
                 covered * 100.0,
                 basis.as_str(),
                 if young {
@@ -1351,6 +1395,13 @@ impl Coverage {
                     "; the same item under another folder: its title and heading judged by name"
                 } else {
                     ""
+                },
+                match holds {
+                    Some(h) => format!(
+                        ", and about {:.0}% of the kept page's main content is in this page, named alike",
+                        h.min(1.0) * 100.0
+                    ),
+                    None => String::new(),
                 }
             ),
             Coverage::OtherName { named, words } => format!(
@@ -1532,6 +1583,26 @@ pub struct OwnContent {
     site: String,
 }
 
+/// What the drop policy reads of a page besides its blocks' roles
+/// ([`roles`]), as `neardup extract --json` shows it ([`OwnContent::facts`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PageFacts {
+    /// Whether it is judged on its article or on the whole page.
+    pub basis: Basis,
+    /// The words of its name, in title order, lowercased as compared: its
+    /// title less its section's common title words, its URL's host and
+    /// folder words and, while its site is young, a short edge segment.
+    /// Empty when its title is template or all such words (a page without
+    /// a name is not held to one).
+    pub name: Vec<String>,
+    /// Its main text's language (ISO 639-3), `None` when unknown: a page
+    /// in another language than the kept page's is not its copy.
+    pub language: Option<String>,
+    /// Words of its main content, navigation left out: what the size rule
+    /// ([`CONTAINED_RATIO`]) weighs.
+    pub main_words: u32,
+}
+
 /// A set of compared blocks of a page, ready to be measured.
 #[derive(Clone, Debug)]
 struct Compared {
@@ -1645,6 +1716,28 @@ impl OwnContent {
             lang: page.lang,
             main_words: page.main_words(),
             site: crate::canonical::site_of(url),
+        }
+    }
+
+    /// What the policy reads of this page ([`PageFacts`]); `title` is the
+    /// page's title and `lang` its language, as analyzed. Read-only: for
+    /// `neardup extract --json`.
+    pub fn facts(&self, title: &str, lang: &str) -> PageFacts {
+        let mut lower = String::new();
+        lowercase_into(title, &mut lower);
+        let mut name: Vec<String> = Vec::new();
+        neardup_text::for_each_word(&lower, |w| {
+            let word = w.is_ascii() || w.chars().any(char::is_alphanumeric);
+            let hash = hash64(w.as_bytes()) as u32;
+            if word && self.name.binary_search(&hash).is_ok() && !name.iter().any(|n| n == w) {
+                name.push(w.to_owned());
+            }
+        });
+        PageFacts {
+            basis: self.basis,
+            name,
+            language: (self.lang != 0).then(|| lang.to_owned()),
+            main_words: self.main_words,
         }
     }
 
@@ -1857,12 +1950,32 @@ impl OwnContent {
                 words: self.name.len() as u32,
             };
         }
+        // How much of the kept article this one holds: its shingles found
+        // in the kept page's sample, scaled by the sampling, over the kept
+        // page's main content. Only for an article that says more than
+        // the kept one (else `covered` decides), is named like it and was
+        // found by a detector (the block fallback finds pages that share
+        // some blocks: there only `covered` decides).
+        let holds = if basis == Basis::Article
+            && !strict
+            && (EXTENDS_MIN_COVERED..YOUNG_MIN_COVERAGE).contains(&covered)
+            && kept.main_words > 0
+        {
+            let hits = hit.iter().filter(|&&h| h).count() as f64 * f64::from(m);
+            let share = hits / f64::from(kept.main_words);
+            let named_alike = (!self.name.is_empty() && named >= MIN_NAMED)
+                || holds().is_some_and(|h| h >= MIN_NAMED);
+            (share >= EXTENDS_MIN_HOLDS && named_alike).then_some(share)
+        } else {
+            None
+        };
         Coverage::Measured {
             covered,
             basis,
             words,
             young,
             mirror,
+            holds,
         }
     }
 }
@@ -2362,6 +2475,62 @@ mod tests {
             SiteTemplate::default(),
             false,
         )
+    }
+
+    /// Coverage of an article of `paragraphs` paragraphs titled `title`
+    /// against a kept article of the first `kept` of them titled
+    /// `kept_title`.
+    fn extending_coverage(
+        paragraphs: usize,
+        title: &str,
+        kept: usize,
+        kept_title: &str,
+    ) -> Coverage {
+        let texts: Vec<String> = (0..paragraphs)
+            .map(|p| {
+                let words: Vec<String> = (0..40).map(|w| format!("word{p}x{w}")).collect();
+                format!("{}.", words.join(" "))
+            })
+            .collect();
+        let blocks =
+            |n: usize| -> Vec<Block> { texts.iter().take(n).map(|t| block(t, true)).collect() };
+        let page = PageContent::from_page(title, &blocks(paragraphs));
+        let kept_ev = PageContent::from_page(kept_title, &blocks(kept)).evidence();
+        let slots = kept_ev.to_signatures();
+        let own = OwnContent::new(&page, SiteTemplate::default(), "http://s/news/story");
+        own.coverage(
+            &page,
+            Kept {
+                evidence: Evidence::from_signatures(&slots).unwrap(),
+                page_name: page_name("http://t/syndication/story"),
+                url: "http://t/syndication/story",
+            },
+            SiteTemplate::default(),
+            false,
+        )
+    }
+
+    #[test]
+    fn an_article_holding_the_kept_article_under_its_name_extends_it() {
+        let headline = "Rosetta ends its mission by landing on its comet";
+        // The original with 40% more than the syndicated copy kept first
+        // (a longer extraction, comments): 71% of it is the kept article,
+        // all of which it holds.
+        let c = extending_coverage(12, headline, 7, headline);
+        assert!(
+            matches!(c, Coverage::Measured { basis: Basis::Article, holds: Some(h), covered, .. } if h >= EXTENDS_MIN_HOLDS && covered < 0.8),
+            "{c:?}"
+        );
+        assert!(c.allows_drop(0.8), "{c:?}");
+        assert!(c
+            .describe()
+            .contains("of the kept page's main content is in this page"));
+        // Another headline: another story that quotes it.
+        let c = extending_coverage(12, "Philae wakes up after seven months", 7, headline);
+        assert!(!c.allows_drop(0.8), "{c:?}");
+        // Four times as much: a page that includes it, not its copy.
+        let c = extending_coverage(28, headline, 7, headline);
+        assert!(!c.allows_drop(0.8), "{c:?}");
     }
 
     #[test]

@@ -1059,6 +1059,15 @@ impl Deduper {
         )
     }
 
+    /// What the drop policy reads of `analyzed` if it were decided now
+    /// (its name, language, main-content size and basis), for
+    /// `neardup extract --json`.
+    pub fn content_facts(&self, analyzed: &Analyzed) -> crate::content::PageFacts {
+        let (site, url) = (&analyzed.doc.site, &analyzed.doc.url);
+        OwnContent::new(&analyzed.content, self.templates.of(site, url), url)
+            .facts(&analyzed.extracted.title, &analyzed.doc.lang)
+    }
+
     /// Returns true if and only if `matched` names a kept page whose whole
     /// visible text hashes to `visible`.
     fn same_visible(&self, matched: &Option<Match>, visible: u64) -> crate::Result<bool> {

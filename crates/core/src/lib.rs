@@ -107,7 +107,7 @@ pub use index::{CacheStats, RedbStore};
 pub use cluster::{
     assign, summarize, ClusterMember, ClusterReport, ClusterSummary, Member, SiteSummary, UnionFind,
 };
-pub use content::{Evidence, Role};
+pub use content::{title_name, Evidence, PageFacts, Role};
 
 // The README's library example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -1451,6 +1451,7 @@ impl Decider {
         } = page;
         // For the report's diff view; deciding does not read the blocks.
         let blocks = std::mem::take(&mut analyzed.extracted.blocks);
+        let title = analyzed.extracted.title.clone();
         let bytes = analyzed.bytes;
         let known = self.known_match(&job, &final_url, redirected, page_canonical.as_ref());
         let (verdict, roles) = match known {
@@ -1490,6 +1491,7 @@ impl Decider {
             url: job.url.as_str().to_owned(),
             site: site_with_port(&job.url),
             bytes,
+            title,
             verdict,
             of,
             blocks,

@@ -663,6 +663,8 @@ struct VerdictIn {
     doc_id: Option<String>,
     url: Option<String>,
     site: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
     verdict: String,
     of: Option<String>,
     of_url: Option<String>,
@@ -746,6 +748,7 @@ pub fn clusters_from_verdicts(dir: &Path) -> Result<ClusterSink> {
             key,
             site: v.site.unwrap_or_default(),
             bytes: 0,
+            title: v.title.unwrap_or_default(),
             verdict: Verdict {
                 kind,
                 contained_in: None,

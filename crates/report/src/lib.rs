@@ -48,9 +48,18 @@
 //! near duplicates, over the run and per site. The counts come from
 //! `verdicts.jsonl` (its `verdict`, `detector` and `site`).
 //!
+//! Kept pages whose content is in a much larger earlier page (a verdict's
+//! `contained_in`: a chapter in its print view, a part of an all-in-one
+//! page) are listed per site ([`Site::contained`]) and counted in
+//! [`Overview::contained`]: a relation between two kept pages, neither a
+//! drop nor a cluster member.
+//!
 //! URL-pattern hints ([`url_hints`]) say which query parameters or path
 //! segments differ between the members of a cluster: candidates for URL
-//! canonicalization rules, aggregated per site.
+//! canonicalization rules, aggregated per site. They are taken among a
+//! cluster's kept page and its exact copies, and only between pages that
+//! carry the same name ([`named_url_hints`]; titles from `verdicts.jsonl`):
+//! a hint never suggests merging pages named for different items.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -119,6 +128,9 @@ pub struct Overview {
     pub bytes_saved: u64,
     /// Index entries saved: a dropped page is not inserted into the index.
     pub index_entries_saved: u64,
+    /// Kept pages whose content is in a much larger page (see
+    /// [`Site::contained`]); not counted as drops.
+    pub contained: u64,
     /// Detectors that fired, with counts, most first (both verdicts
     /// together; [`Overview::fired`] splits them).
     pub detectors: Vec<(String, u64)>,
@@ -153,6 +165,29 @@ pub struct Site {
     /// URL patterns behind the site's clusters (among each cluster's kept
     /// page and its exact copies), most frequent first.
     pub hints: Vec<HintCount>,
+    /// The site's pages kept although their content is in a much larger
+    /// page (a part of an all-in-one page, a chapter of a print view), in
+    /// processing order: a relation between two kept pages, neither a drop
+    /// nor a cluster member.
+    pub contained: Vec<Contained>,
+}
+
+/// A kept page whose content is in a much larger earlier page: its
+/// verdict's `contained_in` in `verdicts.jsonl`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Contained {
+    /// The kept page's key.
+    pub doc_id: String,
+    /// Its URL.
+    pub url: String,
+    /// The larger page's key.
+    pub of: String,
+    /// The larger page's URL.
+    pub of_url: String,
+    /// Share of the kept page's own content found in the larger page.
+    pub covered: Option<f64>,
+    /// What was measured.
+    pub reason: String,
 }
 
 /// What a drop rests on, told by the detector name in its verdict.
@@ -406,11 +441,28 @@ struct MemberIn {
 struct VerdictIn {
     doc_id: Option<String>,
     #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
     site: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
     verdict: String,
     detector: Option<String>,
     reason: Option<String>,
     bytes: Option<u64>,
+    #[serde(default)]
+    contained_in: Option<ContainedIn>,
+}
+
+/// `contained_in` of a verdict line (`neardup_batch::ContainedIn`).
+#[derive(Deserialize)]
+struct ContainedIn {
+    of: String,
+    of_url: String,
+    #[serde(default)]
+    covered: Option<f64>,
+    #[serde(default)]
+    reason: String,
 }
 
 #[derive(Deserialize)]
@@ -432,15 +484,49 @@ impl Report {
             message: format!("not a neardup clusters.json: {e}"),
         })?;
 
+        // The titles of the pages URL-pattern hints are taken from (each
+        // cluster's kept page and its exact copies): their names. `None`
+        // until a line gives it: an older output has no titles.
+        let mut titles: HashMap<String, Option<String>> = clusters
+            .sites
+            .values()
+            .flat_map(|s| &s.clusters)
+            .chain(&clusters.cross_site)
+            .flat_map(|c| {
+                let copies = c.members.iter().filter(|m| m.verdict != "near_duplicate");
+                std::iter::once(&c.representative).chain(copies.map(|m| &m.doc_id))
+            })
+            .map(|id| (id.clone(), None))
+            .collect();
         let path = dir.join(neardup_batch::OutputDir::VERDICTS);
         let mut reasons: HashMap<String, String> = HashMap::new();
         let mut detectors: BTreeMap<String, u64> = BTreeMap::new();
         let mut fired = Fired::default();
         let mut site_fired: HashMap<String, Fired> = HashMap::new();
+        let mut site_contained: HashMap<String, Vec<Contained>> = HashMap::new();
         let (mut bytes_total, mut bytes_saved) = (0u64, 0u64);
         for_lines(&path, |v: VerdictIn| {
             let bytes = v.bytes.unwrap_or(0);
             bytes_total += bytes;
+            if let (Some(id), Some(title)) = (&v.doc_id, &v.title) {
+                if let Some(slot) = titles.get_mut(id) {
+                    *slot = Some(title.clone());
+                }
+            }
+            // A relation between two kept pages, listed apart from drops.
+            if let (Some(c), Some(site), Some(id)) = (&v.contained_in, &v.site, &v.doc_id) {
+                site_contained
+                    .entry(site.clone())
+                    .or_default()
+                    .push(Contained {
+                        doc_id: id.clone(),
+                        url: v.url.clone().unwrap_or_default(),
+                        of: c.of.clone(),
+                        of_url: c.of_url.clone(),
+                        covered: c.covered,
+                        reason: c.reason.clone(),
+                    });
+            }
             if v.verdict == "duplicate" || v.verdict == "near_duplicate" {
                 bytes_saved += bytes;
                 fired.add(&v.verdict, v.detector.as_deref());
@@ -477,7 +563,7 @@ impl Report {
             None
         };
 
-        let mut report = Report::from_parts(clusters, &reasons);
+        let mut report = Report::from_parts(clusters, &reasons, &titles);
         let t = &clusters_totals(&report);
         let mut detectors: Vec<(String, u64)> = detectors.into_iter().collect();
         detectors.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -489,6 +575,8 @@ impl Report {
                 f.sort();
                 s.fired = f;
             }
+            s.contained = site_contained.remove(&s.name).unwrap_or_default();
+            report.overview.contained += s.contained.len() as u64;
         }
         report.overview.bytes_total = bytes_total;
         report.overview.bytes_saved = bytes_saved;
@@ -512,7 +600,11 @@ impl Report {
         Ok(report)
     }
 
-    fn from_parts(file: ClustersFile, reasons: &HashMap<String, String>) -> Report {
+    fn from_parts(
+        file: ClustersFile,
+        reasons: &HashMap<String, String>,
+        titles: &HashMap<String, Option<String>>,
+    ) -> Report {
         let t = &file.totals;
         let dropped = t.duplicates + t.near_duplicates;
         let overview = Overview {
@@ -546,13 +638,13 @@ impl Report {
             };
             for c in s.clusters {
                 site.clusters.push(clusters.len());
-                clusters.push(Cluster::from_input(c, reasons));
+                clusters.push(Cluster::from_input(c, reasons, titles));
             }
             sites.push(site);
         }
         for c in cross {
             let i = clusters.len();
-            let c = Cluster::from_input(c, reasons);
+            let c = Cluster::from_input(c, reasons, titles);
             for name in &c.sites {
                 if let Some(s) = site_index.get(name).and_then(|&j| sites.get_mut(j)) {
                     s.clusters.push(i);
@@ -595,9 +687,10 @@ impl Report {
 
     /// Writes `sites.csv`: `site,pages,unique,dropped,duplicate_rate,
     /// clusters,largest_cluster,top_url_pattern,duplicates,near_duplicates,
-    /// by_detector,by_content,by_url,fired` (the last six from
+    /// by_detector,by_content,by_url,fired,contained` (the last seven from
     /// `verdicts.jsonl`: drops by verdict, by [`Basis`], and
-    /// [`Fired::summary`]).
+    /// [`Fired::summary`]; kept pages contained in a much larger page,
+    /// [`Site::contained`]).
     ///
     /// # Errors
     /// Write errors.
@@ -618,6 +711,7 @@ impl Report {
             "by_content",
             "by_url",
             "fired",
+            "contained",
         ])?;
         for s in &self.sites {
             w.write_record([
@@ -638,6 +732,7 @@ impl Report {
                 s.fired.by_basis(Basis::Content).to_string(),
                 s.fired.by_basis(Basis::Url).to_string(),
                 s.fired.summary(),
+                s.contained.len().to_string(),
             ])?;
         }
         w.flush()?;
@@ -756,7 +851,11 @@ fn for_lines<T: serde::de::DeserializeOwned>(path: &Path, mut f: impl FnMut(T)) 
 }
 
 impl Cluster {
-    fn from_input(c: ClusterIn, reasons: &HashMap<String, String>) -> Cluster {
+    fn from_input(
+        c: ClusterIn,
+        reasons: &HashMap<String, String>,
+        titles: &HashMap<String, Option<String>>,
+    ) -> Cluster {
         let mut pages = Vec::with_capacity(c.members.len() + 1);
         pages.push(ClusterPage {
             doc_id: c.representative,
@@ -782,13 +881,16 @@ impl Cluster {
         // URLs name one content: the kept page and its exact copies. Near
         // duplicates (distinct API items of one template, translations
         // sharing their untranslated parts) would suggest merging pages
-        // that differ.
-        let urls: Vec<&str> = pages
+        // that differ; so would pages named otherwise (`named_url_hints`).
+        let named: Vec<(&str, Option<&str>)> = pages
             .iter()
             .filter(|p| p.verdict != "near_duplicate")
-            .map(|p| p.url.as_str())
+            .map(|p| {
+                let title = titles.get(&p.doc_id).and_then(Option::as_deref);
+                (p.url.as_str(), title)
+            })
             .collect();
-        let hints = url_hints(&urls);
+        let hints = named_url_hints(&named);
         Cluster {
             id: c.id,
             size: c.size,
@@ -816,6 +918,43 @@ fn aggregate_hints<'a>(clusters: impl Iterator<Item = &'a Cluster>) -> Vec<HintC
         .collect();
     v.sort_by(|a, b| b.clusters.cmp(&a.clusters).then(a.hint.cmp(&b.hint)));
     v
+}
+
+/// URL-pattern hints ([`url_hints`]) that merge only pages carrying the
+/// same name. `pages` are `(url, title)`, `title` `None` when unknown (an
+/// output written before verdict lines carried titles). Pages carry the
+/// same name when their titles have the same distinct words once the words
+/// of where each page lives are set aside ([`neardup::title_name`]: words
+/// are lowercased Unicode words as neardup compares them; a URL's host
+/// labels and folder names, and title words spelled inside a host label,
+/// are left out): `Widget A` and `Widget B` are two names, `Vec in
+/// std::vec` at `/std/vec/` and `Vec in alloc::vec` at `/alloc/vec/` one.
+/// Two pages without a title carry the same (empty) name; so do two of
+/// unknown title. Hints are computed within each group of pages of one
+/// name and merged (the first of each key kept), so no hint rests on two
+/// pages of different names.
+pub fn named_url_hints(pages: &[(&str, Option<&str>)]) -> Vec<Hint> {
+    let mut groups: Vec<Vec<&str>> = Vec::new();
+    let mut by_name: HashMap<Option<Vec<u32>>, usize> = HashMap::new();
+    for &(url, title) in pages {
+        let name = title.map(|t| neardup::title_name(t, url));
+        let i = *by_name.entry(name).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        if let Some(g) = groups.get_mut(i) {
+            g.push(url);
+        }
+    }
+    let mut hints: Vec<Hint> = Vec::new();
+    for urls in groups.iter().filter(|g| g.len() > 1) {
+        for h in url_hints(urls) {
+            if !hints.iter().any(|x| x.key == h.key) {
+                hints.push(h);
+            }
+        }
+    }
+    hints
 }
 
 /// What differs between the URLs of one cluster: hosts, schemes, query

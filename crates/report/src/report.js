@@ -149,6 +149,8 @@
       card("duplicate rate", o.pages ? pct((o.duplicates + o.near_duplicates) / o.pages) : "0%"),
       card("clusters", fmt(o.clusters)), card("bytes saved of " + bytes(o.bytes_total), bytes(o.bytes_saved)),
       card("index entries saved", fmt(o.index_entries_saved)),
+      // Kept, not dropped: a relation shown per site (viewSite).
+      card("kept inside a larger page", fmt(o.contained)),
     ]));
     app.appendChild(firedPanel(o.fired, "What fired"));
     if (o.fetches) app.appendChild(el("div", { cls: "panel" }, [el("h2", { text: "Crawl" }),
@@ -220,6 +222,22 @@
     app.appendChild(hp);
     app.appendChild(el("h2", { text: "Clusters by size" }));
     app.appendChild(clusterTable(s.clusters, "site-clusters"));
+    app.appendChild(containedPanel(s));
+  }
+
+  // Kept pages whose content is in a much larger page (verdict
+  // `contained_in`): a relation between two kept pages, not a drop.
+  function containedPanel(s) {
+    var p = el("div", { cls: "panel", "data-view": "contained" }, [el("h2", { text: "Kept inside a larger page (" + fmt(s.contained.length) + ")" }),
+      el("p", { cls: "muted", text: "Pages kept although their own content is in a much larger page (a chapter in its print view, a part of an all-in-one page): the focused page's URL is what a reader needs. Neither page is dropped." })]);
+    if (!s.contained.length) { p.appendChild(el("p", { cls: "muted", text: "None on this site." })); return p; }
+    p.appendChild(table([
+      { key: "url", title: "Kept page", url: true },
+      { key: "of_url", title: "Contained in", url: true },
+      { key: "covered", title: "Covered", num: true, render: function (c) { return c.covered == null ? "\u2014" : pct(c.covered); } },
+      { key: "reason", title: "Reason" },
+    ], s.contained, { name: "contained", rowAttrs: function (c) { return { "data-contained": c.doc_id, "data-of": c.of }; } }));
+    return p;
   }
 
   function viewCross() {
