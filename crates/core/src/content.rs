@@ -55,8 +55,11 @@
 //!   title and naming headings. Within a site, a main text in another
 //!   language under another title is a translation ([`Coverage::OtherLanguage`]).
 //! - Size: a page without an article whose content is in a kept page that
-//!   says [`CONTAINED_RATIO`] times as much is a part of an all-in-one page,
-//!   kept and reported `contained_in` ([`Coverage::Contained`]).
+//!   says [`CONTAINED_RATIO`] times as much (an article:
+//!   [`ARTICLE_CONTAINED_RATIO`]) is a part of an all-in-one page, kept and
+//!   reported `contained_in` ([`Coverage::Contained`]). An article that holds
+//!   a kept article under its name and says at most twice as much extends
+//!   it, and is its copy ([`EXTENDS_MIN_HOLDS`]).
 //! - [`BlockIndex`]: kept pages by their blocks, the core's candidates for a
 //!   page no detector of the chain matched to a page holding its content.
 //!
@@ -1272,7 +1275,8 @@ pub enum Coverage {
         holds: Option<f64>,
     },
     /// The page's own content is in the kept page, but the kept page
-    /// holds [`CONTAINED_RATIO`] times as much content or more: a focused
+    /// holds [`CONTAINED_RATIO`] ([`ARTICLE_CONTAINED_RATIO`] for an
+    /// article) times as much content or more: a focused
     /// page (a chapter, a module, an item) inside an all-in-one page (a
     /// print view, an index of everything). Its URL is what a reader
     /// needs: it is kept, and the verdict names the larger page as
@@ -1546,6 +1550,13 @@ pub struct Kept<'a> {
 /// pages.
 pub const CONTAINED_RATIO: f64 = 4.0;
 
+/// [`CONTAINED_RATIO`] for an article. How much extraction calls an
+/// article varies between a page and its print view or syndicated copy (a
+/// lyrics page's one paragraph, all of it in print: 4.5x), so only a kept
+/// page saying this many times as much is all-in-one: a book's
+/// `print.html` says 36-360 times as much as one of its chapters.
+pub const ARTICLE_CONTAINED_RATIO: f64 = 16.0;
+
 /// A page's own content under its template, computed once per decision
 /// and compared with each candidate ([`OwnContent::coverage`]).
 #[derive(Clone, Debug)]
@@ -1781,6 +1792,41 @@ impl OwnContent {
             / self.name.len() as f64
     }
 
+    /// The share of a kept article found in this article (its shingles
+    /// `hit` in the kept page's sample, scaled by the sampling, over the
+    /// kept page's main content) when this article may extend it (see
+    /// [`EXTENDS_MIN_HOLDS`]): it says more than the kept one (at most
+    /// twice as much: `covered`, the share of it that is the kept
+    /// article, at least [`EXTENDS_MIN_COVERED`]) and the two name each
+    /// other (at least [`MIN_NAMED`] of each name in the other's title,
+    /// `named` being this page's share): a page holding a chapter under
+    /// its book's title is not that chapter extended.
+    fn extends(
+        &self,
+        covered: f64,
+        hit: &[bool],
+        kept: EvidenceRef<'_>,
+        kept_url: &str,
+        template: SiteTemplate<'_>,
+        named: f64,
+    ) -> Option<f64> {
+        if !(EXTENDS_MIN_COVERED..YOUNG_MIN_COVERAGE).contains(&covered)
+            || kept.main_words == 0
+            || self.name.is_empty()
+            || named < MIN_NAMED
+        {
+            return None;
+        }
+        let m = f64::from(kept.modulus.max(1));
+        let share = hit.iter().filter(|&&h| h).count() as f64 * m / f64::from(kept.main_words);
+        if share < EXTENDS_MIN_HOLDS {
+            return None;
+        }
+        self.holds_name_of(kept.title, &place_words(kept_url), template)
+            .is_some_and(|h| h >= MIN_NAMED)
+            .then_some(share)
+    }
+
     /// How much of this content is in the kept page `kept`.
     ///
     /// First, who the page is: a page whose main text is in another
@@ -1909,13 +1955,17 @@ impl OwnContent {
         // How much the kept page says, by its main content, as much of
         // each page counted the same way: a copy's original says about as
         // much as the copy, an all-in-one page many times more, whatever
-        // either is called. Only for a page without an article: how much
-        // of a page extraction calls its article varies between a page
-        // and its print view or syndicated copy (one paragraph of a lyrics
-        // page, all of it in print), so an article's size says little of
-        // what holds it.
-        let ratio = f64::from(kept.main_words) / f64::from(self.main_words.max(1));
-        if basis == Basis::Page && ratio >= CONTAINED_RATIO {
+        // either is called. An article's size says less (see
+        // [`ARTICLE_CONTAINED_RATIO`]): it needs a much larger kept page.
+        // An article is weighed at least by its compared words: its
+        // main-content count leaves out link text, which a list of deals
+        // or references in an article is.
+        let (size, all_in_one) = match basis {
+            Basis::Page => (self.main_words, CONTAINED_RATIO),
+            Basis::Article => (self.main_words.max(words), ARTICLE_CONTAINED_RATIO),
+        };
+        let ratio = f64::from(kept.main_words) / f64::from(size.max(1));
+        if ratio >= all_in_one {
             return Coverage::Contained {
                 covered,
                 basis,
@@ -1950,25 +2000,9 @@ impl OwnContent {
                 words: self.name.len() as u32,
             };
         }
-        // How much of the kept article this one holds: its shingles found
-        // in the kept page's sample, scaled by the sampling, over the kept
-        // page's main content. Only for an article that says more than
-        // the kept one (else `covered` decides), is named like it and was
-        // found by a detector (the block fallback finds pages that share
-        // some blocks: there only `covered` decides).
-        let holds = if basis == Basis::Article
-            && !strict
-            && (EXTENDS_MIN_COVERED..YOUNG_MIN_COVERAGE).contains(&covered)
-            && kept.main_words > 0
-        {
-            let hits = hit.iter().filter(|&&h| h).count() as f64 * f64::from(m);
-            let share = hits / f64::from(kept.main_words);
-            let named_alike = (!self.name.is_empty() && named >= MIN_NAMED)
-                || holds().is_some_and(|h| h >= MIN_NAMED);
-            (share >= EXTENDS_MIN_HOLDS && named_alike).then_some(share)
-        } else {
-            None
-        };
+        let holds = (basis == Basis::Article && !strict)
+            .then(|| self.extends(covered, &hit, kept, kept_url, template, named))
+            .flatten();
         Coverage::Measured {
             covered,
             basis,
