@@ -157,7 +157,6 @@ fn rustdoc_sibling_intrinsics_are_distinct() {
 /// The same siblings as a site's first pages (its template and title
 /// words unknown): still distinct.
 #[test]
-#[ignore = "issue 28: on a young site the rustdoc item is judged as an article and not held to its name: _mm512_dbsad_epu8 is near_duplicate of _mm256_dbsad_epu8, chunk resemblance 0.61 >= 0.30; 95% of this page's own content (138 words of its article, site template not yet known) is in the kept page"]
 fn rustdoc_sibling_intrinsics_are_distinct_on_a_new_site() {
     let mut d = fresh();
     for item in ["fn._mm256_dbsad_epu8.html", "fn._mm512_dbsad_epu8.html"] {
@@ -202,7 +201,6 @@ fn rustdoc_iterator_structs_sharing_their_trait_impls_are_distinct() {
 
 /// The same structs as a site's first pages.
 #[test]
-#[ignore = "issue 28: on a young site the struct page is an article not held to its name: ToUppercase is near_duplicate of ToLowercase, SimHash Hamming distance 1 <= 3; 97% of this page's own content (1001 words of its article, site template not yet known) is in the kept page"]
 fn rustdoc_iterator_structs_are_distinct_on_a_new_site() {
     let mut d = fresh();
     for p in ITER_STRUCTS {
@@ -260,7 +258,6 @@ fn doxygen_32_and_64_bit_structs_are_distinct() {
 
 /// The same pair as a site's first pages.
 #[test]
-#[ignore = "issue 28: on a young site the block fallback drops the 64-bit struct: struct_elf64__ehdr.html is near_duplicate of struct_elf32__ehdr.html, shares its own blocks with the kept page; 91% of this page's own content (489 words of its article, site template not yet known) is in the kept page"]
 fn doxygen_32_and_64_bit_structs_are_distinct_on_a_new_site() {
     let mut d = fresh();
     for p in ELF_HEADERS {
@@ -287,7 +284,6 @@ const MAN_SEED: [&str; 9] = [
 /// options, environment and exit status; their NAME, SYNOPSIS,
 /// DESCRIPTION, own options and examples differ. Two commands, two pages.
 #[test]
-#[ignore = "issue 28: the options list is compared as the article and the name rule lets 'rsnap-restore' through: near_duplicate of rsnap-backup, chunk resemblance 0.68 >= 0.30; 84% of this page's own content (765 words of its article, site template removed) is in the kept page"]
 fn man_pages_sharing_their_options_are_distinct() {
     let mut d = fresh();
     MAN.seed(&mut d, &MAN_SEED);
@@ -306,7 +302,6 @@ fn man_pages_sharing_their_options_are_distinct() {
 
 /// The same pair as a site's first pages.
 #[test]
-#[ignore = "issue 28: near_duplicate of rsnap-backup, chunk resemblance 0.68 >= 0.30; 84% of this page's own content (765 words of its article, site template not yet known) is in the kept page"]
 fn man_pages_sharing_their_options_are_distinct_on_a_new_site() {
     let mut d = fresh();
     let backup = MAN.check(&mut d, "trixie/man1/rsnap-backup.1.html");
@@ -424,7 +419,6 @@ fn release_notes_sharing_a_security_section_are_distinct() {
 
 /// The same notes as a site's first pages.
 #[test]
-#[ignore = "issue 28: on a young site the version in the title is not required: 3.10.13 is near_duplicate of 3.11.4, chunk resemblance 0.62 >= 0.30; 93% of this page's own content (330 words of its article, site template not yet known) is in the kept page"]
 fn release_notes_sharing_a_security_section_are_distinct_on_a_new_site() {
     sphinx_all_kept(false, &RELEASE_NOTES);
 }

@@ -150,6 +150,12 @@ pub const MIN_NAMED: f64 = 0.5;
 /// also at least [`EXTENDS_MIN_COVERED`] of its own content.
 pub const EXTENDS_MIN_HOLDS: f64 = 0.85;
 
+/// Most words of an item's name (an API item, a command, a version, a
+/// chapter): two titles of one pattern naming such items differently are
+/// two items, whatever their pages share. A headline is longer; its copies
+/// edit it ([`OwnContent::coverage`]).
+pub const ITEM_NAME_WORDS: usize = 3;
+
 /// The least share of an extending article's own content that must be
 /// the kept article (see [`EXTENDS_MIN_HOLDS`]): an article that says
 /// more than 1 / this times as much as the kept one is another page that
@@ -1827,6 +1833,63 @@ impl OwnContent {
             .then_some(share)
     }
 
+    /// Whether this page carries the name of the kept page (see
+    /// [`OwnContent::coverage`]), with the share of its name in the kept
+    /// page's title.
+    fn name_known(
+        &self,
+        kept: EvidenceRef<'_>,
+        kept_url: &str,
+        template: SiteTemplate<'_>,
+        weak: bool,
+    ) -> (f64, bool) {
+        let (basis, young) = (self.basis, self.young);
+        let named = self.named(kept.title);
+        // The kept page's place words only when its name is needed.
+        let kept_holds = std::cell::OnceCell::new();
+        let holds = || {
+            *kept_holds
+                .get_or_init(|| self.holds_name_of(kept.title, &place_words(kept_url), template))
+        };
+        // Two titles of one pattern (most of their words shared) whose
+        // short names ([`ITEM_NAME_WORDS`]) each have a word the other
+        // lacks: sibling items, versions or chapters (`ToLowercase in
+        // std::char` / `ToUppercase in std::char`, `3.11.4` / `3.11.5`).
+        // A headline is longer, and its copies edit it.
+        let renamed = || {
+            let shared = self
+                .title
+                .iter()
+                .filter(|w| kept.title.binary_search(w).is_ok())
+                .count();
+            (1..=ITEM_NAME_WORDS).contains(&self.name.len())
+                && named < 1.0
+                && 2 * shared >= self.title.len().max(kept.title.len())
+                && holds().is_some_and(|h| h < 1.0)
+        };
+        let known = match basis {
+            // On a site's first pages its title template is unknown: a
+            // syndicated or print copy's title may carry a site's name or
+            // a shortened headline, or be another headline altogether. The
+            // detectors' match and the article's content decide there,
+            // unless the titles name two items of one pattern.
+            Basis::Article if young && !weak => !renamed(),
+            // A kept article without a title (or titled by its site's name
+            // alone) names nothing to compare.
+            Basis::Article if kept.title.is_empty() => true,
+            // A headline is edited and shortened in print views and
+            // syndicated copies; most of it stays, one way or the other.
+            Basis::Article => {
+                (named >= MIN_NAMED || holds().is_some_and(|h| h >= MIN_NAMED)) && !renamed()
+            }
+            // What a page without an article is called is most of what it
+            // says: the same name both ways (`background` is not
+            // `background-set`).
+            Basis::Page => named >= 1.0 && holds().is_none_or(|h| h >= 1.0),
+        };
+        (named, known)
+    }
+
     /// How much of this content is in the kept page `kept`.
     ///
     /// First, who the page is: a page whose main text is in another
@@ -1974,26 +2037,7 @@ impl OwnContent {
             };
         }
         // Who the page is: its name must be the kept page's.
-        let named = self.named(kept.title);
-        // The kept page's place words only when its name is needed.
-        let holds = || self.holds_name_of(kept.title, &place_words(kept_url), template);
-        let known = match basis {
-            // On a site's first pages its title template is unknown: a
-            // syndicated or print copy's title may carry a site's name or
-            // a shortened headline. The detectors' match and the article's
-            // content decide there.
-            Basis::Article if young && !weak => true,
-            // A kept article without a title (or titled by its site's name
-            // alone) names nothing to compare.
-            Basis::Article if kept.title.is_empty() => true,
-            // A headline is edited and shortened in print views and
-            // syndicated copies; most of it stays, one way or the other.
-            Basis::Article => named >= MIN_NAMED || holds().is_some_and(|h| h >= MIN_NAMED),
-            // What a page without an article is called is most of what it
-            // says: the same name both ways (`background` is not
-            // `background-set`).
-            Basis::Page => named >= 1.0 && holds().is_none_or(|h| h >= 1.0),
-        };
+        let (named, known) = self.name_known(kept, kept_url, template, weak);
         if !known {
             return Coverage::OtherName {
                 named,
