@@ -72,7 +72,7 @@ pub struct VerdictBody {
     /// The matched earlier page, for duplicates and near duplicates.
     pub matched: Option<MatchBody>,
     /// For a kept page whose content is in an earlier page saying 4x as
-    /// much (a part of an all-in-one page): that page. A relation, not a
+    /// much, 6x for an article (a part of an all-in-one page): that page. A relation, not a
     /// drop; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contained_in: Option<MatchBody>,

@@ -70,7 +70,7 @@ class Verdict:
     def indexed_as(self) -> int | None: ...
     @property
     def contained_in(self) -> str | None:
-        """URL of the earlier page holding this kept page's content and 4x as much (a part of an all-in-one page)."""
+        """URL of the earlier page holding this kept page's content and 4x as much, 6x for an article (a part of an all-in-one page)."""
     @property
     def redirect(self) -> str | None:
         """The target when the page is a redirect stub."""
