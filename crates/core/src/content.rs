@@ -1041,10 +1041,10 @@ pub fn place_words(url: &str) -> Vec<u32> {
 }
 
 /// The words that name a page wherever it lives, from its `title` and
-/// `url` alone: the title's words (as [`word_hashes`]) less its URL's
-/// [`place_words`] (host labels, folders) and the words spelled inside a
-/// label of its host (the site's name, [`PageContent::title_host`]).
-/// Sorted and distinct. The drop policy's name ([`OwnContent`]) also
+/// `url` alone: the title's words (as `word_hashes` splits them) less its URL's
+/// `place_words` (host labels, folders) and the words spelled inside a
+/// label of its host (the site's name, `PageContent::title_host`).
+/// Sorted and distinct. The drop policy's name (`OwnContent`) also
 /// leaves out the words its section's titles commonly share, which only
 /// an index knows; the report compares this one between the pages a
 /// URL-pattern hint would merge.
@@ -1602,7 +1602,7 @@ pub struct OwnContent {
 }
 
 /// What the drop policy reads of a page besides its blocks' roles
-/// ([`roles`]), as `neardup extract --json` shows it ([`OwnContent::facts`]).
+/// (`roles`), as `neardup extract --json` shows it (`OwnContent::facts`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PageFacts {
     /// Whether it is judged on its article or on the whole page.
@@ -1617,7 +1617,7 @@ pub struct PageFacts {
     /// in another language than the kept page's is not its copy.
     pub language: Option<String>,
     /// Words of its main content, navigation left out: what the size rule
-    /// ([`CONTAINED_RATIO`]) weighs.
+    /// (`CONTAINED_RATIO`) weighs.
     pub main_words: u32,
 }
 
