@@ -953,15 +953,22 @@ pub fn page_name(url: &str) -> u64 {
 /// Stable hashes of the words of `text` as the page's blocks hash them
 /// (lowercased, Unicode words, symbols-only tokens left out).
 pub fn word_hashes(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for_each_hashed_word(text, |_, hash| out.push(hash));
+    out
+}
+
+/// Calls `f` with each word of `text` as [`word_hashes`] counts it
+/// (lowercased; a word without a letter or digit only if ASCII) and its
+/// hash.
+fn for_each_hashed_word(text: &str, mut f: impl FnMut(&str, u32)) {
     let mut lower = String::new();
     lowercase_into(text, &mut lower);
-    let mut out = Vec::new();
     neardup_text::for_each_word(&lower, |w| {
         if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
-            out.push(hash64(w.as_bytes()) as u32);
+            f(w, hash64(w.as_bytes()) as u32);
         }
     });
-    out
 }
 
 /// Title segment separators: `Headline | Site`, `Item - Book`.
@@ -1559,9 +1566,10 @@ pub const CONTAINED_RATIO: f64 = 4.0;
 /// [`CONTAINED_RATIO`] for an article. How much extraction calls an
 /// article varies between a page and its print view or syndicated copy (a
 /// lyrics page's one paragraph, all of it in print: 4.5x), so only a kept
-/// page saying this many times as much is all-in-one: a ten-chapter book's `print.html` says 8 times as
-/// much as a chapter, rust-doc's books' 36-360 times. Measured at 6 and
-/// 16: the same scores on dev, dev2 and both wild sites.
+/// page saying this many times as much is all-in-one: a ten-chapter
+/// book's `print.html` says 8 times as much as a chapter, rust-doc's
+/// books' 36-360 times. Measured at 6 and 16: the same scores on dev,
+/// dev2 and both wild sites.
 pub const ARTICLE_CONTAINED_RATIO: f64 = 6.0;
 
 /// A page's own content under its template, computed once per decision
@@ -1741,13 +1749,9 @@ impl OwnContent {
     /// page's title and `lang` its language, as analyzed. Read-only: for
     /// `neardup extract --json`.
     pub fn facts(&self, title: &str, lang: &str) -> PageFacts {
-        let mut lower = String::new();
-        lowercase_into(title, &mut lower);
         let mut name: Vec<String> = Vec::new();
-        neardup_text::for_each_word(&lower, |w| {
-            let word = w.is_ascii() || w.chars().any(char::is_alphanumeric);
-            let hash = hash64(w.as_bytes()) as u32;
-            if word && self.name.binary_search(&hash).is_ok() && !name.iter().any(|n| n == w) {
+        for_each_hashed_word(title, |w, hash| {
+            if self.name.binary_search(&hash).is_ok() && !name.iter().any(|n| n == w) {
                 name.push(w.to_owned());
             }
         });
@@ -1808,14 +1812,15 @@ impl OwnContent {
     /// other (at least [`MIN_NAMED`] of each name in the other's title,
     /// `named` being this page's share): a page holding a chapter under
     /// its book's title is not that chapter extended.
+    /// `holds` is the kept page's name share in this page's title
+    /// ([`OwnContent::holds_name_of`]).
     fn extends(
         &self,
         covered: f64,
         hit: &[bool],
         kept: EvidenceRef<'_>,
-        kept_url: &str,
-        template: SiteTemplate<'_>,
         named: f64,
+        holds: impl FnOnce() -> Option<f64>,
     ) -> Option<f64> {
         if !(EXTENDS_MIN_COVERED..YOUNG_MIN_COVERAGE).contains(&covered)
             || kept.main_words == 0
@@ -1829,29 +1834,21 @@ impl OwnContent {
         if share < EXTENDS_MIN_HOLDS {
             return None;
         }
-        self.holds_name_of(kept.title, &place_words(kept_url), template)
-            .is_some_and(|h| h >= MIN_NAMED)
-            .then_some(share)
+        holds().is_some_and(|h| h >= MIN_NAMED).then_some(share)
     }
 
     /// Whether this page carries the name of the kept page (see
     /// [`OwnContent::coverage`]), with the share of its name in the kept
-    /// page's title.
+    /// page's title; `holds` is the kept page's name share in this page's
+    /// title ([`OwnContent::holds_name_of`]).
     fn name_known(
         &self,
         kept: EvidenceRef<'_>,
-        kept_url: &str,
-        template: SiteTemplate<'_>,
         weak: bool,
+        holds: impl Fn() -> Option<f64>,
     ) -> (f64, bool) {
         let (basis, young) = (self.basis, self.young);
         let named = self.named(kept.title);
-        // The kept page's place words only when its name is needed.
-        let kept_holds = std::cell::OnceCell::new();
-        let holds = || {
-            *kept_holds
-                .get_or_init(|| self.holds_name_of(kept.title, &place_words(kept_url), template))
-        };
         // Two titles of one pattern (most of their words shared) whose
         // short names ([`ITEM_NAME_WORDS`]) each have a word the other
         // lacks: sibling items, versions or chapters (`ToLowercase in
@@ -2038,7 +2035,13 @@ impl OwnContent {
             };
         }
         // Who the page is: its name must be the kept page's.
-        let (named, known) = self.name_known(kept, kept_url, template, weak);
+        // The kept page's place words only when its name is needed, once.
+        let kept_holds = std::cell::OnceCell::new();
+        let holds = || {
+            *kept_holds
+                .get_or_init(|| self.holds_name_of(kept.title, &place_words(kept_url), template))
+        };
+        let (named, known) = self.name_known(kept, weak, holds);
         if !known {
             return Coverage::OtherName {
                 named,
@@ -2046,7 +2049,7 @@ impl OwnContent {
             };
         }
         let holds = (basis == Basis::Article && !strict)
-            .then(|| self.extends(covered, &hit, kept, kept_url, template, named))
+            .then(|| self.extends(covered, &hit, kept, named, holds))
             .flatten();
         Coverage::Measured {
             covered,
