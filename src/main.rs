@@ -32,24 +32,31 @@ use std::process::ExitCode;
 #[cfg(not(feature = "system-alloc"))]
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Return freed memory to the OS at once instead of after mimalloc's
-/// default 1 s delay. A crawl frees large page buffers in bursts (a run of
-/// 1-8 MB pages); with the delay its RSS peaked at 360-400 MB on rust-doc,
-/// with immediate purging at about 200 MB, at the same speed (docs/results.md,
-/// "Crawl benchmark").
+/// Makes mimalloc return freed memory to the OS at once instead of after
+/// its default 1 s delay. A crawl frees large page buffers in bursts (a run
+/// of 1-8 MB pages); with the delay its RSS peaked at 360-400 MB on
+/// rust-doc, with immediate purging at about 200 MB, at the same speed
+/// (docs/results.md, "Crawl benchmark"). Batch commands keep the delay:
+/// there immediate purging made every page's buffers fault in afresh (12%
+/// of a single-core `dedup` in perf, most of it page faults).
+///
+/// Called by `crawl` before it starts any thread. A `MIMALLOC_PURGE_DELAY`
+/// set in the environment wins.
 #[cfg(not(feature = "system-alloc"))]
 #[allow(unsafe_code)] // the binary's one documented unsafe call (the workspace denies it)
-fn tune_allocator() {
-    // SAFETY: sets one integer option; called first thing in main, before
-    // any other thread exists.
+pub(crate) fn return_freed_memory_at_once() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
+    // SAFETY: sets one integer option; called before the command starts
+    // any other thread.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
 }
 
 #[cfg(feature = "system-alloc")]
-fn tune_allocator() {}
+pub(crate) fn return_freed_memory_at_once() {}
 
 fn main() -> ExitCode {
-    tune_allocator();
     match cli::run() {
         Ok(code) => code,
         Err(err) => {
@@ -74,7 +81,7 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(unsafe_code)] // reads back the option tune_allocator sets
+    #[allow(unsafe_code)] // reads back the option return_freed_memory_at_once sets
     fn purge_delay_constant_names_mimallocs_purge_delay() {
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
             return; // the environment chose a value; nothing to recognize

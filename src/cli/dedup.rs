@@ -17,7 +17,8 @@ use super::report::{memory_line, summary_line, StderrReporter};
 /// Runs the command.
 pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
-    let mut deduper = super::open_deduper(config, a.index.as_ref())?;
+    // Verdicts never read a page's links: only `crawl` follows them.
+    let mut deduper = super::open_deduper(config, a.index.as_ref())?.without_links();
     let before = deduper.stats().indexed;
     let filter = PageFilter::new(&a.globs)?;
     let total = total_of(&a.inputs, &filter);

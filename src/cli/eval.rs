@@ -28,7 +28,8 @@ pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         config,
         &neardup::plugins::registry(),
         Box::<MemoryStore>::default(),
-    )?;
+    )?
+    .without_links();
     let name = format!("neardup [{}]", deduper.detector_names().join(","));
 
     let items = batch::items_of(std::slice::from_ref(&manifest))?;

@@ -48,7 +48,9 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
         let addr = listener.local_addr().context("bound address")?;
         // Opened only once the address is ours; off the runtime, as it may
         // read the whole index.
-        let deduper = tokio::task::block_in_place(|| super::open_deduper(config, index))?;
+        // Verdicts never read a page's links: only `crawl` follows them.
+        let deduper =
+            tokio::task::block_in_place(|| super::open_deduper(config, index))?.without_links();
         let deduper = SharedDeduper::new(deduper);
         // First line on stderr: scripts and tests read the address there.
         eprintln!("neardup: listening on http://{addr}");

@@ -418,6 +418,7 @@ impl Deduper {
         Deduper {
             analyzer: Arc::new(Analyzer {
                 normalizer: Normalizer::new(&config.text),
+                extract: config.extract.clone(),
                 config: config.clone(),
                 detectors: Arc::clone(&detectors),
             }),
@@ -536,6 +537,24 @@ impl Deduper {
         self.analyzer.analyze_text(key, url, text)
     }
 
+    /// Stops collecting each page's outgoing links
+    /// ([`Extracted::links`] stays empty). Verdicts never read them: only a
+    /// crawler needs them, and resolving every `href` into a URL was about
+    /// 5% of a batch run. Call before the first [`Deduper::analyzer`]
+    /// handle is taken (a handle taken earlier keeps collecting them).
+    #[must_use]
+    pub fn without_links(mut self) -> Deduper {
+        let mut extract = self.config.extract.clone();
+        extract.max_links = 0;
+        self.analyzer = Arc::new(Analyzer {
+            normalizer: Normalizer::new(&self.config.text),
+            extract,
+            config: self.config.clone(),
+            detectors: Arc::clone(&self.detectors),
+        });
+        self
+    }
+
     /// A handle on the analysis half, usable on any thread without locking
     /// the deduper: a server analyzes pages with it while decisions and
     /// commits hold the deduper.
@@ -548,6 +567,9 @@ impl Deduper {
 /// immutable, so any number of threads share it without a lock.
 pub struct Analyzer {
     config: Config,
+    /// `config.extract`, with `max_links` 0 when links are not wanted
+    /// ([`Deduper::without_links`]).
+    extract: neardup_html::ExtractConfig,
     normalizer: Normalizer,
     detectors: Arc<[Box<dyn Detector>]>,
 }
@@ -588,7 +610,7 @@ impl Analyzer {
         let decoded = decode(body, content_type);
         warnings.extend(decoded.warnings);
         let page_url = url::Url::parse(url).ok();
-        let extracted = extract(&decoded.text, page_url.as_ref(), &self.config.extract);
+        let extracted = extract(&decoded.text, page_url.as_ref(), &self.extract);
         warnings.extend(extracted.warnings.iter().cloned());
         self.sign(key, url, body.len(), extracted, warnings)
     }
@@ -662,12 +684,16 @@ impl Analyzer {
     ) -> Analyzed {
         let text = extracted.text(self.config.extract.mode);
         if self.config.extract.mode == ExtractMode::Main {
-            let main_words = text.split_whitespace().count();
-            let all_words: usize = extracted
-                .blocks
-                .iter()
-                .map(|b| b.text.split_whitespace().count())
-                .sum();
+            // `text` is the main blocks joined by newlines: count each block
+            // once for both sums.
+            let (mut main_words, mut all_words) = (0, 0);
+            for b in &extracted.blocks {
+                let n = b.text.split_whitespace().count();
+                all_words += n;
+                if b.is_main {
+                    main_words += n;
+                }
+            }
             // A page whose visible text is nearly all navigation, footers and
             // link lists: say so, since its verdict rests on very little text.
             if main_words < 50 && all_words >= 4 * main_words.max(5) {

@@ -364,7 +364,11 @@ fn read_page(path: &Path, limits: Limits) -> Result<Vec<u8>, String> {
 fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut body = Vec::new();
+    // Sized from the file's length up front: growing a buffer by doubling
+    // copied and re-faulted each page's bytes several times (8% of a
+    // single-core `dedup` in perf).
+    let expected = file.metadata().map_or(0, |m| m.len()).min(max);
+    let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
     file.take(max.saturating_add(1))
         .read_to_end(&mut body)
         .map_err(|e| e.to_string())?;

@@ -114,43 +114,13 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         matches!(joined.scheme(), "http" | "https").then_some(joined)
     };
 
-    // Each distinct target once, in first-seen order, and no link to the
-    // page itself: source listings and long references repeat `#line`
-    // anchors tens of thousands of times, which would fill `max_links`
-    // (and memory) with one URL the frontier drops anyway.
     let this_page = page_url.map(|u| {
         let mut u = u.clone();
         u.set_fragment(None);
         String::from(u)
     });
-    let mut links = Vec::new();
-    let mut link_rels: Vec<u8> = Vec::new();
-    let mut seen = std::collections::HashMap::new();
-    if config.max_links > 0 {
-        for (i, raw) in parsed.hrefs.iter().enumerate() {
-            let rels = parsed.href_rels.get(i).copied().unwrap_or(0);
-            let decoded = html_escape::decode_html_entities(raw);
-            if let Some(mut u) = resolve(&decoded) {
-                u.set_fragment(None);
-                let link = String::from(u);
-                if this_page.as_deref() == Some(link.as_str()) {
-                    continue;
-                }
-                if let Some(&at) = seen.get(&link) {
-                    if let Some(r) = link_rels.get_mut(at) {
-                        *r &= rels;
-                    }
-                    continue;
-                }
-                seen.insert(link.clone(), links.len());
-                link_rels.push(rels);
-                links.push(link);
-                if links.len() >= config.max_links {
-                    break;
-                }
-            }
-        }
-    }
+    let (links, link_rels) =
+        collect_links(&parsed, &resolve, this_page.as_deref(), config.max_links);
     let canonical = parsed
         .canonical
         .as_deref()
@@ -180,11 +150,21 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         })
         .collect();
 
+    // Without links (`max_links` 0) a one-link stub still needs its link.
+    let stub_links = if config.max_links == 0 && parsed.hrefs.len() <= 2 {
+        collect_links(&parsed, &resolve, this_page.as_deref(), 2).0
+    } else {
+        Vec::new()
+    };
     let redirect = if config.redirect_stubs {
         redirect_of(
             &parsed,
             &blocks,
-            &links,
+            if config.max_links == 0 {
+                &stub_links
+            } else {
+                &links
+            },
             this_page.as_deref(),
             config.refresh_max_delay_secs,
             resolve,
@@ -207,6 +187,49 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         main_text,
         warnings,
     }
+}
+
+/// The page's first `max` distinct link targets, resolved by `resolve`,
+/// fragments removed, never `this_page`, with the `rel` bits every `<a>` to
+/// each carries. Each target is kept once: source listings and long
+/// references repeat `#line` anchors tens of thousands of times, which would
+/// fill `max` (and memory) with one URL the frontier drops anyway.
+fn collect_links(
+    parsed: &tree::Parsed<'_>,
+    resolve: &impl Fn(&str) -> Option<Url>,
+    this_page: Option<&str>,
+    max: usize,
+) -> (Vec<String>, Vec<u8>) {
+    let mut links = Vec::new();
+    let mut link_rels: Vec<u8> = Vec::new();
+    if max == 0 {
+        return (links, link_rels);
+    }
+    let mut seen = std::collections::HashMap::new();
+    for (i, raw) in parsed.hrefs.iter().enumerate() {
+        let rels = parsed.href_rels.get(i).copied().unwrap_or(0);
+        let decoded = html_escape::decode_html_entities(raw);
+        if let Some(mut u) = resolve(&decoded) {
+            u.set_fragment(None);
+            let link = String::from(u);
+            if this_page == Some(link.as_str()) {
+                continue;
+            }
+            if let Some(&at) = seen.get(&link) {
+                if let Some(r) = link_rels.get_mut(at) {
+                    *r &= rels;
+                }
+                continue;
+            }
+            seen.insert(link.clone(), links.len());
+            link_rels.push(rels);
+            links.push(link);
+            if links.len() >= max {
+                break;
+            }
+        }
+    }
+    (links, link_rels)
 }
 
 /// Most visible words (all blocks, link text included, title not) of a
@@ -454,7 +477,8 @@ pub struct ExtractConfig {
     pub mode: ExtractMode,
     /// Bytes of a body that are looked at; the rest is ignored with a warning.
     pub max_body_bytes: usize,
-    /// Outgoing links kept per page.
+    /// Outgoing links kept per page; 0 keeps none (a one-link redirect
+    /// stub is still recognised).
     pub max_links: usize,
     /// Recognise redirect stubs (a `<meta http-equiv=refresh>` to another
     /// URL within `refresh_max_delay_secs`, or a tiny page of one link and
@@ -944,6 +968,24 @@ mod tests {
             .redirect
         };
         assert!(stub("<p>Weitergeleitet nach <a href=b.html>b.html</a></p>").is_some());
+        // Without links (`max_links` 0, as `dedup` and `serve` run) the
+        // stub's one link is still found, and no link is returned.
+        let html = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../testdata/redirect/link-stub.html"),
+        )
+        .unwrap();
+        let page = Url::parse("https://e.com/install.html").unwrap();
+        let linkless = ExtractConfig {
+            max_links: 0,
+            ..ExtractConfig::default()
+        };
+        let e = extract(&html, Some(&page), &linkless);
+        assert!(e.links.is_empty());
+        assert_eq!(
+            e.redirect.map(|r| r.to),
+            Some("https://e.com/manual/install.html".to_string())
+        );
         // Two link targets, an image, or a longer text: not a stub.
         assert_eq!(
             stub("<p>Moved to <a href=b.html>b</a> or <a href=c.html>c</a></p>"),
