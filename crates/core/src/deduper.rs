@@ -688,7 +688,7 @@ impl Analyzer {
             // once for both sums.
             let (mut main_words, mut all_words) = (0, 0);
             for b in &extracted.blocks {
-                let n = b.text.split_whitespace().count();
+                let n = neardup_text::count_whitespace_words(&b.text);
                 all_words += n;
                 if b.is_main {
                     main_words += n;

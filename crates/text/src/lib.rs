@@ -22,7 +22,7 @@ mod lang;
 mod stem;
 mod words;
 
-pub use words::for_each_word;
+pub use words::{count_whitespace_words, for_each_word};
 
 use neardup_api::SettingError;
 use serde::{Deserialize, Serialize};

@@ -223,3 +223,28 @@ proptest::proptest! {
         proptest::prop_assert!(out.terms.len() <= out.words.len());
     }
 }
+
+#[test]
+fn whitespace_word_count_matches_split_whitespace_on_every_space() {
+    // Every ASCII control and space, and the Unicode spaces of another
+    // width (NBSP, en space, ideographic space, line separator), between
+    // and around words.
+    for sep in [
+        " ", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{1c}", "\u{85}", "\u{a0}", "\u{2002}",
+        "\u{3000}", "\u{2028}", "\u{200b}",
+    ] {
+        let text = format!("{sep}one{sep}{sep}two três{sep}四{sep}");
+        assert_eq!(
+            crate::count_whitespace_words(&text),
+            text.split_whitespace().count(),
+            "separator {sep:?}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn whitespace_word_count_matches_split_whitespace(text in "\\PC*|[ \t\n\r\u{b}\u{c}\u{a0}\u{3000}a-zé]{0,60}") {
+        proptest::prop_assert_eq!(crate::count_whitespace_words(&text), text.split_whitespace().count());
+    }
+}

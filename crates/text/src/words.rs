@@ -49,6 +49,32 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// `text.split_whitespace().count()`, without decoding ASCII: block word
+/// counts are taken for every block of every page.
+pub fn count_whitespace_words(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut count, mut in_word, mut i) = (0, false, 0);
+    while let Some(&b) = bytes.get(i) {
+        let (space, len) = if b.is_ascii() {
+            // char::is_whitespace on ASCII: U+0009-U+000D and U+0020.
+            (matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '), 1)
+        } else {
+            match text.get(i..).and_then(|rest| rest.chars().next()) {
+                Some(c) => (c.is_whitespace(), c.len_utf8()),
+                None => (false, 1),
+            }
+        };
+        if space {
+            in_word = false;
+        } else if !in_word {
+            in_word = true;
+            count += 1;
+        }
+        i += len;
+    }
+    count
+}
+
 /// Whether a word has a letter: numbers and other letterless words are
 /// neither stop words nor stemmed, and do not count as language evidence.
 pub(crate) fn has_letter(w: &str) -> bool {
