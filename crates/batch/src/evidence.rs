@@ -60,6 +60,65 @@ pub struct PageText {
     pub blocks: Vec<TextBlock>,
 }
 
+/// [`PageText`] borrowed from a page record: the spool serializes every
+/// page, so its blocks are written without copying their text. Same
+/// fields, same order, same JSON.
+#[derive(Serialize)]
+struct PageTextRef<'a> {
+    doc_id: &'a str,
+    url: &'a str,
+    truncated: bool,
+    blocks: Vec<TextBlockRef<'a>>,
+}
+
+/// [`TextBlock`] borrowed.
+#[derive(Serialize)]
+struct TextBlockRef<'a> {
+    text: &'a str,
+    tag: &'a str,
+    main: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<neardup::Role>,
+}
+
+impl<'a> PageTextRef<'a> {
+    /// The page's blocks in order, cut at [`MAX_TEXT_BYTES`] of text (on a
+    /// character boundary; the page is then `truncated`).
+    fn of(page: &'a PageRecord) -> PageTextRef<'a> {
+        let mut left = MAX_TEXT_BYTES;
+        let mut truncated = false;
+        let mut blocks = Vec::with_capacity(page.blocks.len());
+        for (i, b) in page.blocks.iter().enumerate() {
+            let role = page.roles.get(i).copied().flatten();
+            let mut text = b.text.as_str();
+            if text.len() > left {
+                truncated = true;
+                text = text
+                    .get(..floor_char_boundary(text, left))
+                    .unwrap_or_default();
+            }
+            left -= text.len();
+            if !text.is_empty() || !truncated {
+                blocks.push(TextBlockRef {
+                    text,
+                    tag: &b.tag,
+                    main: b.is_main,
+                    role,
+                });
+            }
+            if truncated {
+                break;
+            }
+        }
+        PageTextRef {
+            doc_id: &page.key,
+            url: &page.url,
+            truncated,
+            blocks,
+        }
+    }
+}
+
 /// Spools every page's blocks during a run; see the module doc.
 #[derive(Debug)]
 pub struct EvidenceSpool {
@@ -106,38 +165,7 @@ impl EvidenceSpool {
     /// # Errors
     /// Write errors on the spool.
     pub fn page(&mut self, page: &PageRecord) -> Result<()> {
-        let mut left = MAX_TEXT_BYTES;
-        let mut truncated = false;
-        let mut blocks = Vec::new();
-        for (i, b) in page.blocks.iter().enumerate() {
-            let role = page.roles.get(i).copied().flatten();
-            if b.text.len() > left {
-                truncated = true;
-                let cut = floor_char_boundary(&b.text, left);
-                if cut > 0 {
-                    blocks.push(TextBlock {
-                        text: b.text.get(..cut).unwrap_or_default().to_owned(),
-                        tag: b.tag.clone(),
-                        main: b.is_main,
-                        role,
-                    });
-                }
-                break;
-            }
-            left -= b.text.len();
-            blocks.push(TextBlock {
-                text: b.text.clone(),
-                tag: b.tag.clone(),
-                main: b.is_main,
-                role,
-            });
-        }
-        let line = PageText {
-            doc_id: page.key.clone(),
-            url: page.url.clone(),
-            truncated,
-            blocks,
-        };
+        let line = PageTextRef::of(page);
         let mut buf = serde_json::to_vec(&line).map_err(|e| self.err(e.into()))?;
         buf.push(b'\n');
         self.spool.write_all(&buf).map_err(|e| self.err(e))?;
@@ -325,6 +353,64 @@ mod tests {
             assert!(kept <= MAX_TEXT_BYTES + 4, "{kept}");
             assert_eq!(spooled(trimmed), spooled(blocks));
         }
+    }
+
+    #[test]
+    fn spooled_line_is_a_page_text_cut_at_the_cap() {
+        let block = |text: String| neardup_html::Block {
+            text,
+            tag: "li".into(),
+            link_density: 0.0,
+            is_main: false,
+        };
+        let text_block = |text: String| TextBlock {
+            text,
+            tag: "li".into(),
+            main: false,
+            role: Some(neardup::Role::Compared),
+        };
+        let line = |blocks| -> PageText {
+            let out = spooled(blocks);
+            serde_json::from_slice(out.strip_suffix(b"\n").unwrap()).unwrap()
+        };
+        let page = |blocks, truncated| PageText {
+            doc_id: "k".into(),
+            url: "u".into(),
+            truncated,
+            blocks,
+        };
+        // Whole; an empty block kept; cut inside a later block on a
+        // character boundary (each euro sign is 3 bytes), the rest dropped.
+        assert_eq!(
+            line(vec![block("one \"two\"".into()), block(String::new())]),
+            page(
+                vec![text_block("one \"two\"".into()), text_block(String::new())],
+                false
+            )
+        );
+        let cut = (MAX_TEXT_BYTES - 1000) / 3 * 3;
+        assert_eq!(
+            line(vec![
+                block("b".repeat(1000)),
+                block("€".repeat(MAX_TEXT_BYTES)),
+                block("later".into()),
+            ]),
+            page(
+                vec![
+                    text_block("b".repeat(1000)),
+                    text_block("€".repeat(cut / 3)),
+                ],
+                true
+            )
+        );
+        // A cut that leaves nothing of the block drops it.
+        assert_eq!(
+            line(vec![
+                block("a".repeat(MAX_TEXT_BYTES - 1)),
+                block("éé".into())
+            ]),
+            page(vec![text_block("a".repeat(MAX_TEXT_BYTES - 1))], true)
+        );
     }
 
     #[test]
