@@ -348,7 +348,10 @@ pub async fn run(options: &LoadOptions) -> neardup::Result<LoadReport> {
                 match serde_json::from_slice::<VerdictBody>(&bytes) {
                     Ok(v) if status == 200 => {
                         tally.latencies.push(elapsed);
-                        *tally.verdicts.entry(v.kind).or_default() += 1;
+                        *tally
+                            .verdicts
+                            .entry(v.kind.as_str().to_owned())
+                            .or_default() += 1;
                     }
                     _ => *tally.http_errors.entry(status).or_default() += 1,
                 }

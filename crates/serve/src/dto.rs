@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use neardup::Stats;
-use neardup::{Match, Redirect, Verdict};
+use neardup::{Match, Redirect, RedirectKind, Verdict, VerdictKind};
 
 /// `POST /v1/check` body, and one element of a batch.
 ///
@@ -68,7 +68,7 @@ pub struct MatchBody {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 pub struct VerdictBody {
     /// `unique`, `duplicate` or `near_duplicate`.
-    pub kind: String,
+    pub kind: VerdictKind,
     /// The matched earlier page, for duplicates and near duplicates.
     pub matched: Option<MatchBody>,
     /// For a kept page whose content is in an earlier page saying 4x as
@@ -93,14 +93,14 @@ pub struct RedirectBody {
     /// The target URL, resolved against the page URL, without fragment.
     pub to: String,
     /// `meta_refresh` or `link_stub`.
-    pub kind: String,
+    pub kind: RedirectKind,
 }
 
 impl From<Redirect> for RedirectBody {
     fn from(r: Redirect) -> RedirectBody {
         RedirectBody {
             to: r.to,
-            kind: r.kind.as_str().to_owned(),
+            kind: r.kind,
         }
     }
 }
@@ -108,7 +108,7 @@ impl From<Redirect> for RedirectBody {
 impl From<Verdict> for VerdictBody {
     fn from(v: Verdict) -> VerdictBody {
         VerdictBody {
-            kind: v.kind.as_str().to_owned(),
+            kind: v.kind,
             matched: v.matched.map(MatchBody::from),
             contained_in: v.contained_in.map(MatchBody::from),
             indexed_as: v.indexed_as,
