@@ -13,7 +13,7 @@ use neardup_cli::demo::{demo_config, DemoSites};
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::CrawlConfig;
 use neardup_crawl::Progress;
-use neardup_crawl::{format_report, format_summary, CrawlSummary, Crawler, Options};
+use neardup_crawl::{format_summary, CrawlSummary, Crawler, Options};
 use neardup_crawl::{parse_seed, parse_seeds_bytes};
 use neardup_crawl::{CheckpointPolicy, CrawlDir, Resumed};
 use url::Url;
@@ -289,4 +289,55 @@ fn write_summary(dir: &std::path::Path, summary: &CrawlSummary) -> anyhow::Resul
     }
     let text = serde_json::to_string_pretty(&json).context("serialize the crawl summary")?;
     std::fs::write(&path, text + "\n").with_context(|| format!("write {}", path.display()))
+}
+
+/// The per-site duplicate report printed by `neardup crawl --demo`: per
+/// site its pages, duplicate rate and clusters (members with verdict,
+/// detector and the page they duplicate), then clusters spanning sites.
+fn format_report(report: &neardup::ClusterReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let cluster = |out: &mut String, c: &neardup::ClusterSummary| {
+        let _ = writeln!(
+            out,
+            "    cluster of {}: kept {}",
+            c.size, c.representative_url
+        );
+        for m in c
+            .members
+            .iter()
+            .filter(|m| m.verdict != neardup::VerdictKind::Unique)
+        {
+            let _ = writeln!(
+                out,
+                "      {} {} by {} ({:.2}) of {}",
+                m.url,
+                m.verdict.as_str(),
+                m.detector,
+                m.similarity,
+                m.of
+            );
+        }
+    };
+    for (site, s) in &report.sites {
+        let _ = writeln!(
+            out,
+            "{site}: {} pages, {} unique, {} duplicates, {} near duplicates, duplicate rate {:.1}%",
+            s.pages,
+            s.unique,
+            s.duplicates,
+            s.near_duplicates,
+            s.duplicate_rate * 100.0
+        );
+        for c in &s.clusters {
+            cluster(&mut out, c);
+        }
+    }
+    if !report.cross_site.is_empty() {
+        let _ = writeln!(out, "across sites:");
+        for c in &report.cross_site {
+            cluster(&mut out, c);
+        }
+    }
+    out
 }
