@@ -169,7 +169,7 @@ use crate::fetch::{FetchError, FetchOutcome, Fetcher};
 use crate::frontier::queue::Poll;
 use crate::frontier::robots::RobotsSource;
 use crate::frontier::Links;
-use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope};
+use crate::frontier::{Canonicalizer, HostQueues, RobotsCache, Scope, SkipReason};
 use neardup::Config;
 use neardup::{Analyzed, SharedDeduper};
 use neardup::{Error, Result};
@@ -1201,14 +1201,14 @@ impl Frontier {
             .unwrap_or_else(|_| url.clone())
     }
 
-    fn skip(&mut self, reason: &str) {
-        *self.skipped.entry(reason.to_owned()).or_insert(0) += 1;
+    fn skip(&mut self, reason: &SkipReason) {
+        self.skip_n(reason, 1);
     }
 
     /// Counts `n` links not crawled for `reason`.
-    fn skip_n(&mut self, reason: &str, n: u64) {
+    fn skip_n(&mut self, reason: &SkipReason, n: u64) {
         if n > 0 {
-            *self.skipped.entry(reason.to_owned()).or_insert(0) += n;
+            *self.skipped.entry(reason.name().to_owned()).or_insert(0) += n;
         }
     }
 
@@ -1222,14 +1222,14 @@ impl Frontier {
             follow,
         } = page;
         if !follow {
-            self.skip_n("meta_nofollow", links.accepted.len() as u64);
+            self.skip_n(&SkipReason::MetaNofollow, links.accepted.len() as u64);
             return;
         }
-        self.skip_n("rel_nofollow", rel_nofollow);
+        self.skip_n(&SkipReason::RelNofollow, rel_nofollow);
         for (_, reason) in &links.skipped {
-            self.skip(reason.name());
+            self.skip(reason);
         }
-        self.skip_n("too_many_links", links.over_cap as u64);
+        self.skip_n(&SkipReason::TooManyLinks, links.over_cap as u64);
         for link in links.accepted {
             self.offer(link.url, &link.key, depth + 1, dups);
         }
@@ -1242,7 +1242,7 @@ impl Frontier {
             return false;
         }
         if self.queue.len() >= self.max_frontier {
-            self.skip("frontier_full");
+            self.skip(&SkipReason::FrontierFull);
             return false;
         }
         match self.scope.admit(key, depth) {
@@ -1252,7 +1252,7 @@ impl Frontier {
                 true
             }
             Err(reason) => {
-                self.skip(reason.name());
+                self.skip(&reason);
                 false
             }
         }
@@ -1279,9 +1279,7 @@ impl Frontier {
             already += u64::from(fetched);
             fetched
         });
-        if already > 0 {
-            *self.skipped.entry("already_fetched".into()).or_insert(0) += already;
-        }
+        self.skip_n(&SkipReason::AlreadyFetched, already);
         next.map(|(_, queued)| queued)
     }
 }
@@ -1322,13 +1320,13 @@ impl Decider {
         hops: u32,
     ) {
         if hops >= frontier.max_stub_hops {
-            frontier.skip("redirect_stub_limit");
+            frontier.skip(&SkipReason::RedirectStubLimit);
             return;
         }
         // The target is absolute (resolved at extraction); resolving it
         // like a link gives the request URL and its key in one pass.
         let Ok((request, target)) = frontier.canon.resolve(&job.url, &redirect.to) else {
-            frontier.skip("bad_url");
+            frontier.skip(&SkipReason::BadUrl);
             return;
         };
         if frontier.offer(request, &target, job.depth, job.dups) {
@@ -1517,12 +1515,12 @@ impl Decider {
     ) {
         let refused = match redirect.kind {
             RedirectKind::MetaRefresh => None,
-            RedirectKind::LinkStub if !follow => Some("meta_nofollow"),
-            RedirectKind::LinkStub if rel_nofollow > 0 => Some("rel_nofollow"),
+            RedirectKind::LinkStub if !follow => Some(SkipReason::MetaNofollow),
+            RedirectKind::LinkStub if rel_nofollow > 0 => Some(SkipReason::RelNofollow),
             RedirectKind::LinkStub => None,
         };
         match refused {
-            Some(reason) => frontier.skip(reason),
+            Some(reason) => frontier.skip(&reason),
             None => self.redirect_stub(frontier, redirect, job, stub_hops),
         }
     }
@@ -1749,7 +1747,7 @@ impl SitemapUrls {
                 Ok((request, key)) => {
                     frontier.offer(request, &key, depth, 0);
                 }
-                Err(_) => frontier.skip("bad_url"),
+                Err(_) => frontier.skip(&SkipReason::BadUrl),
             }
         }
     }

@@ -44,6 +44,21 @@ pub enum SkipReason {
     CrawlBudget,
     /// Past `extract.max_links` links on one page.
     TooManyLinks,
+    /// The page says `<meta name=robots content=nofollow>`: none of its
+    /// links are followed.
+    MetaNofollow,
+    /// The link says `rel=nofollow` (or `ugc`, `sponsored`) wherever the
+    /// page links its target.
+    RelNofollow,
+    /// The frontier holds `crawl.max_frontier` URLs already.
+    FrontierFull,
+    /// Fetched meanwhile as another URL's redirect target, while it waited
+    /// in the queue.
+    AlreadyFetched,
+    /// One redirect stub more than `crawl.fetch.max_redirects` in a row.
+    RedirectStubLimit,
+    /// A redirect target that cannot be resolved into a URL.
+    BadUrl,
 }
 
 impl SkipReason {
@@ -63,6 +78,12 @@ impl SkipReason {
             SkipReason::SiteBudget => "site_budget",
             SkipReason::CrawlBudget => "crawl_budget",
             SkipReason::TooManyLinks => "too_many_links",
+            SkipReason::MetaNofollow => "meta_nofollow",
+            SkipReason::RelNofollow => "rel_nofollow",
+            SkipReason::FrontierFull => "frontier_full",
+            SkipReason::AlreadyFetched => "already_fetched",
+            SkipReason::RedirectStubLimit => "redirect_stub_limit",
+            SkipReason::BadUrl => "bad_url",
         }
     }
 }
