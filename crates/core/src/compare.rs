@@ -300,7 +300,7 @@ impl Deduper {
             // The deduper's own index is the context a detector may judge
             // in (the sentence plugin's document frequencies): empty for a
             // deduper made for comparing.
-            let Some(index) = self.indexes.get(i) else {
+            let Some(index) = self.derived.indexes.get(i) else {
                 continue;
             };
             let Some(judgement) = det.classify_in_context(&**index, sig, other, sim) else {

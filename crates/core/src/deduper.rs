@@ -29,19 +29,18 @@
 //! ```
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use neardup_api::{CandidateIndex, Detector, DocId, Document, Judgement, Signature, Similarity};
+use neardup_api::{Detector, DocId, Document, Judgement, Signature, Similarity};
 
-use crate::canonical::{site_of, Canonicalizer};
+use crate::canonical::site_of;
 use crate::config::{Config, ExtractMode};
 use crate::content::{
-    BlockIndex, Coverage, Evidence, Kept, OwnContent, PageContent, Templates, ANALYSIS_VERSION,
-    EVIDENCE_SLOTS,
+    Coverage, Evidence, Kept, OwnContent, PageContent, ANALYSIS_VERSION, EVIDENCE_SLOTS,
 };
+use crate::derived::{evidence_of, Derived};
 use crate::index::{
-    unix_now, Change, DocRecord, DocStore, IndexLocation, MemoryStore, RedisLocation, StoreIdentity,
+    unix_now, DocRecord, DocStore, IndexLocation, MemoryStore, RedisLocation, StoreIdentity,
 };
 use crate::policy::{Policy, Ruling, Via};
 use crate::registry::Registry;
@@ -105,127 +104,6 @@ pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
 /// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
-/// Which indexed page holds each URL: derived state, rebuilt from the store
-/// on open like the candidate indexes. Keyed by a stable hash (xxh3, fixed
-/// seed) of the URL's identity form ([`UrlMap::identity_rules`]: so
-/// `HTTP://A.example:80/x#top` and `http://a.example/x` are one page, but
-/// `/x?utm_source=feed` is not `/x`); a hit is confirmed against the
-/// stored URL, so a hash collision can never replace another page.
-struct UrlMap {
-    canon: Canonicalizer,
-    ids: HashMap<u64, DocId>,
-}
-
-impl UrlMap {
-    /// The `canonical` rules that only rewrite one resource's
-    /// spellings (RFC 3986 equivalence: fragment, percent-encoding, empty
-    /// query, host dot), without the heuristics that merge URLs which may
-    /// name different pages (dropped or sorted parameters, trailing
-    /// slashes). A recrawl replaces the page fetched at the *same* URL; a
-    /// copy at a tracking-parameter variant is a duplicate to report, not a
-    /// new version (the crawl's frontier merges those before fetching).
-    fn identity_rules(crawl: &crate::config::CanonicalConfig) -> crate::config::CanonicalConfig {
-        crate::config::CanonicalConfig {
-            sort_query: false,
-            drop_params: Vec::new(),
-            drop_path_params: false,
-            trailing_slash: crate::config::TrailingSlash::Keep,
-            ..crawl.clone()
-        }
-    }
-
-    /// The identity form of `url` (the URL itself if it has none, e.g. a
-    /// `file://` URL of a batch input).
-    fn canonical(&self, url: &str) -> String {
-        self.canon
-            .canonicalize(url)
-            .map_or_else(|_| url.to_owned(), String::from)
-    }
-
-    fn key(&self, url: &str) -> u64 {
-        neardup_api::hash64(self.canonical(url).as_bytes())
-    }
-
-    fn added(&mut self, id: DocId, rec: &DocRecord) {
-        // Ids grow: the newest record of a URL wins.
-        self.ids.insert(self.key(&rec.url), id);
-    }
-
-    fn removed(&mut self, id: DocId, rec: &DocRecord) {
-        let key = self.key(&rec.url);
-        if self.ids.get(&key) == Some(&id) {
-            self.ids.remove(&key);
-        }
-    }
-
-    fn heap_bytes(&self) -> usize {
-        // hashbrown: one control byte per bucket besides the entry.
-        self.ids.capacity() * (std::mem::size_of::<(u64, DocId)>() + 1)
-    }
-}
-
-/// The derived state a stored record contributes to: candidate indexes,
-/// the URL map and (with `index.ttl_secs`) the expiry queue.
-fn derive_added(
-    indexes: &mut [Box<dyn CandidateIndex>],
-    (templates, blocks): (&mut Templates, &mut BlockIndex),
-    urls: &mut UrlMap,
-    expiry: &mut Option<BinaryHeap<Reverse<(u64, DocId)>>>,
-    id: DocId,
-    rec: &DocRecord,
-) {
-    for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
-        if !sig.is_empty() {
-            index.insert(id, sig);
-        }
-    }
-    let observation = is_observation(rec, indexes.len());
-    if let Some(e) = evidence_of(rec, indexes.len()) {
-        templates.added(&rec.site, &rec.url, e, observation);
-        if !observation {
-            blocks.insert(id, e.blocks);
-        }
-    }
-    if observation {
-        return;
-    }
-    urls.added(id, rec);
-    if let Some(queue) = expiry {
-        queue.push(Reverse((rec.fetched_at, id)));
-    }
-}
-
-/// Undoes [`derive_added`] (expiry entries are dropped lazily).
-fn derive_removed(
-    indexes: &mut [Box<dyn CandidateIndex>],
-    (templates, blocks): (&mut Templates, &mut BlockIndex),
-    urls: &mut UrlMap,
-    id: DocId,
-    rec: &DocRecord,
-) {
-    for (index, sig) in indexes.iter_mut().zip(&rec.signatures) {
-        if !sig.is_empty() {
-            index.remove(id, sig);
-        }
-    }
-    let observation = is_observation(rec, indexes.len());
-    if let Some(e) = evidence_of(rec, indexes.len()) {
-        templates.removed(&rec.site, &rec.url, e, observation);
-        if !observation {
-            blocks.remove(id, e.blocks);
-        }
-    }
-    if !observation {
-        urls.removed(id, rec);
-    }
-}
-
-/// Returns true if and only if `rec` is an observation: a page that was
-/// not kept, stored only for its blocks.
-fn is_observation(rec: &DocRecord, detectors: usize) -> bool {
-    evidence_of(rec, detectors).is_some_and(|e| e.is_observation())
-}
-
 /// The kept side of a comparison with `rec` (see [`Kept`]); `None` if it
 /// has no evidence.
 fn kept_side(rec: &DocRecord, detectors: usize) -> Option<Kept<'_>> {
@@ -272,11 +150,6 @@ struct Judged {
     rejected: Option<String>,
 }
 
-/// A record's content evidence: the slots after its `detectors` signatures.
-fn evidence_of(rec: &DocRecord, detectors: usize) -> Option<crate::content::EvidenceRef<'_>> {
-    Evidence::from_signatures(rec.signatures.get(detectors..)?)
-}
-
 /// The near-duplicate checker: a detector chain, its candidate indexes and a
 /// document store.
 pub struct Deduper {
@@ -284,17 +157,10 @@ pub struct Deduper {
     /// The analysis half, shared with [`Deduper::analyzer`] handles.
     analyzer: Arc<Analyzer>,
     detectors: Arc<[Box<dyn Detector>]>,
-    pub(crate) indexes: Vec<Box<dyn CandidateIndex>>,
-    /// Per site, the blocks its pages repeat (derived from the store).
-    templates: Templates,
-    /// Kept pages by their blocks (derived from the store).
-    blocks: BlockIndex,
+    /// What is derived from the store: candidate indexes, templates,
+    /// block index, URL map, expiry queue.
+    pub(crate) derived: Derived,
     store: Box<dyn DocStore>,
-    urls: UrlMap,
-    /// `(fetched_at, id)`, earliest first, when `index.ttl_secs > 0`. An
-    /// entry whose record was removed or fetched again since is skipped
-    /// when it comes due.
-    expiry: Option<BinaryHeap<Reverse<(u64, DocId)>>>,
     clock: Clock,
     stats: Stats,
 }
@@ -408,12 +274,7 @@ impl Deduper {
         detectors: Vec<Box<dyn Detector>>,
         store: Box<dyn DocStore>,
     ) -> Deduper {
-        let indexes = detectors.iter().map(|d| d.new_index()).collect();
-        let urls = UrlMap {
-            canon: Canonicalizer::new(&UrlMap::identity_rules(&config.canonical)),
-            ids: HashMap::new(),
-        };
-        let expiry = (config.index.ttl_secs > 0).then(BinaryHeap::new);
+        let derived = Derived::new(&config, &detectors);
         let detectors: Arc<[Box<dyn Detector>]> = detectors.into();
         Deduper {
             analyzer: Arc::new(Analyzer {
@@ -424,12 +285,8 @@ impl Deduper {
             }),
             config,
             detectors,
-            indexes,
-            templates: Templates::default(),
-            blocks: BlockIndex::default(),
+            derived,
             store,
-            urls,
-            expiry,
             clock: Arc::new(unix_now),
             stats: Stats::default(),
         }
@@ -438,18 +295,8 @@ impl Deduper {
     /// Derives the candidate indexes, URL map and expiry queue from every
     /// record of the store.
     fn rebuild(&mut self) -> crate::Result<()> {
-        let Deduper {
-            store,
-            indexes,
-            templates,
-            blocks,
-            urls,
-            expiry,
-            ..
-        } = self;
-        store.for_each(&mut |id, rec| {
-            derive_added(indexes, (templates, blocks), urls, expiry, id, rec)
-        })
+        let Deduper { store, derived, .. } = self;
+        store.for_each(&mut |id, rec| derived.add(id, rec))
     }
 
     /// Replaces the clock (Unix seconds) that stamps fetch times and
@@ -499,7 +346,7 @@ impl Deduper {
     /// Counters so far.
     pub fn stats(&self) -> Stats {
         Stats {
-            indexed: (self.store.len() - self.templates.observations()) as u64,
+            indexed: (self.store.len() - self.derived.templates.observations()) as u64,
             ..self.stats
         }
     }
@@ -894,14 +741,16 @@ impl Deduper {
 
     /// The indexed page at the canonical URL of `url`, if any.
     fn same_url(&self, url: &str) -> crate::Result<Option<(DocId, Arc<DocRecord>)>> {
-        let Some(&id) = self.urls.ids.get(&self.urls.key(url)) else {
+        let Some(&id) = self.derived.urls.ids.get(&self.derived.urls.key(url)) else {
             return Ok(None);
         };
         let Some(rec) = self.store.get(id)? else {
             return Ok(None);
         };
         // Confirm: a 64-bit hash collision must not replace another page.
-        if rec.url != url && self.urls.canonical(&rec.url) != self.urls.canonical(url) {
+        if rec.url != url
+            && self.derived.urls.canonical(&rec.url) != self.derived.urls.canonical(url)
+        {
             return Ok(None);
         }
         Ok(Some((id, rec)))
@@ -919,7 +768,7 @@ impl Deduper {
         };
         if old.signatures == record.signatures && !self.is_expired(&old, now) {
             if self.store.touch(id, now)? {
-                if let Some(queue) = &mut self.expiry {
+                if let Some(queue) = &mut self.derived.expiry {
                     queue.push(Reverse((now, id)));
                 }
             }
@@ -954,7 +803,7 @@ impl Deduper {
         let ttl = self.config.index.ttl_secs;
         let mut removed = 0;
         loop {
-            let Some(queue) = &mut self.expiry else {
+            let Some(queue) = &mut self.derived.expiry else {
                 return Ok(0);
             };
             let Some(&Reverse((at, id))) = queue.peek() else {
@@ -1081,7 +930,9 @@ impl Deduper {
     ) -> (crate::content::Basis, Vec<(u32, crate::content::Role)>) {
         crate::content::roles(
             &analyzed.content,
-            self.templates.of(&analyzed.doc.site, &analyzed.doc.url),
+            self.derived
+                .templates
+                .of(&analyzed.doc.site, &analyzed.doc.url),
         )
     }
 
@@ -1090,7 +941,7 @@ impl Deduper {
     /// `neardup extract --json`.
     pub fn content_facts(&self, analyzed: &Analyzed) -> crate::content::PageFacts {
         let (site, url) = (&analyzed.doc.site, &analyzed.doc.url);
-        OwnContent::new(&analyzed.content, self.templates.of(site, url), url)
+        OwnContent::new(&analyzed.content, self.derived.templates.of(site, url), url)
             .facts(&analyzed.extracted.title, &analyzed.doc.lang)
     }
 
@@ -1114,21 +965,8 @@ impl Deduper {
     /// Applies writes other processes made to a shared store to the
     /// candidate indexes (nothing to do for a store private to us).
     fn catch_up(&mut self) -> crate::Result<()> {
-        let Deduper {
-            store,
-            indexes,
-            templates,
-            blocks,
-            urls,
-            expiry,
-            ..
-        } = self;
-        store.sync(&mut |change| match change {
-            Change::Added(id, rec) => {
-                derive_added(indexes, (templates, blocks), urls, expiry, id, rec)
-            }
-            Change::Removed(id, rec) => derive_removed(indexes, (templates, blocks), urls, id, rec),
-        })
+        let Deduper { store, derived, .. } = self;
+        store.sync(&mut |change| derived.apply(change))
     }
 
     /// The candidates of each detector in chain order, then of the block
@@ -1147,7 +985,7 @@ impl Deduper {
     ) -> crate::Result<Found> {
         // The page's own content, computed at the first candidate (most
         // pages have none).
-        let template = self.templates.of(site, url);
+        let template = self.derived.templates.of(site, url);
         let own = std::cell::OnceCell::new();
         let own = || own.get_or_init(|| OwnContent::new(content, template, url));
         let n = self.detectors.len();
@@ -1158,7 +996,7 @@ impl Deduper {
                 continue;
             }
             candidates.clear();
-            self.indexes[i].candidates(sig, &mut candidates);
+            self.derived.indexes[i].candidates(sig, &mut candidates);
             // Every candidate the detector calls alike, strongest first
             // (level, then score, then the earliest page); the first the
             // policy calls a copy's original is the match. Coverage, the
@@ -1172,7 +1010,9 @@ impl Deduper {
                     continue;
                 };
                 let sim = det.similarity(sig, earlier);
-                if let Some(j) = det.classify_in_context(&*self.indexes[i], sig, earlier, sim) {
+                if let Some(j) =
+                    det.classify_in_context(&*self.derived.indexes[i], sig, earlier, sim)
+                {
                     alike.push((id, sim, j, rec));
                 }
             }
@@ -1208,7 +1048,9 @@ impl Deduper {
         }
         // No detector matched a page holding this page's content: look
         // for kept pages sharing its own blocks.
-        self.blocks.candidates(content, template, &mut candidates);
+        self.derived
+            .blocks
+            .candidates(content, template, &mut candidates);
         let mut best: Option<(DocId, Coverage, VerdictKind, Similarity, Judgement)> = None;
         for &id in &candidates {
             let Some(rec) = self.live_record(id, now)? else {
@@ -1279,14 +1121,7 @@ impl Deduper {
     /// Adds a freshly stored record to the derived indexes.
     fn index_stored(&mut self, id: DocId) -> crate::Result<()> {
         if let Some(rec) = self.store.get(id)? {
-            derive_added(
-                &mut self.indexes,
-                (&mut self.templates, &mut self.blocks),
-                &mut self.urls,
-                &mut self.expiry,
-                id,
-                &rec,
-            );
+            self.derived.add(id, &rec);
         }
         Ok(())
     }
@@ -1296,13 +1131,7 @@ impl Deduper {
         let Some(rec) = self.store.remove(id)? else {
             return Ok(false);
         };
-        derive_removed(
-            &mut self.indexes,
-            (&mut self.templates, &mut self.blocks),
-            &mut self.urls,
-            id,
-            &rec,
-        );
+        self.derived.remove(id, &rec);
         Ok(true)
     }
 
@@ -1423,16 +1252,16 @@ impl Deduper {
         let mut out: Vec<(String, usize)> = self
             .detectors
             .iter()
-            .zip(&self.indexes)
+            .zip(&self.derived.indexes)
             .map(|(d, i)| (d.name().to_owned(), i.heap_bytes()))
             .collect();
-        let expiry = self.expiry.as_ref().map_or(0, |q| {
+        let expiry = self.derived.expiry.as_ref().map_or(0, |q| {
             q.capacity() * std::mem::size_of::<Reverse<(u64, DocId)>>()
         });
-        out.push(("urls".into(), self.urls.heap_bytes() + expiry));
+        out.push(("urls".into(), self.derived.urls.heap_bytes() + expiry));
         out.push((
             "content".into(),
-            self.templates.heap_bytes() + self.blocks.heap_bytes(),
+            self.derived.templates.heap_bytes() + self.derived.blocks.heap_bytes(),
         ));
         out.push(("store".into(), self.store.heap_bytes()));
         out

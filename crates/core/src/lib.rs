@@ -46,6 +46,7 @@ mod compare;
 mod config;
 mod content;
 mod deduper;
+mod derived;
 mod error;
 mod index;
 #[cfg(feature = "plugins")]

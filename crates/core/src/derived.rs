@@ -1,0 +1,186 @@
+//! What the deduper derives from its store and keeps in RAM: the
+//! detectors' candidate indexes, the site templates, the block index, the
+//! URL map and (with `index.ttl_secs`) the expiry queue.
+//!
+//! One owner, two operations: [`Derived::add`] when a record is stored (or
+//! read at open, or seen stored by another process) and [`Derived::remove`]
+//! when it is removed. Invariant: after `add` of every record of the store,
+//! in id order, and `add` / `remove` of every later change, each structure
+//! holds exactly what the store's records imply, so it can always be thrown
+//! away and rebuilt from the store (which is what opening an index does).
+//! An observation (a page that was not kept, stored for its blocks only)
+//! counts towards its site's templates and nothing else.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use neardup_api::{CandidateIndex, Detector, DocId};
+
+use crate::canonical::Canonicalizer;
+use crate::config::Config;
+use crate::content::{BlockIndex, Evidence, EvidenceRef, Templates};
+use crate::index::{Change, DocRecord};
+
+/// The deduper's derived state (see the module docs).
+pub(crate) struct Derived {
+    /// One candidate index per detector, in chain order.
+    pub(crate) indexes: Vec<Box<dyn CandidateIndex>>,
+    /// Per site, the blocks its pages repeat.
+    pub(crate) templates: Templates,
+    /// Kept pages by their blocks.
+    pub(crate) blocks: BlockIndex,
+    /// Which kept page holds each URL.
+    pub(crate) urls: UrlMap,
+    /// `(fetched_at, id)`, earliest first, when `index.ttl_secs > 0`. An
+    /// entry whose record was removed or fetched again since is skipped
+    /// when it comes due (removal does not search the heap).
+    pub(crate) expiry: Option<BinaryHeap<Reverse<(u64, DocId)>>>,
+}
+
+/// Whether a record comes or goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Add,
+    Remove,
+}
+
+impl Derived {
+    /// Empty derived state for `detectors` under `config`.
+    pub(crate) fn new(config: &Config, detectors: &[Box<dyn Detector>]) -> Derived {
+        Derived {
+            indexes: detectors.iter().map(|d| d.new_index()).collect(),
+            templates: Templates::default(),
+            blocks: BlockIndex::default(),
+            urls: UrlMap {
+                canon: Canonicalizer::new(&UrlMap::identity_rules(&config.canonical)),
+                ids: HashMap::new(),
+            },
+            expiry: (config.index.ttl_secs > 0).then(BinaryHeap::new),
+        }
+    }
+
+    /// Adds what stored record `id` contributes.
+    pub(crate) fn add(&mut self, id: DocId, rec: &DocRecord) {
+        self.update(Direction::Add, id, rec);
+    }
+
+    /// Takes back what [`Derived::add`] added for `id`.
+    pub(crate) fn remove(&mut self, id: DocId, rec: &DocRecord) {
+        self.update(Direction::Remove, id, rec);
+    }
+
+    /// Applies a change another process made to a shared store.
+    pub(crate) fn apply(&mut self, change: Change<'_>) {
+        match change {
+            Change::Added(id, rec) => self.add(id, rec),
+            Change::Removed(id, rec) => self.remove(id, rec),
+        }
+    }
+
+    fn update(&mut self, direction: Direction, id: DocId, rec: &DocRecord) {
+        let add = direction == Direction::Add;
+        for (index, sig) in self.indexes.iter_mut().zip(&rec.signatures) {
+            if sig.is_empty() {
+                continue;
+            }
+            if add {
+                index.insert(id, sig);
+            } else {
+                index.remove(id, sig);
+            }
+        }
+        let evidence = evidence_of(rec, self.indexes.len());
+        let observation = evidence.is_some_and(|e| e.is_observation());
+        if let Some(e) = evidence {
+            if add {
+                self.templates.added(&rec.site, &rec.url, e, observation);
+            } else {
+                self.templates.removed(&rec.site, &rec.url, e, observation);
+            }
+            if !observation {
+                if add {
+                    self.blocks.insert(id, e.blocks);
+                } else {
+                    self.blocks.remove(id, e.blocks);
+                }
+            }
+        }
+        if observation {
+            return;
+        }
+        if add {
+            self.urls.added(id, rec);
+            if let Some(queue) = &mut self.expiry {
+                queue.push(Reverse((rec.fetched_at, id)));
+            }
+        } else {
+            self.urls.removed(id, rec);
+        }
+    }
+}
+
+/// A record's content evidence: the slots after its `detectors` signatures.
+pub(crate) fn evidence_of(rec: &DocRecord, detectors: usize) -> Option<EvidenceRef<'_>> {
+    Evidence::from_signatures(rec.signatures.get(detectors..)?)
+}
+
+/// Which indexed page holds each URL: derived state, rebuilt from the store
+/// on open like the candidate indexes. Keyed by a stable hash (xxh3, fixed
+/// seed) of the URL's identity form ([`UrlMap::identity_rules`]: so
+/// `HTTP://A.example:80/x#top` and `http://a.example/x` are one page, but
+/// `/x?utm_source=feed` is not `/x`); a hit is confirmed against the
+/// stored URL, so a hash collision can never replace another page.
+pub(crate) struct UrlMap {
+    canon: Canonicalizer,
+    pub(crate) ids: HashMap<u64, DocId>,
+}
+
+impl UrlMap {
+    /// The `canonical` rules that only rewrite one resource's
+    /// spellings (RFC 3986 equivalence: fragment, percent-encoding, empty
+    /// query, host dot), without the heuristics that merge URLs which may
+    /// name different pages (dropped or sorted parameters, trailing
+    /// slashes). A recrawl replaces the page fetched at the *same* URL; a
+    /// copy at a tracking-parameter variant is a duplicate to report, not a
+    /// new version (the crawl's frontier merges those before fetching).
+    pub(crate) fn identity_rules(
+        crawl: &crate::config::CanonicalConfig,
+    ) -> crate::config::CanonicalConfig {
+        crate::config::CanonicalConfig {
+            sort_query: false,
+            drop_params: Vec::new(),
+            drop_path_params: false,
+            trailing_slash: crate::config::TrailingSlash::Keep,
+            ..crawl.clone()
+        }
+    }
+
+    /// The identity form of `url` (the URL itself if it has none, e.g. a
+    /// `file://` URL of a batch input).
+    pub(crate) fn canonical(&self, url: &str) -> String {
+        self.canon
+            .canonicalize(url)
+            .map_or_else(|_| url.to_owned(), String::from)
+    }
+
+    pub(crate) fn key(&self, url: &str) -> u64 {
+        neardup_api::hash64(self.canonical(url).as_bytes())
+    }
+
+    fn added(&mut self, id: DocId, rec: &DocRecord) {
+        // Ids grow: the newest record of a URL wins.
+        self.ids.insert(self.key(&rec.url), id);
+    }
+
+    fn removed(&mut self, id: DocId, rec: &DocRecord) {
+        let key = self.key(&rec.url);
+        if self.ids.get(&key) == Some(&id) {
+            self.ids.remove(&key);
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        // hashbrown: one control byte per bucket besides the entry.
+        self.ids.capacity() * (std::mem::size_of::<(u64, DocId)>() + 1)
+    }
+}
