@@ -787,7 +787,6 @@ impl EvidenceRef<'_> {
 #[derive(Debug, Default)]
 pub struct Templates {
     sites: HashMap<u64, SiteBlocks>,
-    observations: usize,
 }
 
 #[derive(Debug, Default)]
@@ -858,11 +857,10 @@ impl Templates {
         [Some(Templates::key(site)), section]
     }
 
-    /// A stored page (kept, or an observation when `observation`) of
-    /// `site` at `url` with these (distinct) block hashes.
-    pub fn added(&mut self, site: &str, url: &str, e: EvidenceRef<'_>, observation: bool) {
+    /// A stored page (kept, or an observation: both count) of `site` at
+    /// `url` with these (distinct) block hashes.
+    pub fn added(&mut self, site: &str, url: &str, e: EvidenceRef<'_>) {
         let blocks = e.blocks;
-        self.observations += usize::from(observation);
         let name = page_name(url) as u32;
         for key in Templates::keys(site, url).into_iter().flatten() {
             let s = self.sites.entry(key).or_default();
@@ -877,9 +875,8 @@ impl Templates {
     }
 
     /// Undoes [`Templates::added`].
-    pub fn removed(&mut self, site: &str, url: &str, e: EvidenceRef<'_>, observation: bool) {
+    pub fn removed(&mut self, site: &str, url: &str, e: EvidenceRef<'_>) {
         let blocks = e.blocks;
-        self.observations -= usize::from(observation);
         let name = page_name(url) as u32;
         for key in Templates::keys(site, url).into_iter().flatten() {
             let Some(s) = self.sites.get_mut(&key) else {
@@ -906,11 +903,6 @@ impl Templates {
                 self.sites.remove(&key);
             }
         }
-    }
-
-    /// Stored observations (dropped pages kept only for their blocks).
-    pub fn observations(&self) -> usize {
-        self.observations
     }
 
     /// What is known of the template of the page at `url` of `site`: its
@@ -2411,7 +2403,6 @@ mod tests {
                 "s",
                 &format!("http://s/p{i}"),
                 seen(&page(&[(FOOTER, false)]).evidence().blocks),
-                false,
             );
         }
         assert!(t.of("s", "http://s/x").contains(a.blocks[3].hash));
@@ -2436,7 +2427,6 @@ mod tests {
                 "s",
                 &format!("http://s/p{i}"),
                 seen(&page(&[(FOOTER, false)]).evidence().blocks),
-                true,
             );
         }
         let ev = a.evidence().to_signatures();
@@ -2471,38 +2461,36 @@ mod tests {
     #[test]
     fn templates_count_pages_and_forget_removed_ones() {
         let mut t = Templates::default();
-        t.added("s", "http://s/a.html", seen(&[1, 2]), false);
-        t.added("s", "http://s/b.html", seen(&[1]), true);
-        t.added("s", "http://s/c.html", seen(&[1]), false);
+        t.added("s", "http://s/a.html", seen(&[1, 2]));
+        t.added("s", "http://s/b.html", seen(&[1]));
+        t.added("s", "http://s/c.html", seen(&[1]));
         assert!(t.of("s", "http://s/x").contains(1));
         assert!(!t.of("s", "http://s/x").contains(2));
         assert!(!t.of("other", "http://other/x").contains(1));
-        assert_eq!(t.observations(), 1);
-        t.removed("s", "http://s/b.html", seen(&[1]), true);
+        t.removed("s", "http://s/b.html", seen(&[1]));
         assert!(!t.of("s", "http://s/x").contains(1));
-        assert_eq!(t.observations(), 0);
     }
 
     #[test]
     fn a_page_mirrored_under_other_folders_counts_once() {
         let mut t = Templates::default();
-        t.added("s", "http://s/en/guide.html", seen(&[7]), false);
-        t.added("s", "http://s/fr/guide.html", seen(&[7]), true);
-        t.added("s", "http://s/v2/guide.html", seen(&[7]), true);
+        t.added("s", "http://s/en/guide.html", seen(&[7]));
+        t.added("s", "http://s/fr/guide.html", seen(&[7]));
+        t.added("s", "http://s/v2/guide.html", seen(&[7]));
         assert!(
             !t.of("s", "http://s/x").contains(7),
             "one page and its mirrors are not a template"
         );
-        t.added("s", "http://s/en/other/", seen(&[7]), false);
+        t.added("s", "http://s/en/other/", seen(&[7]));
         assert!(!t.of("s", "http://s/x").contains(7), "two pages");
         // A mirror's blocks that the first copy lacked still count.
-        t.added("s", "http://s/fr/guide.html", seen(&[8]), true);
-        t.added("s", "http://s/a.html", seen(&[8]), false);
-        t.added("s", "http://s/b.html", seen(&[8]), false);
+        t.added("s", "http://s/fr/guide.html", seen(&[8]));
+        t.added("s", "http://s/a.html", seen(&[8]));
+        t.added("s", "http://s/b.html", seen(&[8]));
         assert!(t.of("s", "http://s/x").contains(8));
-        t.added("s", "http://s/third.html", seen(&[7]), false);
+        t.added("s", "http://s/third.html", seen(&[7]));
         assert!(t.of("s", "http://s/x").contains(7));
-        t.removed("s", "http://s/third.html", seen(&[7]), false);
+        t.removed("s", "http://s/third.html", seen(&[7]));
         assert!(!t.of("s", "http://s/x").contains(7));
     }
 

@@ -346,7 +346,7 @@ impl Deduper {
     /// Counters so far.
     pub fn stats(&self) -> Stats {
         Stats {
-            indexed: (self.store.len() - self.derived.templates.observations()) as u64,
+            indexed: self.derived.kept(),
             ..self.stats
         }
     }

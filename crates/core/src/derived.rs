@@ -35,6 +35,8 @@ pub(crate) struct Derived {
     /// entry whose record was removed or fetched again since is skipped
     /// when it comes due (removal does not search the heap).
     pub(crate) expiry: Option<BinaryHeap<Reverse<(u64, DocId)>>>,
+    /// Stored records that are not observations: the pages indexed.
+    kept: u64,
 }
 
 /// Whether a record comes or goes.
@@ -56,6 +58,7 @@ impl Derived {
                 ids: HashMap::new(),
             },
             expiry: (config.index.ttl_secs > 0).then(BinaryHeap::new),
+            kept: 0,
         }
     }
 
@@ -67,6 +70,11 @@ impl Derived {
     /// Takes back what [`Derived::add`] added for `id`.
     pub(crate) fn remove(&mut self, id: DocId, rec: &DocRecord) {
         self.update(Direction::Remove, id, rec);
+    }
+
+    /// Stored records that are kept pages (not observations).
+    pub(crate) fn kept(&self) -> u64 {
+        self.kept
     }
 
     /// Applies a change another process made to a shared store.
@@ -93,9 +101,9 @@ impl Derived {
         let observation = evidence.is_some_and(|e| e.is_observation());
         if let Some(e) = evidence {
             if add {
-                self.templates.added(&rec.site, &rec.url, e, observation);
+                self.templates.added(&rec.site, &rec.url, e);
             } else {
-                self.templates.removed(&rec.site, &rec.url, e, observation);
+                self.templates.removed(&rec.site, &rec.url, e);
             }
             if !observation {
                 if add {
@@ -109,11 +117,13 @@ impl Derived {
             return;
         }
         if add {
+            self.kept += 1;
             self.urls.added(id, rec);
             if let Some(queue) = &mut self.expiry {
                 queue.push(Reverse((rec.fetched_at, id)));
             }
         } else {
+            self.kept = self.kept.saturating_sub(1);
             self.urls.removed(id, rec);
         }
     }
@@ -182,5 +192,59 @@ impl UrlMap {
     pub(crate) fn heap_bytes(&self) -> usize {
         // hashbrown: one control byte per bucket besides the entry.
         self.ids.capacity() * (std::mem::size_of::<(u64, DocId)>() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup_api::Signature;
+
+    fn record(url: &str, observation: bool) -> DocRecord {
+        let evidence = Evidence {
+            blocks: vec![1, 2, 3],
+            modulus: 1,
+            sample: vec![4, 5],
+            visible: 6,
+            title: vec![7],
+            lang: 0,
+            main_words: 40,
+        };
+        let kept = evidence.to_signatures();
+        let slots: Vec<Signature> = if observation {
+            Evidence::from_signatures(&kept)
+                .expect("well-formed slots")
+                .observation()
+                .to_vec()
+        } else {
+            kept.to_vec()
+        };
+        DocRecord {
+            key: url.into(),
+            url: url.into(),
+            site: "s".into(),
+            signatures: slots,
+            fetched_at: 0,
+        }
+    }
+
+    #[test]
+    fn kept_counts_kept_pages_and_not_observations_and_forgets_removed_ones() {
+        let mut d = Derived::new(&Config::default(), &[]);
+        let (a, b, c) = (
+            record("http://s/a", false),
+            record("http://s/b", true),
+            record("http://s/c", false),
+        );
+        d.add(0, &a);
+        d.add(1, &b);
+        d.add(2, &c);
+        assert_eq!(d.kept(), 2);
+        assert_eq!(d.urls.ids.len(), 2, "an observation holds no URL");
+        d.remove(1, &b);
+        assert_eq!(d.kept(), 2);
+        d.remove(0, &a);
+        assert_eq!(d.kept(), 1);
+        assert_eq!(d.urls.ids.len(), 1);
     }
 }
