@@ -149,27 +149,43 @@ fn batch_options(args: &Args) -> neardup_batch::Options {
 
 /// Completes on Ctrl-C or, on Unix, SIGTERM (what service managers send),
 /// after printing `message` (what the command does before it exits).
-pub(crate) async fn shutdown_signal(message: &'static str) {
-    let ctrl_c = async {
+///
+/// The handlers are installed by this call, not when the future is first
+/// polled: a server that has announced its address must already own
+/// SIGINT, or a signal sent right after its first answer (before the task
+/// holding this future ran again) would kill it on the spot, skipping the
+/// flush. Call it inside the runtime, before announcing anything.
+pub(crate) fn shutdown_signal(message: &'static str) -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
+    };
+    async move {
+        #[cfg(unix)]
+        {
+            // A handler that could not be installed never fires: the other
+            // one (or a kill) still ends the command.
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {}
+                () = wait(terminate) => {}
+            }
+        }
+        #[cfg(not(unix))]
         if tokio::signal::ctrl_c().await.is_err() {
-            // No SIGINT handler possible: rely on SIGTERM alone.
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
+        eprintln!("{message}");
     }
-    eprintln!("{message}");
 }

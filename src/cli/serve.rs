@@ -52,6 +52,11 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
         let deduper =
             tokio::task::block_in_place(|| super::open_deduper(config, index))?.without_links();
         let deduper = SharedDeduper::new(deduper);
+        // Owns SIGINT and SIGTERM from here on, before the address is
+        // announced (see shutdown_signal); while the index opens, Ctrl-C
+        // still ends the process at once.
+        let shutdown =
+            super::shutdown_signal("neardup: shutting down: finishing requests in flight");
         // First line on stderr: scripts and tests read the address there.
         eprintln!("neardup: listening on http://{addr}");
         match index {
@@ -61,13 +66,7 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
             Some(IndexLocation::Redis(_)) => {}
             None => eprintln!("neardup: index in memory (--in-memory): lost at exit"),
         }
-        neardup_serve::run(
-            listener,
-            deduper,
-            options,
-            super::shutdown_signal("neardup: shutting down: finishing requests in flight"),
-        )
-        .await?;
+        neardup_serve::run(listener, deduper, options, shutdown).await?;
         eprintln!("neardup: shut down");
         anyhow::Ok(())
     })?;
