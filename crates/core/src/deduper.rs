@@ -277,12 +277,7 @@ impl Deduper {
         let derived = Derived::new(&config, &detectors);
         let detectors: Arc<[Box<dyn Detector>]> = detectors.into();
         Deduper {
-            analyzer: Arc::new(Analyzer {
-                normalizer: Normalizer::new(&config.text),
-                extract: config.extract.clone(),
-                config: config.clone(),
-                detectors: Arc::clone(&detectors),
-            }),
+            analyzer: Arc::new(Analyzer::new(&config, Arc::clone(&detectors))),
             config,
             detectors,
             derived,
@@ -391,14 +386,14 @@ impl Deduper {
     /// handle is taken (a handle taken earlier keeps collecting them).
     #[must_use]
     pub fn without_links(mut self) -> Deduper {
-        let mut extract = self.config.extract.clone();
-        extract.max_links = 0;
-        self.analyzer = Arc::new(Analyzer {
-            normalizer: Normalizer::new(&self.config.text),
-            extract,
-            config: self.config.clone(),
-            detectors: Arc::clone(&self.detectors),
-        });
+        // Unshared (the usual case, right after opening): set the one
+        // setting in place instead of building the normalizer again.
+        if Arc::get_mut(&mut self.analyzer).is_none() {
+            self.analyzer = Arc::new(Analyzer::new(&self.config, Arc::clone(&self.detectors)));
+        }
+        if let Some(analyzer) = Arc::get_mut(&mut self.analyzer) {
+            analyzer.extract.max_links = 0;
+        }
         self
     }
 
@@ -430,6 +425,16 @@ impl std::fmt::Debug for Analyzer {
 }
 
 impl Analyzer {
+    /// The analysis half for `config` and its detector chain.
+    fn new(config: &Config, detectors: Arc<[Box<dyn Detector>]>) -> Analyzer {
+        Analyzer {
+            normalizer: Normalizer::new(&config.text),
+            extract: config.extract.clone(),
+            config: config.clone(),
+            detectors,
+        }
+    }
+
     /// The CPU-heavy half: decode, extract, normalize, sign. Never panics on
     /// any input bytes.
     pub fn analyze(
@@ -1554,6 +1559,24 @@ mod tests {
         assert_eq!((m.id, m.key.as_str()), (Some(id), "seed-1"));
         let empty = d.analyze("e", "https://a.example/e", b"", None);
         assert_eq!(d.insert(empty).unwrap(), None);
+    }
+
+    #[test]
+    fn without_links_stops_collecting_links_and_earlier_handles_keep_them() {
+        let html = b"<html><body><p>Some text about links.</p>\
+            <a href=/a.html>a</a> <a href=/b.html>b</a></body></html>";
+        let url = "http://e.com/page.html";
+        let links = |a: &Analyzer| a.analyze("k", url, html, None).extracted.links;
+        let with = Deduper::new(Config::default()).unwrap();
+        assert_eq!(links(&with.analyzer()).len(), 2);
+        let without = Deduper::new(Config::default()).unwrap().without_links();
+        assert!(links(&without.analyzer()).is_empty());
+        // A handle taken before keeps collecting; the deduper's own stops.
+        let shared = Deduper::new(Config::default()).unwrap();
+        let earlier = shared.analyzer();
+        let shared = shared.without_links();
+        assert_eq!(links(&earlier).len(), 2);
+        assert!(links(&shared.analyzer()).is_empty());
     }
 
     #[test]

@@ -341,7 +341,7 @@ fn read_page(path: &Path, limits: Limits) -> Result<Vec<u8>, String> {
             not_regular(&meta).into()
         });
     }
-    let body = read_capped(path, limits.max_record)?;
+    let body = read_capped(path, meta.len(), limits.max_record)?;
     if !body.starts_with(&stream::GZIP_MAGIC) {
         return Ok(body);
     }
@@ -360,14 +360,15 @@ fn read_page(path: &Path, limits: Limits) -> Result<Vec<u8>, String> {
 }
 
 /// Reads a whole file of at most `max` bytes (for directory and manifest
-/// pages).
-fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+/// pages), `len` long by its metadata (a file that grew meanwhile is still
+/// read to its end or the cap).
+fn read_capped(path: &Path, len: u64, max: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     // Sized from the file's length up front: growing a buffer by doubling
     // copied and re-faulted each page's bytes several times (8% of a
     // single-core `dedup` in perf).
-    let expected = file.metadata().map_or(0, |m| m.len()).min(max);
+    let expected = len.min(max);
     let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
     file.take(max.saturating_add(1))
         .read_to_end(&mut body)
