@@ -886,3 +886,48 @@ fn offline_compare_keeps_distinct_pages_as_online() {
         ((DOXYGEN, ELF_HEADERS[0]), (DOXYGEN, ELF_HEADERS[1]), false),
     ]);
 }
+
+// --- a copy found through an earlier copy ----------------------------------
+
+/// The Gazette's harbour-wall story: its print view (the headline and the
+/// text), the story itself (photo captions, a key-facts box and a timeline
+/// that the print view leaves out), and the story updated a day later at
+/// another URL (an update paragraph, an advert, nine words edited).
+const HARBOUR_PRINT: &str = "print/news/2026/03/18/harbour-wall-reopens.html";
+const HARBOUR: &str = "news/2026/03/18/harbour-wall-reopens.html";
+const HARBOUR_UPDATED: &str = "news/2026/03/19/harbour-wall-reopens-to-walkers.html";
+
+/// Crawled in that order, the story is dropped into its print view, and
+/// the updated story, too far from the print view (the boxes and the
+/// edits), is dropped into the story: the near duplicate dropped before it
+/// is indexed (`decide.index_near_duplicates`, on by default) and holds
+/// what the print view lacks. With the setting off the updated story is
+/// kept: only first-seen pages are matched.
+#[test]
+fn an_updated_story_after_its_print_view_and_itself_is_a_copy_of_the_story() {
+    for seeded in [false, true] {
+        for index_near in [true, false] {
+            let mut config = Config::default();
+            config.decide.index_near_duplicates = index_near;
+            let mut d = Deduper::new(config).expect("config");
+            if seeded {
+                GAZETTE.seed(&mut d, &GAZETTE_SEED);
+            }
+            let print = GAZETTE.check(&mut d, HARBOUR_PRINT);
+            assert_eq!(print.kind, VerdictKind::Unique, "{}", show(&print));
+            let story = GAZETTE.check(&mut d, HARBOUR);
+            assert_copy_of(&story, GAZETTE.url(HARBOUR_PRINT));
+            let updated = GAZETTE.check(&mut d, HARBOUR_UPDATED);
+            let context = format!(
+                "seeded={seeded} index_near={index_near}: {}",
+                show(&updated)
+            );
+            if index_near {
+                assert_eq!(updated.kind, VerdictKind::NearDuplicate, "{context}");
+                assert_copy_of(&updated, GAZETTE.url(HARBOUR));
+            } else {
+                assert_eq!(updated.kind, VerdictKind::Unique, "{context}");
+            }
+        }
+    }
+}

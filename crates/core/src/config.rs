@@ -61,9 +61,12 @@ pub struct DecideConfig {
     /// so short pages do not cluster by chance.
     pub min_terms: usize,
     /// Index near duplicates too, so later variants of them are found
-    /// (exact duplicates are never indexed: they add nothing). Off by
-    /// default: an indexed near duplicate becomes the kept side of later
-    /// drops, and drops chained through it join distinct pages.
+    /// (exact duplicates are never indexed: they add nothing). On by
+    /// default: a later variant often resembles an earlier variant more
+    /// than the first-seen page (an edited original after its print view
+    /// and the original). A drop through an indexed near duplicate names
+    /// that page and passes the content gate against it; the cluster is
+    /// the first-seen page's.
     pub index_near_duplicates: bool,
     /// A page is dropped only when at least this share of its own content
     /// (its text minus its site's template; see `crate::content`) is in
@@ -76,7 +79,7 @@ impl Default for DecideConfig {
         DecideConfig {
             detectors: vec!["exact".into(), "simhash".into(), "chunks".into()],
             min_terms: 20,
-            index_near_duplicates: false,
+            index_near_duplicates: true,
             min_coverage: 0.8,
         }
     }
