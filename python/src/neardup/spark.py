@@ -240,7 +240,7 @@ def settle(pairs, conf: dict[str, Any], checkpoint_every: int = 4):
     the number of rounds."""
     from pyspark.sql import functions as F
 
-    index_near = bool(conf.get("decide", {}).get("index_near_duplicates", False))
+    index_near = bool(conf.get("decide", {}).get("index_near_duplicates", True))
     edges = pairs.select("earlier", "later", "kind", _match_order(conf).alias("order")).cache()
     laters = edges.select(F.col("later").alias("seq")).distinct()
     # Pages with no earlier partner are kept, each its own cluster.
