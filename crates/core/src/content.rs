@@ -148,7 +148,13 @@ pub const MIN_NAMED: f64 = 0.5;
 /// (comments, a longer extraction of the same story, an update's added
 /// paragraphs). It is the kept article's copy when the kept article is
 /// also at least [`EXTENDS_MIN_COVERED`] of its own content.
-pub const EXTENDS_MIN_HOLDS: f64 = 0.85;
+///
+/// Not higher: an edited copy (one word in forty changed takes three
+/// 3-shingles with it) that also lacks the kept copy's credit line holds
+/// about 84% of it (a New York Times story after its syndicated copy on
+/// neardup-dev2). 0.70 to 0.80 score the same on dev, dev2 and both wild
+/// sites; 0.85 misses that page (docs/results.md).
+pub const EXTENDS_MIN_HOLDS: f64 = 0.80;
 
 /// Most words of an item's name (an API item, a command, a version, a
 /// chapter): two titles of one pattern naming such items differently are
@@ -2601,6 +2607,54 @@ mod tests {
         // Four times as much: a page that includes it, not its copy.
         let c = extending_coverage(28, headline, 7, headline);
         assert!(!c.allows_drop(0.8), "{c:?}");
+    }
+
+    #[test]
+    fn an_edited_original_extends_its_syndicated_copy() {
+        // The syndicated copy kept first: seven paragraphs and the
+        // partner's credit line. The original after it: twelve
+        // paragraphs (a longer extraction), one word in forty edited in
+        // each of the seven. Each edit takes three shingles with it, and
+        // the copy's own lines are not in the original: the original holds
+        // about 84% of the copy, which must still be enough.
+        let headline = "Nikki Haley to resign as ambassador to the United Nations";
+        let paragraph = |p: usize, edited: bool| -> String {
+            let words: Vec<String> = (0..40)
+                .map(|w| {
+                    if edited && w == 20 {
+                        format!("edit{p}")
+                    } else {
+                        format!("word{p}x{w}")
+                    }
+                })
+                .collect();
+            format!("{}.", words.join(" "))
+        };
+        let mut page: Vec<String> = (0..12).map(|p| paragraph(p, p < 7)).collect();
+        page.push("Related coverage and more stories from our newsroom.".into());
+        let mut kept: Vec<String> = (0..7).map(|p| paragraph(p, false)).collect();
+        kept.push("This article originally appeared on the Times website and is republished under licence.".into());
+        let blocks =
+            |texts: &[String]| -> Vec<Block> { texts.iter().map(|t| block(t, true)).collect() };
+        let page = PageContent::from_page(headline, &blocks(&page));
+        let kept_ev = PageContent::from_page(headline, &blocks(&kept)).evidence();
+        let slots = kept_ev.to_signatures();
+        let own = OwnContent::new(&page, SiteTemplate::default(), "http://s/politics/haley");
+        let c = own.coverage(
+            &page,
+            Kept {
+                evidence: Evidence::from_signatures(&slots).unwrap(),
+                page_name: page_name("http://t/syndication/haley"),
+                url: "http://t/syndication/haley",
+            },
+            SiteTemplate::default(),
+            false,
+        );
+        assert!(
+            matches!(c, Coverage::Measured { holds: Some(h), covered, .. } if (EXTENDS_MIN_HOLDS..0.85).contains(&h) && covered < 0.8),
+            "{c:?}"
+        );
+        assert!(c.allows_drop(0.8), "{c:?}");
     }
 
     #[test]
