@@ -948,6 +948,21 @@ pub fn page_name(url: &str) -> u64 {
     h.digest()
 }
 
+/// How many folders the path of `url` has: `/a/b/page.html` has two, the
+/// site's root one none. The same page name under as many folders is a
+/// sibling folder's page (`arm/x.rs`, `aarch64/x.rs`; `3.11/x`, `3.12/x`);
+/// under one folder more or less, another view of the page (`print/`,
+/// `amp/`).
+pub fn folder_depth(url: &str) -> usize {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split(['#', '?']).next().unwrap_or_default();
+    let path = rest.split_once('/').map_or("", |(_, p)| p);
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .count()
+        .saturating_sub(1)
+}
+
 /// Stable hashes of the words of `text` as the page's blocks hash them
 /// (lowercased, Unicode words, symbols-only tokens left out).
 pub fn word_hashes(text: &str) -> Vec<u32> {
@@ -1598,6 +1613,8 @@ pub struct OwnContent {
     title_edges: Vec<u32>,
     /// Its [`page_name`].
     page_name: u64,
+    /// How many folders its URL's path has ([`folder_depth`]).
+    folders: usize,
     /// Its main text's language ([`lang_code`]).
     lang: u32,
     /// Words of its main content, navigation left out, counted as a kept
@@ -1728,6 +1745,7 @@ impl OwnContent {
         let own: Vec<&ContentBlock> = own.into_iter().map(|(_, b)| b).collect();
         OwnContent {
             page_name: page_name(url),
+            folders: folder_depth(url),
             title,
             title_edges: page.title_edges.clone(),
             name,
@@ -2046,7 +2064,16 @@ impl OwnContent {
                 words: self.name.len() as u32,
             };
         }
-        let holds = (basis == Basis::Article && !strict)
+        // On one site, under a sibling folder (as many folders deep), the
+        // same page name is another variant (a platform, a version): an
+        // article there that says more than the kept one is that
+        // variant's, not the same story extended. A print or AMP view is
+        // a folder more or less, and may extend; so may another site's
+        // copy.
+        let sibling = mirror
+            && folder_depth(kept_url) == self.folders
+            && crate::canonical::site_of(kept_url) == self.site;
+        let holds = (basis == Basis::Article && !strict && !sibling)
             .then(|| self.extends(covered, &hit, kept, named, holds))
             .flatten();
         Coverage::Measured {
@@ -2562,6 +2589,17 @@ mod tests {
         kept: usize,
         kept_title: &str,
     ) -> Coverage {
+        extending_coverage_at(
+            (paragraphs, title, "http://s/news/story"),
+            (kept, kept_title, "http://t/syndication/story"),
+        )
+    }
+
+    /// [`extending_coverage`] with the two pages' URLs.
+    fn extending_coverage_at(
+        (paragraphs, title, url): (usize, &str, &str),
+        (kept, kept_title, kept_url): (usize, &str, &str),
+    ) -> Coverage {
         let texts: Vec<String> = (0..paragraphs)
             .map(|p| {
                 let words: Vec<String> = (0..40).map(|w| format!("word{p}x{w}")).collect();
@@ -2573,13 +2611,13 @@ mod tests {
         let page = PageContent::from_page(title, &blocks(paragraphs));
         let kept_ev = PageContent::from_page(kept_title, &blocks(kept)).evidence();
         let slots = kept_ev.to_signatures();
-        let own = OwnContent::new(&page, SiteTemplate::default(), "http://s/news/story");
+        let own = OwnContent::new(&page, SiteTemplate::default(), url);
         own.coverage(
             &page,
             Kept {
                 evidence: Evidence::from_signatures(&slots).unwrap(),
-                page_name: page_name("http://t/syndication/story"),
-                url: "http://t/syndication/story",
+                page_name: page_name(kept_url),
+                url: kept_url,
             },
             SiteTemplate::default(),
             false,
@@ -2607,6 +2645,36 @@ mod tests {
         // Four times as much: a page that includes it, not its copy.
         let c = extending_coverage(28, headline, 7, headline);
         assert!(!c.allows_drop(0.8), "{c:?}");
+    }
+
+    #[test]
+    fn folder_depth_counts_the_folders_of_the_path() {
+        assert_eq!(folder_depth("http://s/"), 0);
+        assert_eq!(folder_depth("http://s/page.html"), 0);
+        assert_eq!(folder_depth("http://s/a/b/page.html?x=/y/z#/q"), 2);
+        assert_eq!(folder_depth("http://s/a/b/"), 1);
+        assert_eq!(folder_depth("https://e.example/print/article/x.html"), 2);
+    }
+
+    #[test]
+    fn a_longer_page_under_a_sibling_folder_does_not_extend_it() {
+        // One source file's page under `arm/` and `aarch64/`: the arm one
+        // holds all of the other and says 70% more. Another platform's
+        // file, not the same story extended.
+        let title = "armclang.rs - source";
+        let c = extending_coverage_at(
+            (12, title, "http://s/src/arm/armclang.rs.html"),
+            (7, title, "http://s/src/aarch64/armclang.rs.html"),
+        );
+        assert!(matches!(c, Coverage::Measured { holds: None, .. }), "{c:?}");
+        assert!(!c.allows_drop(0.8), "{c:?}");
+        // The story after its print view, a folder less: it extends it.
+        let title = "Rosetta ends its mission by landing on its comet";
+        let c = extending_coverage_at(
+            (12, title, "http://s/article/rosetta.html"),
+            (7, title, "http://s/print/article/rosetta.html"),
+        );
+        assert!(c.allows_drop(0.8), "{c:?}");
     }
 
     #[test]

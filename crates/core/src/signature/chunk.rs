@@ -251,7 +251,7 @@ impl Default for ChunkConfig {
             max_size: 128,
             window: 16,
             duplicate: 0.8,
-            near_duplicate: 0.3,
+            near_duplicate: 0.25,
             containment: 0.8,
             containment_min_chunks: 10,
             max_postings: 1000,
@@ -433,9 +433,9 @@ mod tests {
         let j = d.classify(&a, &a, sim(0.82, 0.9)).unwrap();
         assert_eq!(j.level, Level::Duplicate);
         assert_eq!(j.reason, "chunk resemblance 0.82 >= 0.80");
-        let j = d.classify(&a, &a, sim(0.31, 0.5)).unwrap();
+        let j = d.classify(&a, &a, sim(0.26, 0.5)).unwrap();
         assert_eq!(j.level, Level::NearDuplicate);
-        assert_eq!(j.reason, "chunk resemblance 0.31 >= 0.30");
+        assert_eq!(j.reason, "chunk resemblance 0.26 >= 0.25");
         let j = d.classify(&a, &a, sim(0.2, 0.91)).unwrap();
         assert_eq!(j.reason, "chunk containment 0.91 >= 0.80 of 100 chunks");
         assert!(d.classify(&a, &a, sim(0.2, 0.79)).is_none());
