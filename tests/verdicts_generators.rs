@@ -924,6 +924,19 @@ fn an_updated_story_after_its_print_view_and_itself_is_a_copy_of_the_story() {
             if index_near {
                 assert_eq!(updated.kind, VerdictKind::NearDuplicate, "{context}");
                 assert_copy_of(&updated, GAZETTE.url(HARBOUR));
+                // Fetched again unchanged, the indexed story is still the
+                // print view's copy (not an unchanged kept page), and the
+                // print view is unchanged.
+                let again = GAZETTE.check(&mut d, HARBOUR);
+                assert_eq!(again.kind, VerdictKind::NearDuplicate, "{}", show(&again));
+                assert_copy_of(&again, GAZETTE.url(HARBOUR_PRINT));
+                let print_again = GAZETTE.check(&mut d, HARBOUR_PRINT);
+                let basis = print_again
+                    .matched
+                    .as_ref()
+                    .map(|m| m.basis.name().to_owned());
+                assert_eq!(basis.as_deref(), Some("same_url"), "{}", show(&print_again));
+                assert_copy_of(&print_again, GAZETTE.url(HARBOUR_PRINT));
             } else {
                 // Only the print view is a candidate: the update is kept,
                 // or (through the print view alone) dropped into it.

@@ -35,8 +35,10 @@ except ImportError as err:
 HERE = pathlib.Path(__file__).resolve().parent
 SIDECAR_SRC = HERE.parent / "neardup-scrapy" / "src" / "neardup_scrapy"
 DROP_LINE = r"dropped \S+/(\w+\.html): (\w+) of \S+/(\w+\.html) \(detector (\w+), similarity ([0-9.]+)\)"
-#: Pages kept (indexed) by a default crawl: one of each copied pair, one stub.
+#: Pages kept by a default crawl: one of each copied pair, one stub.
 KEPT = len(site_files.CHECKED) - len(site_files.PAIRS) - 1 - 1
+#: Pages indexed: those kept and the near copy (decide.index_near_duplicates).
+INDEXED = KEPT + 1
 
 
 class CrawlResult:
@@ -151,7 +153,7 @@ def test_crawl_drops_copies_naming_the_page_they_copy(site: site_files.Site) -> 
     assert r.stat("neardup/skipped/status") == 1, r  # missing.html
     assert r.stat("neardup/skipped/not_html") == 1, r  # notes.txt
     assert r.stat("neardup/errors") == 0, r
-    assert r.stat("neardup/indexed") == KEPT, r
+    assert r.stat("neardup/indexed") == INDEXED, r
     # The stubs were followed (MetaRefreshMiddleware runs after this one).
     assert r.stat("downloader/response_count") == len(site_files.FILES), r
     assert r.stat("downloader/response_count") == r.stat("neardup/responses"), r
@@ -238,8 +240,8 @@ def test_second_crawl_against_the_same_redb_index(site: site_files.Site, tmp_pat
     assert_one_of_each(first, (*site_files.PAIRS, site_files.NEAR))
     assert first.stat("neardup/unique") == KEPT, first
     # The middleware closed (flushed) the index when the spider closed: the
-    # crawl's process could open it again, with the kept pages in it.
-    assert first.reopened == {"indexed": KEPT}, first
+    # crawl's process could open it again, with the pages indexed in it.
+    assert first.reopened == {"indexed": INDEXED}, first
 
     second = run_crawl(site, {"NEARDUP_INDEX": str(index), "NEARDUP_DEBUG": True})
     # The same pages reach the spider: unchanged pages pass, links followed.
@@ -250,16 +252,16 @@ def test_second_crawl_against_the_same_redb_index(site: site_files.Site, tmp_pat
     assert second.stat("neardup/near_duplicate") == 1, second
     assert second.stat("neardup/dropped") == 3, second
     assert second.stat("neardup/redirect_stub") == 1, second  # the unchanged one counts as unchanged
-    assert second.stat("neardup/indexed") == KEPT, second
+    assert second.stat("neardup/indexed") == INDEXED, second
     assert_drop_lines(second, 3)
     for p in second.parsed:
         if _name(p["url"]) in site_files.CHECKED:
             v = p["neardup"]
             assert v["unchanged"] is True and v["kind"] == "duplicate", p
             assert v["matched"]["detector"] == "same_url" and v["matched"]["url"] == p["url"], p
-    # The index file holds the kept pages (the crawl closed it).
+    # The index file holds the pages indexed (the crawl closed it).
     with neardup.Deduper(index=str(index)) as dedup:
-        assert dedup.stats()["indexed"] == KEPT
+        assert dedup.stats()["indexed"] == INDEXED
 
 
 def test_crash_keeps_what_the_periodic_flush_wrote(site: site_files.Site, tmp_path: pathlib.Path) -> None:

@@ -650,6 +650,23 @@ impl Deduper {
             self.catch_up()?;
             self.expire_at(now)?;
             if let Some(m) = self.recrawl(&record, now)? {
+                // An indexed near duplicate fetched again unchanged is
+                // still the copy of the earlier page it matched: judged
+                // again against the pages indexed before it. A kept page
+                // matches none of those, and is unchanged.
+                if self.config.decide.index_near_duplicates {
+                    let again = self.judge(
+                        &record.signatures,
+                        &content,
+                        (&record.site, &record.url),
+                        policy,
+                        now,
+                        m.id,
+                    )?;
+                    if again.kind.is_drop() && again.matched.is_some() {
+                        break (again.kind, again.matched, None);
+                    }
+                }
                 break (VerdictKind::Duplicate, Some(m), None);
             }
             let Judged {
@@ -663,6 +680,7 @@ impl Deduper {
                 (&record.site, &record.url),
                 policy,
                 now,
+                None,
             )?;
             if let Some(note) = rejected {
                 warnings.push(note);
@@ -852,8 +870,9 @@ impl Deduper {
         page: (&str, &str),
         policy: Policy,
         now: u64,
+        before: Option<DocId>,
     ) -> crate::Result<Judged> {
-        let found = self.find_match(signatures, content, page, policy, now)?;
+        let found = self.find_match(signatures, content, page, policy, now, before)?;
         let url_of = |id: DocId| -> crate::Result<(String, String)> {
             Ok(self
                 .store
@@ -979,7 +998,8 @@ impl Deduper {
     /// first that is a copy's original, the best larger page containing
     /// this one, and the best candidate a detector matched whose ruling
     /// kept the page (for the warning of a page kept against its
-    /// detectors' word).
+    /// detectors' word). With `before`, only pages indexed before that id
+    /// are candidates (a recrawled page judged again).
     fn find_match(
         &self,
         signatures: &[Signature],
@@ -987,7 +1007,9 @@ impl Deduper {
         (site, url): (&str, &str),
         policy: Policy,
         now: u64,
+        before: Option<DocId>,
     ) -> crate::Result<Found> {
+        let earlier = |id: DocId| before.is_none_or(|b| id < b);
         // The page's own content, computed at the first candidate (most
         // pages have none).
         let template = self.derived.templates.of(site, url);
@@ -1007,7 +1029,11 @@ impl Deduper {
             // policy calls a copy's original is the match. Coverage, the
             // costly part, is measured only until then.
             let mut alike = Vec::new();
-            for &id in candidates.iter().take(MAX_VERIFY) {
+            for &id in candidates
+                .iter()
+                .filter(|&&id| earlier(id))
+                .take(MAX_VERIFY)
+            {
                 let Some(rec) = self.live_record(id, now)? else {
                     continue;
                 };
@@ -1057,7 +1083,7 @@ impl Deduper {
             .blocks
             .candidates(content, template, &mut candidates);
         let mut best: Option<(DocId, Coverage, VerdictKind, Similarity, Judgement)> = None;
-        for &id in &candidates {
+        for &id in candidates.iter().filter(|&&id| earlier(id)) {
             let Some(rec) = self.live_record(id, now)? else {
                 continue;
             };
