@@ -797,8 +797,8 @@ impl Loop<'_> {
     /// A page's fetch is over: its host's slot is free.
     fn fetch_over(&mut self, seq: u64) {
         if self.holding.remove(&seq) {
-            if let Some((url, _, _)) = self.in_flight_urls.get(&seq) {
-                self.frontier.queue.done(&host_key(url));
+            if let Some(queued) = self.in_flight_urls.get(&seq) {
+                self.frontier.queue.done(&host_key(&queued.url));
             }
         }
     }
@@ -840,11 +840,10 @@ impl Loop<'_> {
     /// the host's slot moved while the permit was awaited (a redirect or
     /// robots.txt fetch took it): the next turn waits for it.
     fn dispatch(&mut self, permit: mpsc::Permit<'_, Job>, politeness: &Politeness) {
-        if let Some((url, depth, dups)) =
-            self.frontier.next(tokio::time::Instant::now(), politeness)
-        {
+        if let Some(queued) = self.frontier.next(tokio::time::Instant::now(), politeness) {
             let seq = self.next_dispatch;
-            self.in_flight_urls.insert(seq, (url.clone(), depth, dups));
+            self.in_flight_urls.insert(seq, queued.clone());
+            let Queued { url, depth, dups } = queued;
             self.holding.insert(seq);
             let key = self.frontier.key(&url);
             permit.send(Job {
@@ -1114,9 +1113,17 @@ fn resolve_urls(
     }
 }
 
-/// A queued URL: the URL to request, its depth, and the duplicates in a
-/// row on the link path ending at the page that linked to it.
-type Queued = (Url, u32, u32);
+/// A URL waiting in the frontier (or fetched and not yet decided).
+#[derive(Clone, Debug)]
+struct Queued {
+    /// The URL to request (as linked).
+    url: Url,
+    /// Links followed from a seed to reach it.
+    depth: u32,
+    /// Duplicates in a row on the link path ending at the page that
+    /// linked here (see `crawl.scope.duplicate_hops`).
+    dups: u32,
+}
 
 /// The politeness key of a URL (its host): the queue's per-host key.
 fn host_key(url: &Url) -> String {
@@ -1248,7 +1255,8 @@ impl Frontier {
         match self.scope.admit(key, depth) {
             Ok(()) => {
                 self.seen.insert(key.as_str().to_owned());
-                self.queue.push(&host_key(&url), (url, depth, dups));
+                self.queue
+                    .push(&host_key(&url), Queued { url, depth, dups });
                 true
             }
             Err(reason) => {
@@ -1271,10 +1279,10 @@ impl Frontier {
         let targets = &self.targets;
         let canon = &self.canon;
         let mut already = 0;
-        let next = self.queue.pop(now, politeness, |(url, _, _)| {
+        let next = self.queue.pop(now, politeness, |queued| {
             let fetched = !targets.is_empty()
                 && canon
-                    .normalize(url.clone())
+                    .normalize(queued.url.clone())
                     .is_ok_and(|k| targets.contains(k.as_str()));
             already += u64::from(fetched);
             fetched

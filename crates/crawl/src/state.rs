@@ -116,19 +116,12 @@ impl CrawlState {
         summary: &CrawlSummary,
         in_flight: impl Iterator<Item = &'a super::Queued>,
     ) -> CrawlState {
-        let mut queue: Vec<(String, u32, u32)> = in_flight
-            .map(|(u, d, h)| (u.as_str().to_owned(), *d, *h))
-            .collect();
+        let entry = |q: &super::Queued| (q.url.as_str().to_owned(), q.depth, q.dups);
+        let mut queue: Vec<(String, u32, u32)> = in_flight.map(entry).collect();
         // Every host's queue merged back into the order URLs were queued:
         // a resume pushes them in this order, so each host's FIFO and the
         // order between hosts are kept.
-        queue.extend(
-            frontier
-                .queue
-                .in_order()
-                .into_iter()
-                .map(|(u, d, h)| (u.as_str().to_owned(), *d, *h)),
-        );
+        queue.extend(frontier.queue.in_order().into_iter().map(entry));
         let mut seen: Vec<String> = frontier.seen.iter().cloned().collect();
         seen.sort_unstable();
         let mut targets: Vec<String> = frontier.targets.iter().cloned().collect();
@@ -167,9 +160,10 @@ impl CrawlState {
         summary: &mut CrawlSummary,
     ) {
         frontier.queue = super::HostQueues::new();
-        for (u, d, h) in self.queue {
-            if let Ok(u) = Url::parse(&u) {
-                frontier.queue.push(&super::host_key(&u), (u, d, h));
+        for (url, depth, dups) in self.queue {
+            if let Ok(url) = Url::parse(&url) {
+                let queued = super::Queued { url, depth, dups };
+                frontier.queue.push(&super::host_key(&queued.url), queued);
             }
         }
         frontier.seen = self.seen.into_iter().collect();
