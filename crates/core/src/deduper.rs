@@ -649,25 +649,8 @@ impl Deduper {
         let (kind, matched, indexed_as) = loop {
             self.catch_up()?;
             self.expire_at(now)?;
-            if let Some(m) = self.recrawl(&record, now)? {
-                // An indexed near duplicate fetched again unchanged is
-                // still the copy of the earlier page it matched: judged
-                // again against the pages indexed before it. A kept page
-                // matches none of those, and is unchanged.
-                if self.config.decide.index_near_duplicates {
-                    let again = self.judge(
-                        &record.signatures,
-                        &content,
-                        (&record.site, &record.url),
-                        policy,
-                        now,
-                        m.id,
-                    )?;
-                    if again.kind.is_drop() && again.matched.is_some() {
-                        break (again.kind, again.matched, None);
-                    }
-                }
-                break (VerdictKind::Duplicate, Some(m), None);
+            if let Some((kind, m)) = self.unchanged(&record, &content, policy, now)? {
+                break (kind, Some(m), None);
             }
             let Judged {
                 kind,
@@ -777,6 +760,31 @@ impl Deduper {
             return Ok(None);
         }
         Ok(Some((id, rec)))
+    }
+
+    /// The verdict on a page fetched again unchanged at the URL of an
+    /// indexed page ([`Deduper::recrawl`]), `None` for any other page. An
+    /// indexed near duplicate is still the copy of the earlier page it
+    /// matched: it is judged again against the pages indexed before it. A
+    /// kept page matches none of those: a duplicate of itself (by URL).
+    fn unchanged(
+        &mut self,
+        record: &DocRecord,
+        content: &PageContent,
+        policy: Policy,
+        now: u64,
+    ) -> crate::Result<Option<(VerdictKind, Match)>> {
+        let Some(m) = self.recrawl(record, now)? else {
+            return Ok(None);
+        };
+        if self.config.decide.index_near_duplicates {
+            let page = (record.site.as_str(), record.url.as_str());
+            let again = self.judge(&record.signatures, content, page, policy, now, m.id)?;
+            if let Some(copy) = again.matched.filter(|_| again.kind.is_drop()) {
+                return Ok(Some((again.kind, copy)));
+            }
+        }
+        Ok(Some((VerdictKind::Duplicate, m)))
     }
 
     /// Recrawl handling before a page is judged: `Some(match)` for an
