@@ -763,10 +763,14 @@ impl Deduper {
     }
 
     /// The verdict on a page fetched again unchanged at the URL of an
-    /// indexed page ([`Deduper::recrawl`]), `None` for any other page. An
-    /// indexed near duplicate is still the copy of the earlier page it
-    /// matched: it is judged again against the pages indexed before it. A
-    /// kept page matches none of those: a duplicate of itself (by URL).
+    /// indexed page ([`Deduper::recrawl`]), `None` for any other page.
+    /// With near duplicates indexed, a record does not say whether it was
+    /// kept or a near duplicate, so the page is judged again against the
+    /// pages indexed before it: a near duplicate is again the copy of the
+    /// earlier page it matched, a kept page usually matches none of them
+    /// and is a duplicate of itself (by URL). A kept page that the policy
+    /// now judges a copy (its site's template learned since) is reported
+    /// as that copy, as a new page with its text would be.
     fn unchanged(
         &mut self,
         record: &DocRecord,
