@@ -11,7 +11,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup::Registry;
 use neardup::VerdictKind;
-use neardup::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
+use neardup::{DocRecord, DocStore, Evidence, MemoryStore, RecordKind, RedbStore, StoreIdentity};
 use neardup_api::Signature;
 use neardup_batch::export::{write_parquet, Options};
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -241,6 +241,8 @@ fn record(n: u32, custom: Signature) -> DocRecord {
             },
             custom,
         ],
+        kind: RecordKind::Kept,
+        evidence: Evidence::default(),
         fetched_at: u64::from(n),
     }
 }
@@ -263,8 +265,16 @@ fn plugin_signatures_of_every_kind_fit_the_generic_column() {
     for (n, custom) in (0..).zip(customs) {
         store.insert(record(n, custom)).unwrap();
     }
-    // A removed record leaves a gap in the ids, and no row.
+    // A removed record leaves a gap in the ids, and no row; so does an
+    // observation (a page stored for its site's template only).
     store.remove(1).unwrap();
+    let observed = store
+        .insert(DocRecord {
+            kind: RecordKind::Observation,
+            ..record(9, Signature::Empty)
+        })
+        .unwrap();
+    assert_eq!(observed, 5);
     let out = dir.join("p.parquet");
     let summary = write_parquet(
         &store,

@@ -21,7 +21,9 @@ use neardup::Deduper;
 use neardup::Registry;
 use neardup::SharedDeduper;
 use neardup::VerdictKind;
-use neardup::{Change, DocRecord, DocStore, RedisLocation, RedisStore, StoreIdentity};
+use neardup::{
+    Change, DocRecord, DocStore, Evidence, RecordKind, RedisLocation, RedisStore, StoreIdentity,
+};
 use neardup_api::Signature;
 use neardup_serve::{self as serve, ServeOptions};
 use serde_json::{json, Value};
@@ -151,7 +153,9 @@ fn record(n: u64) -> DocRecord {
         key: format!("k{n}"),
         url: format!("https://a.example/{n}"),
         site: "a.example".into(),
+        kind: RecordKind::Kept,
         signatures: vec![Signature::Fingerprint(n)],
+        evidence: Evidence::default(),
         // The log keeps no fetch times: records read back have 0.
         fetched_at: 0,
     }
@@ -761,5 +765,105 @@ fn format_1_namespace_opens_with_its_own_config_and_is_rewritten() {
         .arg("{nd:own}:meta")
         .query(&mut redis.con())
         .unwrap();
-    assert_eq!(meta.first(), Some(&2), "format 2 now");
+    assert_eq!(meta.first(), Some(&3), "format 3 now");
+}
+
+/// A log entry as formats 1 and 2 wrote it: the content evidence as
+/// signatures after the chain's, no kind.
+#[derive(serde::Serialize)]
+enum EntryV2 {
+    Add {
+        key: String,
+        url: String,
+        site: String,
+        signatures: Vec<Signature>,
+    },
+    Remove(u32),
+}
+
+/// The default chain's signatures and the evidence slots of formats 1
+/// and 2 (`modulus` 0: an observation).
+fn slots_v2(modulus: u32) -> Vec<Signature> {
+    let sample = if modulus == 0 {
+        vec![0]
+    } else {
+        vec![modulus, 8, 16]
+    };
+    vec![
+        Signature::Fingerprint(11),
+        Signature::Fingerprint(12),
+        Signature::Set(vec![3, 4, 5]),
+        Signature::Set(vec![1, 5, 9]),
+        Signature::Sketch(sample),
+        Signature::Fingerprint(77),
+        Signature::Set(vec![2, 3]),
+        Signature::Sketch(vec![5, 120]),
+    ]
+}
+
+#[test]
+fn format_2_log_is_rewritten_with_typed_records() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let registry = Registry::default();
+    let identity = neardup::store_identity(&Config::default(), &registry).unwrap();
+    let add = |n: u32, modulus: u32| EntryV2::Add {
+        key: format!("k{n}"),
+        url: format!("https://a.example/{n}"),
+        site: "a.example".into(),
+        signatures: slots_v2(modulus),
+    };
+    let entries = [add(0, 4), add(1, 0), EntryV2::Remove(0), add(3, 2)];
+    let mut con = redis.con();
+    let meta = postcard::to_allocvec(&(2u32, &identity)).unwrap();
+    let _: () = redis::cmd("SET")
+        .arg("{nd:old}:meta")
+        .arg(meta)
+        .query(&mut con)
+        .unwrap();
+    for e in &entries {
+        let _: () = redis::cmd("RPUSH")
+            .arg("{nd:old}:log")
+            .arg(postcard::to_allocvec(e).unwrap())
+            .query(&mut con)
+            .unwrap();
+    }
+    let loc = RedisLocation::parse(&redis.url("old")).unwrap();
+    for round in 0..2 {
+        // Rewritten on the first open; the second reads format 3 as is.
+        let mut store = RedisStore::open(&loc, &identity).unwrap();
+        let mut changes = Vec::new();
+        store
+            .sync(&mut |c| match c {
+                Change::Added(id, r) => changes.push(format!("add {id} {:?}", r.kind)),
+                Change::Removed(id, _) => changes.push(format!("remove {id}")),
+            })
+            .unwrap();
+        assert_eq!(
+            changes,
+            ["add 0 Kept", "add 1 Observation", "remove 0", "add 3 Kept"],
+            "round {round}"
+        );
+        let kept = store.get(3).unwrap().unwrap();
+        assert_eq!(kept.signatures, slots_v2(2)[..3]);
+        assert_eq!(
+            (kept.evidence.modulus, &kept.evidence.sample),
+            (2, &vec![8, 16])
+        );
+        assert_eq!((kept.evidence.visible, kept.evidence.main_words), (77, 120));
+        let meta: Vec<u8> = redis::cmd("GET")
+            .arg("{nd:old}:meta")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(meta.first(), Some(&3), "format 3 now");
+        let left: i64 = redis::cmd("EXISTS")
+            .arg("{nd:old}:log:rewrite")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(left, 0, "no converted list left behind");
+    }
+    // A Deduper over it counts the one kept page as indexed.
+    let d = Deduper::open_redis(Config::default(), &registry, &loc).unwrap();
+    assert_eq!(d.stats().indexed, 1);
 }

@@ -14,7 +14,7 @@ use neardup::Deduper;
 use neardup::Error;
 use neardup::Registry;
 use neardup::VerdictKind;
-use neardup::{DocRecord, DocStore, MemoryStore, RedbStore, StoreIdentity};
+use neardup::{DocRecord, DocStore, Evidence, MemoryStore, RecordKind, RedbStore, StoreIdentity};
 use neardup_api::Signature;
 
 use crate::store_laws::{identity, record};
@@ -750,8 +750,11 @@ fn format_1_file_is_upgraded_in_place_with_the_open_time() {
         let mut s = RedbStore::open_at(&path, &legacy, 1 << 20, 777).unwrap();
         assert_eq!(s.len(), 3);
         for n in [0, 1, 3] {
+            // No evidence in this identity's chain: kept pages without it.
             let want = DocRecord {
                 fetched_at: 777,
+                kind: RecordKind::Kept,
+                evidence: Evidence::default(),
                 ..record(n)
             };
             assert_eq!(s.get(n).unwrap().as_deref(), Some(&want));
@@ -759,8 +762,8 @@ fn format_1_file_is_upgraded_in_place_with_the_open_time() {
         assert_eq!(s.insert(record(9)).unwrap(), 4, "next_id kept");
         s.flush().unwrap();
     }
-    // Now format 3 (with its settings recorded): opens without upgrading
-    // again (times stay 777), also without a legacy fingerprint.
+    // Now format 4 (typed records, settings recorded): opens without
+    // upgrading again (times stay 777), also without a legacy fingerprint.
     let s = RedbStore::open_at(&path, &identity(), 1 << 20, 999).unwrap();
     assert_eq!(s.get(0).unwrap().unwrap().fetched_at, 777);
     assert_eq!(s.get(4).unwrap().as_deref(), Some(&record(9)));
@@ -774,6 +777,148 @@ fn format_1_file_is_upgraded_in_place_with_the_open_time() {
             .collect::<Vec<_>>()
     };
     assert!(!db_tables.contains(&"urls".to_owned()), "{db_tables:?}");
+}
+
+/// A format-2 or 3 record: the content evidence as five signatures after
+/// the chain's, no kind.
+#[derive(serde::Serialize)]
+struct RecordV3<'a> {
+    key: &'a str,
+    url: &'a str,
+    site: &'a str,
+    signatures: &'a [Signature],
+    fetched_at: u64,
+}
+
+/// Writes a format-3 index of the default chain holding `records` (id,
+/// signatures and evidence slots).
+fn write_format_3(path: &Path, records: &[(u32, Vec<Signature>)]) {
+    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+    let docs: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("docs");
+    let identity = neardup::store_identity(&Config::default(), &Registry::default()).unwrap();
+    let db = redb::Database::create(path).unwrap();
+    let txn = db.begin_write().unwrap();
+    {
+        let mut m = txn.open_table(meta).unwrap();
+        m.insert("format", 3u32.to_le_bytes().as_slice()).unwrap();
+        m.insert(
+            "identity",
+            postcard::to_allocvec(&identity).unwrap().as_slice(),
+        )
+        .unwrap();
+        let next = records.iter().map(|r| r.0 + 1).max().unwrap_or(0);
+        m.insert("next_id", next.to_le_bytes().as_slice()).unwrap();
+        let mut d = txn.open_table(docs).unwrap();
+        for (id, signatures) in records {
+            let bytes = postcard::to_allocvec(&RecordV3 {
+                key: &format!("k{id}"),
+                url: &format!("https://s.example/{id}"),
+                site: "s.example",
+                signatures,
+                fetched_at: 1000 + u64::from(*id),
+            })
+            .unwrap();
+            d.insert(id, bytes.as_slice()).unwrap();
+        }
+    }
+    txn.commit().unwrap();
+}
+
+/// The default chain's signatures (exact, simhash, chunks) and, after
+/// them, evidence slots as formats 1 to 3 stored them; `modulus` 0 marked
+/// an observation.
+fn slots_v3(modulus: u32) -> Vec<Signature> {
+    let sample = if modulus == 0 {
+        vec![0]
+    } else {
+        vec![modulus, 8, 16, 4_000_000_000]
+    };
+    vec![
+        Signature::Fingerprint(11),
+        Signature::Fingerprint(12),
+        Signature::Set(vec![3, 4, 5]),
+        Signature::Set(vec![1, 5, 9]),
+        Signature::Sketch(sample),
+        Signature::Fingerprint(77),
+        Signature::Set(vec![2, 3]),
+        Signature::Sketch(vec![5, 120]),
+    ]
+}
+
+#[test]
+fn format_3_file_is_upgraded_to_typed_records() {
+    let dir = Dir::new();
+    let path = dir.join("v3.redb");
+    let mut observed = slots_v3(0);
+    observed[..3].fill(Signature::Empty);
+    write_format_3(&path, &[(0, slots_v3(4)), (2, observed)]);
+    let registry = Registry::default();
+    let identity = neardup::store_identity(&Config::default(), &registry).unwrap();
+    {
+        let s = RedbStore::open_at(&path, &identity, 1 << 20, 999).unwrap();
+        let kept = s.get(0).unwrap().unwrap();
+        assert_eq!(kept.kind, RecordKind::Kept);
+        assert_eq!(kept.signatures, slots_v3(4)[..3]);
+        assert_eq!(
+            kept.evidence,
+            Evidence {
+                blocks: vec![1, 5, 9],
+                modulus: 4,
+                sample: vec![8, 16, 4_000_000_000],
+                visible: 77,
+                title: vec![2, 3],
+                lang: 5,
+                main_words: 120,
+            }
+        );
+        assert_eq!(
+            (kept.key.as_str(), kept.fetched_at),
+            ("k0", 1000),
+            "kept as stored"
+        );
+        let obs = s.get(2).unwrap().unwrap();
+        assert_eq!(obs.kind, RecordKind::Observation);
+        assert_eq!((obs.evidence.modulus, obs.evidence.sample.len()), (0, 0));
+        assert_eq!(obs.evidence.blocks, [1, 5, 9]);
+    }
+    // Upgraded once: the file says format 4 and opens as such.
+    {
+        let db = redb::Database::open(&path).unwrap();
+        let read = db.begin_read().unwrap();
+        let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+        let t = read.open_table(meta).unwrap();
+        assert_eq!(
+            t.get("format").unwrap().unwrap().value(),
+            4u32.to_le_bytes()
+        );
+    }
+    let d = Deduper::open(Config::default(), &registry, &path).unwrap();
+    assert_eq!(
+        d.stats().indexed,
+        1,
+        "the observation is not an indexed page"
+    );
+    drop(d);
+
+    // Slots that do not decode are a corrupt record, named, and the file
+    // is left as it was.
+    let bad = dir.join("bad.redb");
+    let mut slots = slots_v3(4);
+    slots[4] = Signature::Fingerprint(1);
+    write_format_3(&bad, &[(0, slots_v3(4)), (1, slots)]);
+    let msg = match RedbStore::open_at(&bad, &identity, 1 << 20, 999) {
+        Ok(_) => panic!("a record with malformed slots was upgraded"),
+        Err(e) => e.to_string(),
+    };
+    assert!(msg.contains("record 1 is corrupt"), "{msg}");
+    let db = redb::Database::open(&bad).unwrap();
+    let read = db.begin_read().unwrap();
+    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+    let t = read.open_table(meta).unwrap();
+    assert_eq!(
+        t.get("format").unwrap().unwrap().value(),
+        3u32.to_le_bytes()
+    );
 }
 
 #[test]

@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use neardup::Result;
 use neardup::{
-    Change, DocRecord, DocStore, MemoryStore, RedbStore, RedisLocation, RedisStore, StoreIdentity,
+    Change, DocRecord, DocStore, Evidence, MemoryStore, RecordKind, RedbStore, RedisLocation,
+    RedisStore, StoreIdentity,
 };
 use neardup_api::Signature;
 
@@ -33,16 +34,42 @@ pub(crate) fn identity() -> StoreIdentity {
     }
 }
 
-/// Record `n`: its own key, URL, site, signatures and fetch time.
+/// Record `n`: its own key, URL, site, kind, signatures, evidence and
+/// fetch time.
 pub(crate) fn record(n: u32) -> DocRecord {
+    let kind = [
+        RecordKind::Kept,
+        RecordKind::NearDuplicate,
+        RecordKind::Observation,
+    ][n as usize % 3];
+    // Sorted sets with gaps up to the largest hashes.
+    let spread = |k: u32| (0..n % 7).map(move |i| i * (u32::MAX / 7) + k).collect();
     DocRecord {
         key: format!("k{n}"),
         url: format!("https://s{}.example/p/{n}", n % 3),
         site: format!("s{}.example", n % 3),
+        kind,
         signatures: vec![
             Signature::Fingerprint(u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             Signature::Set((0..n).map(|i| i * 7 + n).collect()),
         ],
+        evidence: Evidence {
+            blocks: spread(n),
+            modulus: if kind == RecordKind::Observation {
+                0
+            } else {
+                1 << (n % 5)
+            },
+            sample: if kind == RecordKind::Observation {
+                Vec::new()
+            } else {
+                spread(n + 1)
+            },
+            visible: u64::from(n) << 40 | 7,
+            title: spread(3),
+            lang: n % 2,
+            main_words: n * 11,
+        },
         fetched_at: 1_700_000_000 + u64::from(n),
     }
 }

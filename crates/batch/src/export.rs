@@ -548,9 +548,8 @@ pub fn write_parquet(
     options: &Options,
 ) -> Result<Summary> {
     // One column per detector of the chain; the content evidence stored
-    // after the detectors' signatures (`neardup::content`) is not exported.
+    // beside the signatures (`neardup::content`) is not exported.
     let names = identity.chain();
-    let chain = names.len();
     for (i, name) in names.iter().enumerate() {
         if BASE_COLUMNS.contains(&name.as_str()) || names[..i].contains(name) {
             return Err(Error::Config {
@@ -605,11 +604,10 @@ pub fn write_parquet(
             return;
         }
         // A page that was not kept, stored for its site's template only.
-        let (signatures, evidence) = rec.signatures.split_at(chain.min(rec.signatures.len()));
-        if neardup::Evidence::from_signatures(evidence).is_some_and(|e| e.is_observation()) {
+        if !rec.kind.is_indexed() {
             return;
         }
-        if let Err(message) = batch.push(id, rec, signatures, names) {
+        if let Err(message) = batch.push(id, rec, &rec.signatures, names) {
             failure = Some(Error::Store {
                 path: index.to_owned(),
                 message: format!("{message}: corrupt index"),

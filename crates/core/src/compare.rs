@@ -35,8 +35,9 @@ use crate::deduper::{Analyzed, Deduper};
 use crate::policy::{Policy, Ruling, Via};
 use crate::verdict::{Match, MatchBasis, VerdictKind};
 
-/// Version of the [`Comparable::to_bytes`] layout.
-const FORMAT: u32 = 2;
+/// Version of the [`Comparable::to_bytes`] layout. 3: the evidence is a
+/// field of its own, not slots after the chain's signatures.
+const FORMAT: u32 = 3;
 
 /// A page as an offline join carries it (see the module docs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,8 +51,10 @@ pub struct Comparable {
     /// Terms after normalization: below `decide.min_terms` the page is
     /// compared by exact hash only.
     pub terms: u32,
-    /// One signature per detector of the chain, then the content evidence.
+    /// One signature per detector of the chain.
     pub signatures: Vec<Signature>,
+    /// What the deduper would store of the page as the kept side.
+    pub evidence: Evidence,
     content: PageContent,
 }
 
@@ -126,6 +129,9 @@ impl Comparable {
         if !page.content.is_consistent() {
             return Err(bad_bytes("a block lies outside the page's words".into()));
         }
+        if !page.evidence.is_consistent() {
+            return Err(bad_bytes("its evidence's sets are not sorted".into()));
+        }
         // The shingle index is rebuilt only for a pair a detector calls
         // alike (see `Deduper::compare`): most candidate pairs are not.
         Ok(page)
@@ -168,6 +174,7 @@ impl Deduper {
             site: analyzed.doc.site.clone(),
             terms: u32::try_from(analyzed.doc.terms.len()).unwrap_or(u32::MAX),
             signatures: analyzed.signatures.clone(),
+            evidence: analyzed.evidence.clone(),
             content: analyzed.content.clone(),
         }
     }
@@ -248,9 +255,8 @@ impl Deduper {
     /// Site templates are not known here (see the module docs).
     pub fn compare(&self, earlier: &Comparable, later: &Comparable) -> Option<PairMatch> {
         let detectors = self.detector_chain();
-        let n = detectors.len();
         let policy = Policy::new(&self.config().decide, later.terms as usize);
-        let evidence = Evidence::from_signatures(earlier.signatures.get(n..)?)?;
+        let evidence = earlier.evidence.as_ref();
         let templates = Templates::default();
         let template = templates.of(&later.site, &later.url);
         let content = std::cell::OnceCell::new();

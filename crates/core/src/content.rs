@@ -94,13 +94,11 @@ pub const ANALYSIS_VERSION: u32 = 3;
 
 use std::collections::HashMap;
 
-use neardup_api::Signature;
-
 use neardup_api::hash64;
 use neardup_html::Block;
 
-/// Names of the evidence slots stored after the detectors' signatures in a
-/// record (see [`Evidence::to_signatures`]); part of the store identity.
+/// Names of the parts of a record's [`Evidence`], listed after the detector
+/// chain in the store identity (what a stored record holds).
 pub const EVIDENCE_SLOTS: [&str; 5] = [
     "content.blocks",
     "content.shingles",
@@ -664,18 +662,27 @@ impl Kind {
     }
 }
 
-/// What is stored of a kept page to judge later pages against it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What is stored of a page to judge later pages against it: one part of
+/// a stored record ([`crate::index::DocRecord::evidence`]).
+///
+/// Stored as is (postcard), its sorted sets delta-coded (`sorted_u32s`):
+/// a sorted set of random 32-bit hashes costs about a byte less per value
+/// than the values themselves.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Evidence {
     /// Sorted, distinct block hashes.
+    #[serde(with = "sorted_u32s")]
     pub blocks: Vec<u32>,
-    /// The sample keeps shingles `s` with `s % modulus == 0` (a power of two).
+    /// The sample keeps shingles `s` with `s % modulus == 0` (a power of
+    /// two; 0 when there is no sample: an observation's evidence).
     pub modulus: u32,
     /// Sorted, distinct sampled shingles of the whole visible text.
+    #[serde(with = "sorted_u32s")]
     pub sample: Vec<u32>,
     /// Hash of the whole visible text.
     pub visible: u64,
     /// Sorted, distinct word hashes of the title.
+    #[serde(with = "sorted_u32s")]
     pub title: Vec<u32>,
     /// The main text's language (a stable hash of its ISO 639-3 code; 0 when unknown).
     pub lang: u32,
@@ -685,57 +692,100 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// The record slots, in `EVIDENCE_SLOTS` order. The shingle sample is
-    /// a `Sketch` whose first value is the modulus.
-    pub fn to_signatures(&self) -> [Signature; 5] {
-        let mut sketch = Vec::with_capacity(self.sample.len() + 1);
-        sketch.push(self.modulus);
-        sketch.extend_from_slice(&self.sample);
-        [
-            Signature::Set(self.blocks.clone()),
-            Signature::Sketch(sketch),
-            Signature::Fingerprint(self.visible),
-            Signature::Set(self.title.clone()),
-            Signature::Sketch(vec![self.lang, self.main_words]),
-        ]
+    /// Borrows it, as the judging code reads it.
+    pub fn as_ref(&self) -> EvidenceRef<'_> {
+        EvidenceRef {
+            blocks: &self.blocks,
+            modulus: self.modulus,
+            sample: &self.sample,
+            visible: self.visible,
+            title: &self.title,
+            lang: self.lang,
+            main_words: self.main_words,
+        }
     }
 
-    /// Reads the slots back; `None` if they are missing or malformed (a
-    /// page with no evidence can never be the kept side of a drop).
-    pub fn from_signatures(slots: &[Signature]) -> Option<EvidenceRef<'_>> {
-        let [blocks, sample, visible, title, about] = slots else {
-            return None;
-        };
-        fn set(s: &Signature) -> Option<&[u32]> {
-            match s {
-                Signature::Set(b) => Some(b.as_slice()),
-                Signature::Empty => Some(&[]),
-                _ => None,
+    /// What is stored for this page if it is not kept (an *observation*,
+    /// [`crate::index::RecordKind::Observation`]): its blocks and title
+    /// words, for the site's template, and no shingle sample (it is never
+    /// the kept side of a drop).
+    pub fn observation(&self) -> Evidence {
+        Evidence {
+            modulus: 0,
+            sample: Vec::new(),
+            blocks: self.blocks.clone(),
+            visible: self.visible,
+            title: self.title.clone(),
+            lang: self.lang,
+            main_words: self.main_words,
+        }
+    }
+
+    /// Returns true if and only if the stored form is well formed: sets
+    /// sorted and distinct, a sampling modulus that is 0 or a power of two.
+    pub fn is_consistent(&self) -> bool {
+        let sorted = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
+        sorted(&self.blocks)
+            && sorted(&self.sample)
+            && sorted(&self.title)
+            && (self.modulus == 0 || self.modulus.is_power_of_two())
+    }
+
+    /// Approximate heap bytes.
+    pub fn heap_bytes(&self) -> usize {
+        (self.blocks.capacity() + self.sample.capacity() + self.title.capacity())
+            * std::mem::size_of::<u32>()
+    }
+}
+
+/// A sorted `Vec<u32>` as its length, then its first value and the gaps
+/// between neighbours, each a varint (postcard): for serde. Reading
+/// refuses gaps that overflow; whether the set is sorted and distinct is
+/// [`Evidence::is_consistent`]'s to check (a gap of 0 decodes).
+pub mod sorted_u32s {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::ser::SerializeSeq;
+    use serde::{Deserializer, Serializer};
+
+    /// Writes `v` (sorted ascending) as gaps.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(v: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(v.len()))?;
+        let mut previous = 0u32;
+        for &x in v {
+            seq.serialize_element(&x.wrapping_sub(previous))?;
+            previous = x;
+        }
+        seq.end()
+    }
+
+    /// Reads what [`serialize`] wrote.
+    ///
+    /// # Errors
+    /// The deserializer's, or a gap that runs past `u32::MAX`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        struct Gaps;
+        impl<'de> Visitor<'de> for Gaps {
+            type Value = Vec<u32>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a delta-coded sorted set of u32")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u32>, A::Error> {
+                // Bounded: a corrupt length must not reserve gigabytes.
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+                let mut previous = 0u32;
+                while let Some(gap) = seq.next_element::<u32>()? {
+                    previous = previous
+                        .checked_add(gap)
+                        .ok_or_else(|| A::Error::custom("a gap runs past u32::MAX"))?;
+                    out.push(previous);
+                }
+                Ok(out)
             }
         }
-        let (blocks, title) = (set(blocks)?, set(title)?);
-        let (modulus, sample) = match sample {
-            Signature::Sketch(s) => s.split_first()?,
-            _ => return None,
-        };
-        let Signature::Fingerprint(visible) = visible else {
-            return None;
-        };
-        let Signature::Sketch(about) = about else {
-            return None;
-        };
-        let [lang, main_words] = about.as_slice() else {
-            return None;
-        };
-        (*modulus == 0 || modulus.is_power_of_two()).then_some(EvidenceRef {
-            blocks,
-            modulus: *modulus,
-            sample,
-            visible: *visible,
-            title,
-            lang: *lang,
-            main_words: *main_words,
-        })
+        d.deserialize_seq(Gaps)
     }
 }
 
@@ -758,33 +808,11 @@ pub struct EvidenceRef<'a> {
     pub main_words: u32,
 }
 
-impl EvidenceRef<'_> {
-    /// Returns true if and only if this is an observation (a page not
-    /// kept, stored for its blocks only; see [`EvidenceRef::observation`]).
-    pub fn is_observation(&self) -> bool {
-        self.modulus == 0
-    }
-
-    /// The slots stored for this page if it is not kept (an
-    /// *observation*): its blocks and title words, for the site's
-    /// template, and no shingles (it is never the kept side of a drop),
-    /// marked by a sampling modulus of 0.
-    pub fn observation(&self) -> [Signature; 5] {
-        [
-            Signature::Set(self.blocks.to_vec()),
-            Signature::Sketch(vec![0]),
-            Signature::Fingerprint(self.visible),
-            Signature::Set(self.title.to_vec()),
-            Signature::Sketch(vec![self.lang, self.main_words]),
-        ]
-    }
-}
-
 /// Per site, on how many of its pages each block occurs.
 ///
 /// Every checked page with text counts, kept or dropped (a dropped page is
 /// stored as an *observation*: its block hashes only, see
-/// [`EvidenceRef::observation`]). Counting only kept pages would never learn
+/// [`Evidence::observation`]). Counting only kept pages would never learn
 /// a template whose pages are dropped before three of them are kept: the
 /// first sibling would swallow the rest. A block counts once per *page
 /// name* ([`page_name`]): the same page mirrored under several folders
@@ -2278,16 +2306,44 @@ mod tests {
     }
 
     #[test]
-    fn evidence_round_trips_through_signatures() {
+    fn evidence_round_trips_through_its_stored_form() {
         let p = page(&[("one two three four five", true), (FOOTER, false)]);
         let e = p.evidence();
-        let sigs = e.to_signatures();
-        let r = Evidence::from_signatures(&sigs).expect("well-formed");
-        assert_eq!(r.blocks, e.blocks.as_slice());
-        assert_eq!(r.sample, e.sample.as_slice());
-        assert_eq!(r.modulus, 1);
-        assert_eq!(r.visible, p.visible);
-        assert!(Evidence::from_signatures(&sigs[..2]).is_none());
+        assert!(e.is_consistent());
+        let bytes = postcard::to_allocvec(&e).unwrap();
+        let back: Evidence = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.modulus, 1);
+        assert_eq!(back.visible, p.visible);
+        assert!(postcard::from_bytes::<Evidence>(&bytes[..bytes.len() / 2]).is_err());
+        let observed = e.observation();
+        assert_eq!((observed.modulus, observed.sample.len()), (0, 0));
+        assert_eq!((&observed.blocks, observed.visible), (&e.blocks, e.visible));
+    }
+
+    #[test]
+    fn sorted_sets_are_stored_as_gaps_and_read_back_exactly() {
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct S(#[serde(with = "sorted_u32s")] Vec<u32>);
+        for v in [
+            vec![],
+            vec![0],
+            vec![u32::MAX],
+            vec![0, 1, 2, u32::MAX - 1, u32::MAX],
+            (0..500).map(|i| i * 8_589_934).collect(),
+        ] {
+            let bytes = postcard::to_allocvec(&S(v.clone())).unwrap();
+            assert_eq!(postcard::from_bytes::<S>(&bytes).unwrap(), S(v));
+        }
+        // Gaps are smaller than values: a dense sorted set of large hashes
+        // takes fewer bytes than the same values as plain varints.
+        let dense: Vec<u32> = (0..1000).map(|i| 4_000_000_000 + i * 1000).collect();
+        let gaps = postcard::to_allocvec(&S(dense.clone())).unwrap().len();
+        let plain = postcard::to_allocvec(&dense).unwrap().len();
+        assert!(gaps * 2 < plain, "{gaps} vs {plain} bytes");
+        // A gap running past u32::MAX is refused, not wrapped.
+        let overflow = postcard::to_allocvec(&vec![u32::MAX, 1u32]).unwrap();
+        assert!(postcard::from_bytes::<S>(&overflow).is_err());
     }
 
     #[test]
@@ -2376,7 +2432,7 @@ mod tests {
         let c = coverage(
             &copy,
             SiteTemplate::default(),
-            Evidence::from_signatures(&kept.evidence().to_signatures()).unwrap(),
+            kept.evidence().as_ref(),
             true,
             true,
         );
@@ -2385,7 +2441,7 @@ mod tests {
         let back = coverage(
             &kept,
             SiteTemplate::default(),
-            Evidence::from_signatures(&copy.evidence().to_signatures()).unwrap(),
+            copy.evidence().as_ref(),
             true,
             true,
         );
@@ -2412,13 +2468,7 @@ mod tests {
         ]);
         let mut t = Templates::default();
         let ev = a.evidence();
-        let c = coverage(
-            &b,
-            t.of("s", "http://s/x"),
-            Evidence::from_signatures(&ev.to_signatures()).unwrap(),
-            true,
-            true,
-        );
+        let c = coverage(&b, t.of("s", "http://s/x"), ev.as_ref(), true, true);
         assert!(!c.allows_drop(0.5), "{c:?}");
         assert!(
             matches!(
@@ -2440,13 +2490,7 @@ mod tests {
         }
         assert!(t.of("s", "http://s/x").contains(a.blocks[3].hash));
         assert_eq!(a.blocks[3].words(), 11);
-        let c = coverage(
-            &b,
-            t.of("s", "http://s/x"),
-            Evidence::from_signatures(&ev.to_signatures()).unwrap(),
-            true,
-            true,
-        );
+        let c = coverage(&b, t.of("s", "http://s/x"), ev.as_ref(), true, true);
         assert!(!c.allows_drop(0.5), "{c:?}");
     }
 
@@ -2462,14 +2506,8 @@ mod tests {
                 seen(&page(&[(FOOTER, false)]).evidence().blocks),
             );
         }
-        let ev = a.evidence().to_signatures();
-        let c = coverage(
-            &b,
-            t.of("s", "http://s/x"),
-            Evidence::from_signatures(&ev).unwrap(),
-            true,
-            true,
-        );
+        let ev = a.evidence();
+        let c = coverage(&b, t.of("s", "http://s/x"), ev.as_ref(), true, true);
         assert!(
             matches!(
                 c,
@@ -2481,13 +2519,7 @@ mod tests {
             "{c:?}"
         );
         assert!(!c.allows_drop(0.0));
-        let same = coverage(
-            &a,
-            t.of("s", "http://s/x"),
-            Evidence::from_signatures(&ev).unwrap(),
-            true,
-            true,
-        );
+        let same = coverage(&a, t.of("s", "http://s/x"), ev.as_ref(), true, true);
         assert!(same.allows_drop(1.0), "{same:?}");
     }
 
@@ -2566,12 +2598,11 @@ mod tests {
         let blocks: Vec<Block> = text.iter().map(|(t, m)| block(t, *m)).collect();
         let page = PageContent::from_page(title, &blocks);
         let kept = PageContent::from_page(kept_title, &blocks).evidence();
-        let slots = kept.to_signatures();
         let own = OwnContent::new(&page, SiteTemplate::default(), url);
         own.coverage(
             &page,
             Kept {
-                evidence: Evidence::from_signatures(&slots).unwrap(),
+                evidence: kept.as_ref(),
                 page_name: page_name(kept_url),
                 url: kept_url,
             },
@@ -2610,12 +2641,11 @@ mod tests {
             |n: usize| -> Vec<Block> { texts.iter().take(n).map(|t| block(t, true)).collect() };
         let page = PageContent::from_page(title, &blocks(paragraphs));
         let kept_ev = PageContent::from_page(kept_title, &blocks(kept)).evidence();
-        let slots = kept_ev.to_signatures();
         let own = OwnContent::new(&page, SiteTemplate::default(), url);
         own.coverage(
             &page,
             Kept {
-                evidence: Evidence::from_signatures(&slots).unwrap(),
+                evidence: kept_ev.as_ref(),
                 page_name: page_name(kept_url),
                 url: kept_url,
             },
@@ -2706,12 +2736,11 @@ mod tests {
             |texts: &[String]| -> Vec<Block> { texts.iter().map(|t| block(t, true)).collect() };
         let page = PageContent::from_page(headline, &blocks(&page));
         let kept_ev = PageContent::from_page(headline, &blocks(&kept)).evidence();
-        let slots = kept_ev.to_signatures();
         let own = OwnContent::new(&page, SiteTemplate::default(), "http://s/politics/haley");
         let c = own.coverage(
             &page,
             Kept {
-                evidence: Evidence::from_signatures(&slots).unwrap(),
+                evidence: kept_ev.as_ref(),
                 page_name: page_name("http://t/syndication/haley"),
                 url: "http://t/syndication/haley",
             },

@@ -38,9 +38,10 @@ use crate::config::{Config, ExtractMode};
 use crate::content::{
     Coverage, Evidence, Kept, OwnContent, PageContent, ANALYSIS_VERSION, EVIDENCE_SLOTS,
 };
-use crate::derived::{evidence_of, Derived};
+use crate::derived::Derived;
 use crate::index::{
-    unix_now, DocRecord, DocStore, IndexLocation, MemoryStore, RedisLocation, StoreIdentity,
+    unix_now, DocRecord, DocStore, IndexLocation, MemoryStore, RecordKind, RedisLocation,
+    StoreIdentity,
 };
 use crate::policy::{Policy, Ruling, Via};
 use crate::registry::Registry;
@@ -60,10 +61,12 @@ pub struct Analyzed {
     pub key: String,
     /// The normalized document.
     pub doc: Document,
-    /// One signature per detector of the chain, then the page's content
-    /// evidence (`crate::content::EVIDENCE_SLOTS`): what is stored if
-    /// the page is kept.
+    /// One signature per detector of the chain: what the candidate
+    /// indexes hold if the page is indexed.
     pub signatures: Vec<Signature>,
+    /// The page's content evidence: what is stored with it for later
+    /// pages to be judged against.
+    pub evidence: Evidence,
     /// Extraction output (links, canonical, blocks) for callers that need it.
     pub extracted: Extracted,
     /// Every visible block as hashes and shingles: what a drop is judged
@@ -104,11 +107,11 @@ pub fn redirect_warning(redirect: &crate::verdict::Redirect) -> String {
 /// A source of the current time in Unix seconds (see [`Deduper::set_clock`]).
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
-/// The kept side of a comparison with `rec` (see [`Kept`]); `None` if it
-/// has no evidence.
-fn kept_side(rec: &DocRecord, detectors: usize) -> Option<Kept<'_>> {
-    Some(Kept {
-        evidence: evidence_of(rec, detectors)?,
+/// The kept side of a comparison with `rec` (see [`Kept`]); `None` for an
+/// observation, which is never the kept side of a drop.
+fn kept_side(rec: &DocRecord) -> Option<Kept<'_>> {
+    rec.kind.is_indexed().then(|| Kept {
+        evidence: rec.evidence.as_ref(),
         page_name: crate::content::page_name(&rec.url),
         url: &rec.url,
     })
@@ -571,12 +574,13 @@ impl Analyzer {
         let mut content = PageContent::from_extracted(&extracted);
         content.lang = crate::content::lang_code(&doc.lang);
         content.set_host(&extracted.title, url);
-        let mut signatures: Vec<Signature> = self.detectors.iter().map(|d| d.sign(&doc)).collect();
-        signatures.extend(content.evidence().to_signatures());
+        let signatures: Vec<Signature> = self.detectors.iter().map(|d| d.sign(&doc)).collect();
+        let evidence = content.evidence();
         Analyzed {
             key: key.to_owned(),
             doc,
             signatures,
+            evidence,
             extracted,
             content,
             bytes,
@@ -620,6 +624,7 @@ impl Deduper {
             key,
             doc,
             signatures,
+            evidence,
             content,
             mut warnings,
             ..
@@ -637,7 +642,9 @@ impl Deduper {
             key,
             url: doc.url,
             site: doc.site,
+            kind: RecordKind::Kept,
             signatures,
+            evidence,
             fetched_at: now,
         };
         // A shared store (Redis) may change under us: catch up, decide, and
@@ -669,10 +676,7 @@ impl Deduper {
                 warnings.push(note);
             }
             contained_in = within;
-            let has_features = record.signatures
-                [..self.detectors.len().min(record.signatures.len())]
-                .iter()
-                .any(|s| !s.is_empty());
+            let has_features = record.signatures.iter().any(|s| !s.is_empty());
             let index_it = has_features
                 && match kind {
                     VerdictKind::Unique => true,
@@ -683,39 +687,37 @@ impl Deduper {
                 // A page not kept still teaches the site's template, unless
                 // it is the kept page's visible text again (a copy at another
                 // URL would only make that page's own text look repeated).
-                // The evidence is the one computed at analysis (a record
-                // without it has nothing to teach), not computed again on
-                // this thread, which decides every page in turn.
-                let n = self.detectors.len();
-                let evidence = record
-                    .signatures
-                    .get(n..)
-                    .and_then(Evidence::from_signatures)
-                    .filter(|e| !e.blocks.is_empty());
-                let observe = evidence.filter(|_| kind.is_drop());
-                if let Some(e) = observe {
-                    if !self.same_visible(&matched, e.visible)? {
-                        let mut signatures = vec![Signature::Empty; n];
-                        signatures.extend(e.observation());
-                        let observation = DocRecord {
-                            key: record.key.clone(),
-                            url: record.url.clone(),
-                            site: record.site.clone(),
-                            signatures,
-                            fetched_at: now,
-                        };
-                        match self.store.insert_if_current(observation)? {
-                            Ok(id) => {
-                                self.index_stored(id)?;
-                                stored_as = Some(id);
-                            }
-                            // Another worker wrote first: decide again.
-                            Err(_) => continue,
+                // The evidence is the one computed at analysis (a page
+                // without blocks has nothing to teach), not computed again
+                // on this thread, which decides every page in turn.
+                let e = &record.evidence;
+                let observe = kind.is_drop() && !e.blocks.is_empty();
+                if observe && !self.same_visible(&matched, e.visible)? {
+                    let observation = DocRecord {
+                        key: record.key.clone(),
+                        url: record.url.clone(),
+                        site: record.site.clone(),
+                        kind: RecordKind::Observation,
+                        signatures: vec![Signature::Empty; record.signatures.len()],
+                        evidence: e.observation(),
+                        fetched_at: now,
+                    };
+                    match self.store.insert_if_current(observation)? {
+                        Ok(id) => {
+                            self.index_stored(id)?;
+                            stored_as = Some(id);
                         }
+                        // Another worker wrote first: decide again.
+                        Err(_) => continue,
                     }
                 }
                 break (kind, matched, None);
             }
+            record.kind = if kind.is_drop() {
+                RecordKind::NearDuplicate
+            } else {
+                RecordKind::Kept
+            };
             match self.store.insert_if_current(record)? {
                 Ok(id) => {
                     self.index_stored(id)?;
@@ -764,13 +766,10 @@ impl Deduper {
 
     /// The verdict on a page fetched again unchanged at the URL of an
     /// indexed page ([`Deduper::recrawl`]), `None` for any other page.
-    /// With near duplicates indexed, a record does not say whether it was
-    /// kept or a near duplicate, so the page is judged again against the
-    /// pages indexed before it: a near duplicate is again the copy of the
-    /// earlier page it matched, a kept page usually matches none of them
-    /// and is a duplicate of itself (by URL). A kept page that the policy
-    /// now judges a copy (its site's template learned since) is reported
-    /// as that copy, as a new page with its text would be.
+    /// A kept page is a duplicate of itself (by URL). An indexed near
+    /// duplicate is judged again against the pages indexed before it, so
+    /// it is again reported as the copy of the earlier page it matched
+    /// (by URL only if that page is gone or no longer matches).
     fn unchanged(
         &mut self,
         record: &DocRecord,
@@ -778,10 +777,10 @@ impl Deduper {
         policy: Policy,
         now: u64,
     ) -> crate::Result<Option<(VerdictKind, Match)>> {
-        let Some(m) = self.recrawl(record, now)? else {
+        let Some((m, was)) = self.recrawl(record, now)? else {
             return Ok(None);
         };
-        if self.config.decide.index_near_duplicates {
+        if was == RecordKind::NearDuplicate {
             let page = (record.site.as_str(), record.url.as_str());
             let again = self.judge(&record.signatures, content, page, policy, now, m.id)?;
             if let Some(copy) = again.matched.filter(|_| again.kind.is_drop()) {
@@ -791,29 +790,36 @@ impl Deduper {
         Ok(Some((VerdictKind::Duplicate, m)))
     }
 
-    /// Recrawl handling before a page is judged: `Some(match)` for an
-    /// unchanged re-fetch (its fetch time refreshed), else the old version
-    /// at the same URL (if any) is removed and `None` returned.
-    fn recrawl(&mut self, record: &DocRecord, now: u64) -> crate::Result<Option<Match>> {
+    /// Recrawl handling before a page is judged: `Some(match, what the
+    /// stored page is)` for an unchanged re-fetch (its fetch time
+    /// refreshed), else the old version at the same URL (if any) is removed
+    /// and `None` returned.
+    fn recrawl(
+        &mut self,
+        record: &DocRecord,
+        now: u64,
+    ) -> crate::Result<Option<(Match, RecordKind)>> {
         if !self.config.index.replace_same_url {
             return Ok(None);
         }
         let Some((id, old)) = self.same_url(&record.url)? else {
             return Ok(None);
         };
-        if old.signatures == record.signatures && !self.is_expired(&old, now) {
+        let same = old.signatures == record.signatures && old.evidence == record.evidence;
+        if same && !self.is_expired(&old, now) {
             if self.store.touch(id, now)? {
                 if let Some(queue) = &mut self.derived.expiry {
                     queue.push(Reverse((now, id)));
                 }
             }
-            return Ok(Some(Match::by_url(
+            let m = Match::by_url(
                 Some(id),
                 old.key.clone(),
                 old.url.clone(),
                 MatchBasis::SameUrl,
                 "unchanged since last fetch: this URL is indexed with the same signatures".into(),
-            )));
+            );
+            return Ok(Some((m, old.kind)));
         }
         self.remove_record(id)?;
         Ok(None)
@@ -990,7 +996,7 @@ impl Deduper {
         let Some(rec) = m.id.map(|id| self.store.get(id)).transpose()?.flatten() else {
             return Ok(false);
         };
-        Ok(evidence_of(&rec, self.detectors.len()).is_some_and(|e| e.visible == visible))
+        Ok(rec.evidence.visible == visible)
     }
 
     /// The name of chain position `i`; past the chain, the block index.
@@ -1065,7 +1071,7 @@ impl Deduper {
                     .then(a.cmp(b))
             });
             for (id, sim, judgement, rec) in alike {
-                let Some(kept) = kept_side(&rec, n) else {
+                let Some(kept) = kept_side(&rec) else {
                     continue;
                 };
                 let score = judgement.score;
@@ -1099,7 +1105,7 @@ impl Deduper {
             let Some(rec) = self.live_record(id, now)? else {
                 continue;
             };
-            let Some(kept) = kept_side(&rec, n) else {
+            let Some(kept) = kept_side(&rec) else {
                 continue;
             };
             let (coverage, ruling) = policy.judge(own(), content, kept, template, &Via::Blocks);
@@ -1128,18 +1134,22 @@ impl Deduper {
         Ok(found)
     }
 
+    /// Stores a seeded page as kept (see [`Deduper::insert`]).
     fn insert_record(
         &mut self,
         key: String,
         doc: Document,
         signatures: Vec<Signature>,
+        evidence: Evidence,
     ) -> crate::Result<DocId> {
         let now = self.now();
         let mut record = DocRecord {
             key,
             url: doc.url,
             site: doc.site,
+            kind: RecordKind::Kept,
             signatures,
+            evidence,
             fetched_at: now,
         };
         // With a shared store, retry after catching up (see `decide`).
@@ -1189,13 +1199,13 @@ impl Deduper {
             key,
             doc,
             signatures,
+            evidence,
             ..
         } = analyzed;
-        let n = self.detectors.len().min(signatures.len());
-        if signatures[..n].iter().all(Signature::is_empty) {
+        if signatures.iter().all(Signature::is_empty) {
             return Ok(None);
         }
-        self.insert_record(key, doc, signatures).map(Some)
+        self.insert_record(key, doc, signatures, evidence).map(Some)
     }
 
     /// Removes an indexed document (a page that went away, or is about to be

@@ -18,7 +18,7 @@ use neardup_api::{CandidateIndex, Detector, DocId};
 
 use crate::canonical::Canonicalizer;
 use crate::config::Config;
-use crate::content::{BlockIndex, Evidence, EvidenceRef, Templates};
+use crate::content::{BlockIndex, Templates};
 use crate::index::{Change, DocRecord};
 
 /// The deduper's derived state (see the module docs).
@@ -97,24 +97,19 @@ impl Derived {
                 index.remove(id, sig);
             }
         }
-        let evidence = evidence_of(rec, self.indexes.len());
-        let observation = evidence.is_some_and(|e| e.is_observation());
-        if let Some(e) = evidence {
-            if add {
-                self.templates.added(&rec.site, &rec.url, e);
-            } else {
-                self.templates.removed(&rec.site, &rec.url, e);
-            }
-            if !observation {
-                if add {
-                    self.blocks.insert(id, e.blocks);
-                } else {
-                    self.blocks.remove(id, e.blocks);
-                }
-            }
+        let e = rec.evidence.as_ref();
+        if add {
+            self.templates.added(&rec.site, &rec.url, e);
+        } else {
+            self.templates.removed(&rec.site, &rec.url, e);
         }
-        if observation {
+        if !rec.kind.is_indexed() {
             return;
+        }
+        if add {
+            self.blocks.insert(id, e.blocks);
+        } else {
+            self.blocks.remove(id, e.blocks);
         }
         if add {
             self.kept += 1;
@@ -127,11 +122,6 @@ impl Derived {
             self.urls.removed(id, rec);
         }
     }
-}
-
-/// A record's content evidence: the slots after its `detectors` signatures.
-pub(crate) fn evidence_of(rec: &DocRecord, detectors: usize) -> Option<EvidenceRef<'_>> {
-    Evidence::from_signatures(rec.signatures.get(detectors..)?)
 }
 
 /// Which indexed page holds each URL: derived state, rebuilt from the store
@@ -198,7 +188,8 @@ impl UrlMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup_api::Signature;
+    use crate::content::Evidence;
+    use crate::index::RecordKind;
 
     fn record(url: &str, observation: bool) -> DocRecord {
         let evidence = Evidence {
@@ -210,20 +201,18 @@ mod tests {
             lang: 0,
             main_words: 40,
         };
-        let kept = evidence.to_signatures();
-        let slots: Vec<Signature> = if observation {
-            Evidence::from_signatures(&kept)
-                .expect("well-formed slots")
-                .observation()
-                .to_vec()
+        let (kind, evidence) = if observation {
+            (RecordKind::Observation, evidence.observation())
         } else {
-            kept.to_vec()
+            (RecordKind::Kept, evidence)
         };
         DocRecord {
             key: url.into(),
             url: url.into(),
             site: "s".into(),
-            signatures: slots,
+            kind,
+            signatures: Vec::new(),
+            evidence,
             fetched_at: 0,
         }
     }

@@ -99,7 +99,8 @@ pub use signature::{ChunkDetector, ExactDetector, GearChunker, SimhashDetector};
 #[cfg(feature = "redis")]
 pub use index::RedisStore;
 pub use index::{
-    unix_now, Change, DocRecord, DocStore, IndexLocation, MemoryStore, RedisLocation, StoreIdentity,
+    unix_now, Change, DocRecord, DocStore, IndexLocation, MemoryStore, RecordKind, RedisLocation,
+    StoreIdentity,
 };
 #[cfg(feature = "redb")]
 pub use index::{CacheStats, RedbStore};

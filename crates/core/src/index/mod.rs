@@ -27,7 +27,7 @@ pub use redb_store::{CacheStats, RedbStore};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
 pub use simhash::SimhashIndex;
-pub use store::{unix_now, Change, DocRecord, DocStore, MemoryStore, StoreIdentity};
+pub use store::{unix_now, Change, DocRecord, DocStore, MemoryStore, RecordKind, StoreIdentity};
 
 /// How the index treats pages over time, and how much of it stays in RAM.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

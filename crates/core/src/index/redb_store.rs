@@ -2,19 +2,27 @@
 //!
 //! # Layout
 //! - table `docs`: doc id (`u32`) -> record, postcard-encoded (key, url,
-//!   site, one signature per detector, fetch time in Unix seconds;
-//!   integers are varints, so a chunk set costs about 4-5 bytes per hash);
+//!   site, kind, one signature per detector of the chain, the content
+//!   evidence, fetch time in Unix seconds; integers are varints, so a chunk
+//!   set costs about 4-5 bytes per hash, and the evidence's sorted sets
+//!   are delta-coded, about 4);
 //! - table `meta`: `format` (u32 LE, [`FORMAT_VERSION`]), `next_id` (u32 LE,
 //!   the id the next insert gets: ids are never reused, also after removals
 //!   of the highest id), `identity` (postcard [`StoreIdentity`]: detector
 //!   chain and signature settings; formats 1 and 2: chain and a config
 //!   fingerprint, upgraded on open when the config matches).
 //!
-//! Format 1 (before fetch times) had no time in its records and a `urls`
-//! table; opening such a file upgrades it in place, in one transaction
-//! (a crash during the upgrade leaves it at format 1): every record gets
-//! the time of the upgrade as its fetch time, and `urls` is dropped (the
-//! URL map is derived state, rebuilt by the deduper on open).
+//! Older formats are upgraded in place when opened, each in one
+//! transaction (a crash during an upgrade leaves the file as it was):
+//! - format 1 (before fetch times) had no time in its records and a `urls`
+//!   table: every record gets the time of the upgrade as its fetch time,
+//!   and `urls` is dropped (the URL map is derived state, rebuilt by the
+//!   deduper on open);
+//! - formats 1 to 3 stored the content evidence as five signatures after
+//!   the chain's (`crate::content::EVIDENCE_SLOTS`) and no kind: a record
+//!   whose shingle sample was empty (modulus 0) becomes an observation,
+//!   every other one a kept page (an indexed near duplicate cannot be told
+//!   from a kept page in those formats).
 //!
 //! # Memory
 //! Records live in the file. RAM holds a bounded cache of them: a
@@ -59,21 +67,25 @@ use redb::{
 use serde::{Deserialize, Serialize};
 
 use super::redb_file::{check_header, read_header, GuardedFile, Shared};
-use super::store::{record_bytes, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
+use super::store::{
+    from_slots, record_bytes, DocRecord, DocStore, LegacyIdentity, RecordKind, StoreIdentity,
+};
+use crate::content::Evidence;
 use crate::Error;
 use crate::Result;
 
 /// Version of the on-disk layout; bumped on any incompatible change.
 /// Format 3 records the signature settings in `identity` (formats 1 and 2:
-/// a fingerprint; see [`StoreIdentity`]).
-pub const FORMAT_VERSION: u32 = 3;
+/// a fingerprint; see [`StoreIdentity`]); format 4 stores typed records
+/// (kind and evidence as fields of their own).
+pub const FORMAT_VERSION: u32 = 4;
 
 const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
 /// Format 1 only: URL -> id (dropped by the upgrade to format 2).
 const URLS_V1: TableDefinition<&str, u32> = TableDefinition::new("urls");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
-/// Records decoded per transaction while upgrading a format-1 file.
+/// Records decoded per batch while upgrading an older file.
 const UPGRADE_BATCH: usize = 100_000;
 
 /// The `identity` metadata of format 3.
@@ -87,13 +99,28 @@ struct RecordRef<'a> {
     key: &'a str,
     url: &'a str,
     site: &'a str,
+    kind: RecordKind,
     signatures: &'a [Signature],
+    evidence: &'a Evidence,
     fetched_at: u64,
 }
 
 /// A record as decoded from the `docs` table.
 #[derive(Deserialize)]
 struct RecordOwned {
+    key: String,
+    url: String,
+    site: String,
+    kind: RecordKind,
+    signatures: Vec<Signature>,
+    evidence: Evidence,
+    fetched_at: u64,
+}
+
+/// A format-2 or 3 record (the evidence as signatures after the chain's),
+/// read only to upgrade a file.
+#[derive(Deserialize)]
+struct RecordV3 {
     key: String,
     url: String,
     site: String,
@@ -257,13 +284,16 @@ fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
         key: &r.key,
         url: &r.url,
         site: &r.site,
+        kind: r.kind,
         signatures: &r.signatures,
+        evidence: &r.evidence,
         fetched_at: r.fetched_at,
     })
     .map_err(|e| err(path, format!("cannot encode record: {e}")))
 }
 
-/// Decodes a record of the `docs` table and checks its signature count.
+/// Decodes a record of the `docs` table and checks its signature count
+/// (one per detector of the chain) and its evidence's sets.
 fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
     let rec: RecordOwned = postcard::from_bytes(bytes)
         .map_err(|e| err(path, format!("record {id} is corrupt: {e}")))?;
@@ -276,11 +306,19 @@ fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocR
             ),
         ));
     }
+    if !rec.evidence.is_consistent() {
+        return Err(err(
+            path,
+            format!("record {id} has unsorted evidence: corrupt index"),
+        ));
+    }
     Ok(DocRecord {
         key: rec.key,
         url: rec.url,
         site: rec.site,
+        kind: rec.kind,
         signatures: rec.signatures,
+        evidence: rec.evidence,
         fetched_at: rec.fetched_at,
     })
 }
@@ -474,7 +512,7 @@ impl RedbStore {
             file: Arc::clone(file),
             damaged: OnceLock::new(),
             path: path.to_owned(),
-            detectors: identity.detectors.len(),
+            detectors: identity.chain().len(),
             next_id: meta.next_id,
             live,
             pending: BTreeMap::new(),
@@ -511,8 +549,8 @@ impl RedbStore {
         file.apply()
             .map_err(|e| err(path, format!("cannot write: {e}")))?;
         let meta = Self::check_meta(db, path, identity)?;
-        if meta.format == 1 {
-            Self::upgrade_v1(db, path, identity, now)?;
+        if meta.format < FORMAT_VERSION {
+            Self::upgrade(db, path, identity, meta.format, now)?;
         }
         let read = db.begin_read().map_err(|e| err(path, e))?;
         let docs = read.open_table(DOCS).map_err(|e| err(path, e))?;
@@ -533,24 +571,43 @@ impl RedbStore {
         Ok((meta, live))
     }
 
-    /// Rewrites every format-1 record with a fetch time and drops the
-    /// `urls` table, in one transaction that also sets the format to 2.
-    fn upgrade_v1(db: &Database, path: &Path, identity: &StoreIdentity, now: u64) -> Result<()> {
+    /// Rewrites every record of format `from` (1 or 3; a format-2 file's
+    /// identity was brought to format 3 by [`RedbStore::check_meta`]) as a
+    /// typed record, a format-1 record with `now` as its fetch time, and
+    /// for format 1 drops the `urls` table; one transaction, which also
+    /// sets the format.
+    fn upgrade(
+        db: &Database,
+        path: &Path,
+        identity: &StoreIdentity,
+        from: u32,
+        now: u64,
+    ) -> Result<()> {
         let e = |x: redb::Error| err(path, x);
         let txn = begin_write(db, path)?;
         {
             let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
-            let mut from = 0u32;
+            let mut start = 0u32;
             loop {
                 // Decode a batch, then rewrite it (a table cannot be read
                 // while it is being written).
                 let mut batch = Vec::new();
-                for entry in docs.range(from..).map_err(|x| e(x.into()))? {
+                for entry in docs.range(start..).map_err(|x| e(x.into()))? {
                     let (id, bytes) = entry.map_err(|x| e(x.into()))?;
                     let id = id.value();
-                    let old: RecordV1 = postcard::from_bytes(bytes.value())
-                        .map_err(|x| err(path, format!("record {id} is corrupt: {x}")))?;
-                    batch.push((id, old));
+                    let corrupt = |x: String| err(path, format!("record {id} is corrupt: {x}"));
+                    let (names, signatures, fetched_at) = if from == 1 {
+                        let old: RecordV1 = postcard::from_bytes(bytes.value())
+                            .map_err(|x| corrupt(x.to_string()))?;
+                        ((old.key, old.url, old.site), old.signatures, now)
+                    } else {
+                        let old: RecordV3 = postcard::from_bytes(bytes.value())
+                            .map_err(|x| corrupt(x.to_string()))?;
+                        ((old.key, old.url, old.site), old.signatures, old.fetched_at)
+                    };
+                    let rec =
+                        from_slots(identity, names, signatures, fetched_at).map_err(corrupt)?;
+                    batch.push((id, rec));
                     if batch.len() == UPGRADE_BATCH {
                         break;
                     }
@@ -559,30 +616,19 @@ impl RedbStore {
                     break;
                 };
                 let full = batch.len() == UPGRADE_BATCH;
-                for (id, old) in batch {
-                    if old.signatures.len() != identity.detectors.len() {
-                        return Err(err(
-                            path,
-                            format!("record {id} has a wrong signature count: corrupt index"),
-                        ));
-                    }
-                    let rec = DocRecord {
-                        key: old.key,
-                        url: old.url,
-                        site: old.site,
-                        signatures: old.signatures,
-                        fetched_at: now,
-                    };
+                for (id, rec) in batch {
                     docs.insert(id, encode(path, &rec)?.as_slice())
                         .map_err(|x| e(x.into()))?;
                 }
                 if !full || last == u32::MAX {
                     break;
                 }
-                from = last + 1;
+                start = last + 1;
             }
         }
-        txn.delete_table(URLS_V1).map_err(|x| e(x.into()))?;
+        if from == 1 {
+            txn.delete_table(URLS_V1).map_err(|x| e(x.into()))?;
+        }
         {
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
             meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
@@ -591,7 +637,7 @@ impl RedbStore {
                 .map_err(|x| e(x.into()))?;
         }
         txn.commit().map_err(|x| e(x.into()))?;
-        tracing::info!(path = %path.display(), "index upgraded from format 1 to {FORMAT_VERSION}");
+        tracing::info!(path = %path.display(), "index upgraded from format {from} to {FORMAT_VERSION}");
         Ok(())
     }
     /// Creates a new index beside `path` and renames it into place once its
@@ -626,7 +672,8 @@ impl RedbStore {
     }
 
     /// Checks (or, for a new file, writes) the metadata; returns `next_id`
-    /// and the format (format 1 is upgraded by the caller; format 2 here).
+    /// and the format (a format-2 identity is upgraded here, to format 3;
+    /// the records of formats 1 to 3 by the caller).
     fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<Meta> {
         let e = |e: redb::Error| err(path, e);
         let txn = begin_write(db, path)?;
@@ -679,7 +726,7 @@ impl RedbStore {
                             ),
                         )
                     };
-                    if version == FORMAT_VERSION {
+                    if version >= 3 {
                         let stored: StoreIdentity =
                             postcard::from_bytes(stored.value()).map_err(corrupt)?;
                         if let Some(why) = stored.mismatch(identity) {
@@ -694,15 +741,18 @@ impl RedbStore {
                         }
                     }
                     drop(stored);
+                    let mut version = version;
                     if version == 2 {
-                        // Same config: record its settings (format 3). A
-                        // format-1 file gets them in its upgrade, with the
-                        // format, so the two never disagree.
+                        // Same config: record its settings (format 3, whose
+                        // records are format 2's; the caller upgrades them).
+                        // A format-1 file gets them in its upgrade, with
+                        // the format, so the two never disagree.
                         meta.insert("identity", encode_identity(path, identity)?.as_slice())
                             .map_err(|x| e(x.into()))?;
-                        meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
+                        meta.insert("format", 3u32.to_le_bytes().as_slice())
                             .map_err(|x| e(x.into()))?;
-                        tracing::info!(path = %path.display(), "index identity upgraded to format {FORMAT_VERSION}");
+                        tracing::info!(path = %path.display(), "index identity upgraded to format 3");
+                        version = 3;
                     }
                     let next = meta
                         .get("next_id")
@@ -1065,7 +1115,9 @@ mod tests {
             key: format!("k{n}"),
             url: String::new(),
             site: String::new(),
+            kind: RecordKind::Kept,
             signatures: vec![Signature::Set(vec![n; payload])],
+            evidence: Evidence::default(),
             fetched_at: 0,
         })
     }

@@ -2,9 +2,10 @@
 //! kept in Redis as an append-only log.
 //!
 //! # Layout (namespace `NS`, from `?ns=NS`, default `default`)
-//! - `{nd:NS}:log` — a list; entry `i` is either a kept document (its
-//!   record: key, URL, site, one signature per detector, postcard-encoded
-//!   exactly like [`super::RedbStore`]'s `docs` table) or a tombstone
+//! - `{nd:NS}:log` — a list; entry `i` is either a stored document (its
+//!   record: key, URL, site, kind, one signature per detector of the
+//!   chain, the content evidence, postcard-encoded like
+//!   [`super::RedbStore`]'s `docs` table without the fetch time) or a tombstone
 //!   naming an earlier entry. **A document's id is its position in the
 //!   log**, so ids are assigned in insertion order and never reused; a
 //!   tombstone takes a position too (that id simply never holds a record).
@@ -30,6 +31,15 @@
 //! reports a duplicate. Every detector works, plugins included, because the
 //! log carries whole signatures.
 //!
+//! # Older logs
+//! Log formats 1 and 2 held the content evidence as signatures after the
+//! chain's and no record kind. The first worker of this build to open such
+//! a namespace (with the config it was built with) rewrites it: every
+//! entry converted into a new list, which replaces the log and the
+//! metadata in one script only if the log did not grow meanwhile (else it
+//! starts again). Workers of the older build are refused from then on
+//! ("log format 3"): upgrade every worker of a namespace together.
+//!
 //! # Durability
 //! A write is acknowledged once Redis has executed it; whether it survives
 //! a Redis restart is Redis's persistence setting (AOF with
@@ -42,14 +52,19 @@ use neardup_api::{DocId, Signature};
 use serde::{Deserialize, Serialize};
 
 use super::location::RedisLocation;
-use super::store::{record_bytes, Change, DocRecord, DocStore, LegacyIdentity, StoreIdentity};
+use super::store::{
+    from_slots, record_bytes, Change, DocRecord, DocStore, LegacyIdentity, RecordKind,
+    StoreIdentity,
+};
+use crate::content::Evidence;
 use crate::Error;
 use crate::Result;
 
 /// Version of the log layout and its metadata; bumped on any incompatible
 /// change. Format 2 records the signature settings in the metadata (format
-/// 1: a fingerprint; see [`StoreIdentity`]).
-pub const FORMAT_VERSION: u32 = 2;
+/// 1: a fingerprint; see [`StoreIdentity`]); format 3 logs typed records
+/// (kind and evidence as fields of their own).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Entries fetched per `LRANGE` while catching up, so a worker joining a
 /// large log never asks Redis for one huge reply.
@@ -65,6 +80,24 @@ redis.call('RPUSH', KEYS[1], ARGV[2])
 return -1
 ";
 
+/// Replaces the log `KEYS[1]` by the converted list `KEYS[2]` and sets the
+/// metadata `KEYS[3]` to `ARGV[2]`, only if the log still has `ARGV[1]`
+/// entries and the metadata is still `ARGV[3]`; returns 1 if replaced, 0
+/// if another worker wrote meanwhile (the converted list is deleted).
+const REPLACE_LOG: &str = r"
+if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('GET', KEYS[3]) ~= ARGV[3] then
+  redis.call('DEL', KEYS[2])
+  return 0
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('RENAME', KEYS[2], KEYS[1])
+else
+  redis.call('DEL', KEYS[1])
+end
+redis.call('SET', KEYS[3], ARGV[2])
+return 1
+";
+
 /// Connect, read and write timeout: a stalled server must not hang a
 /// worker forever.
 const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -77,7 +110,9 @@ enum EntryRef<'a> {
         key: &'a str,
         url: &'a str,
         site: &'a str,
+        kind: RecordKind,
         signatures: &'a [Signature],
+        evidence: &'a Evidence,
     },
     Remove(DocId),
 }
@@ -89,9 +124,128 @@ enum EntryOwned {
         key: String,
         url: String,
         site: String,
+        kind: RecordKind,
+        signatures: Vec<Signature>,
+        evidence: Evidence,
+    },
+    Remove(DocId),
+}
+
+/// A log entry of formats 1 and 2, read only to rewrite the log.
+#[derive(Deserialize)]
+enum EntryV2 {
+    Add {
+        key: String,
+        url: String,
+        site: String,
         signatures: Vec<Signature>,
     },
     Remove(DocId),
+}
+
+/// Rewrites a log of format 1 or 2 as format 3 (see "Older logs" in the
+/// module docs): `meta` is (the metadata as read, the metadata to write).
+/// Starts again while other workers write; fails on an entry that cannot
+/// be converted, leaving the log as it was.
+fn rewrite_log(
+    con: &mut redis::Connection,
+    location: &RedisLocation,
+    identity: &StoreIdentity,
+    (old_meta, new_meta): (&[u8], &[u8]),
+) -> std::result::Result<(), String> {
+    let (log_key, meta_key) = (location.log_key(), location.meta_key());
+    // Same hash tag as the log: one Redis Cluster slot.
+    let tmp_key = format!("{log_key}:rewrite");
+    let replace = redis::Script::new(REPLACE_LOG);
+    loop {
+        let len: isize = redis::cmd("LLEN")
+            .arg(&log_key)
+            .query(con)
+            .map_err(|e| format!("cannot read {log_key}: {e}"))?;
+        let _: () = redis::cmd("DEL")
+            .arg(&tmp_key)
+            .query(con)
+            .map_err(|e| format!("cannot write {tmp_key}: {e}"))?;
+        let mut start = 0isize;
+        while start < len {
+            let end = (start + SYNC_BATCH).min(len) - 1;
+            let entries: Vec<Vec<u8>> = redis::cmd("LRANGE")
+                .arg(&log_key)
+                .arg(start)
+                .arg(end)
+                .query(con)
+                .map_err(|e| format!("cannot read {log_key}: {e}"))?;
+            if entries.is_empty() {
+                break;
+            }
+            let mut converted = Vec::with_capacity(entries.len());
+            for (id, bytes) in (start..).zip(&entries) {
+                converted.push(convert_entry(identity, bytes).map_err(|why| {
+                    format!(
+                        "log entry {id} cannot be converted to log format {FORMAT_VERSION}: {why}"
+                    )
+                })?);
+            }
+            let _: () = redis::cmd("RPUSH")
+                .arg(&tmp_key)
+                .arg(converted)
+                .query(con)
+                .map_err(|e| format!("cannot write {tmp_key}: {e}"))?;
+            start += entries.len() as isize;
+        }
+        let replaced: i64 = replace
+            .key(&log_key)
+            .key(&tmp_key)
+            .key(&meta_key)
+            .arg(start)
+            .arg(new_meta)
+            .arg(old_meta)
+            .invoke(con)
+            .map_err(|e| format!("cannot replace {log_key}: {e}"))?;
+        if replaced == 1 {
+            tracing::info!(log = %log_key, entries = start, "Redis log rewritten in format {FORMAT_VERSION}");
+            return Ok(());
+        }
+        // Another worker wrote (an older build's, or this build's
+        // rewrite finished first): read the metadata again.
+        let now: Vec<u8> = redis::cmd("GET")
+            .arg(&meta_key)
+            .query(con)
+            .map_err(|e| format!("cannot read {meta_key}: {e}"))?;
+        if now == new_meta {
+            return Ok(());
+        }
+        if now != old_meta {
+            return Err(format!(
+                "{meta_key} changed while the log was being rewritten: open the store again"
+            ));
+        }
+    }
+}
+
+/// One log entry of format 1 or 2 in format 3.
+fn convert_entry(identity: &StoreIdentity, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    let entry: EntryV2 = postcard::from_bytes(bytes).map_err(|e| e.to_string())?;
+    let out = match entry {
+        EntryV2::Add {
+            key,
+            url,
+            site,
+            signatures,
+        } => {
+            let r = from_slots(identity, (key, url, site), signatures, 0)?;
+            postcard::to_allocvec(&EntryRef::Add {
+                key: &r.key,
+                url: &r.url,
+                site: &r.site,
+                kind: r.kind,
+                signatures: &r.signatures,
+                evidence: &r.evidence,
+            })
+        }
+        EntryV2::Remove(id) => postcard::to_allocvec(&EntryRef::Remove(id)),
+    };
+    out.map_err(|e| e.to_string())
 }
 
 /// A connection with [`TIMEOUT`] on connect, reads and writes.
@@ -172,7 +326,7 @@ impl RedisStore {
             ))
         };
         match format {
-            FORMAT_VERSION => {
+            2 | FORMAT_VERSION => {
                 let stored: StoreIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
                 if let Some(why) = stored.mismatch(identity) {
                     return Err(refused(why));
@@ -181,17 +335,11 @@ impl RedisStore {
             1 => {
                 // Format 1 recorded a fingerprint only: accepted when this
                 // config is the one it was built with, and then recorded in
-                // the new form (every worker accepted here writes the same
-                // bytes, so a race between them is harmless).
+                // the new form when the log is rewritten below.
                 let stored: LegacyIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
                 if let Some(why) = identity.legacy_mismatch(&stored) {
                     return Err(refused(why));
                 }
-                let _: () = redis::cmd("SET")
-                    .arg(&meta_key)
-                    .arg(&meta)
-                    .query(&mut con)
-                    .map_err(|e| err(format!("cannot write {meta_key}: {e}")))?;
             }
             other => {
                 return Err(err(format!(
@@ -199,13 +347,16 @@ impl RedisStore {
                 )))
             }
         }
+        if format < FORMAT_VERSION {
+            rewrite_log(&mut con, location, identity, (&stored, &meta)).map_err(err)?;
+        }
         Ok(RedisStore {
             client,
             con: Some(con),
             location: location.clone(),
             log_key: location.log_key(),
             append: Arc::new(redis::Script::new(APPEND_IF_LEN)),
-            detectors: identity.detectors.len(),
+            detectors: identity.chain().len(),
             records: Vec::new(),
             live: 0,
             bytes: 0,
@@ -296,7 +447,9 @@ impl DocStore for RedisStore {
             key: &record.key,
             url: &record.url,
             site: &record.site,
+            kind: record.kind,
             signatures: &record.signatures,
+            evidence: &record.evidence,
         })?;
         let script = Arc::clone(&self.append);
         let key = self.log_key.clone();
@@ -376,7 +529,9 @@ impl DocStore for RedisStore {
                         key,
                         url,
                         site,
+                        kind,
                         signatures,
+                        evidence,
                     } => {
                         if signatures.len() != self.detectors {
                             return Err(self.err(format!(
@@ -385,11 +540,18 @@ impl DocStore for RedisStore {
                                 self.detectors
                             )));
                         }
+                        if !evidence.is_consistent() {
+                            return Err(self.err(format!(
+                                "log entry {id} has unsorted evidence: corrupt log"
+                            )));
+                        }
                         let rec = Arc::new(DocRecord {
                             key,
                             url,
                             site,
+                            kind,
                             signatures,
+                            evidence,
                             fetched_at: 0,
                         });
                         self.push_live(Arc::clone(&rec));

@@ -9,10 +9,12 @@ use std::sync::Arc;
 use neardup_api::{DocId, Signature};
 use serde::{Deserialize, Serialize};
 
+use crate::content::Evidence;
 use crate::Error;
 use crate::Result;
 
-/// What is kept about an indexed document.
+/// What is kept about an indexed document: written once, read as is by
+/// every decision (no part of it is encoded inside another).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocRecord {
     /// Caller's identifier (manifest doc_id, file stem, WARC record id).
@@ -21,12 +23,44 @@ pub struct DocRecord {
     pub url: String,
     /// The page's site (host).
     pub site: String,
-    /// One signature per detector of the chain, in chain order.
+    /// What the page is to later pages.
+    pub kind: RecordKind,
+    /// One signature per detector of the chain, in chain order (all
+    /// [`Signature::Empty`] for an observation).
     pub signatures: Vec<Signature>,
+    /// The page's content evidence (`crate::content`): what a later page's
+    /// own content is looked up in, and what the site's template learns.
+    pub evidence: Evidence,
     /// When the page was last fetched (checked), in Unix seconds; what
     /// `index.ttl_secs` counts from. 0 when unknown (a Redis log keeps no
     /// times).
     pub fetched_at: u64,
+}
+
+/// What a stored page is to the pages checked after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RecordKind {
+    /// A page kept (unique when checked, or seeded): a candidate, and the
+    /// kept side of a drop.
+    #[default]
+    Kept,
+    /// A near duplicate indexed (`decide.index_near_duplicates`): a
+    /// candidate like a kept page, so a later variant can match it; fetched
+    /// again unchanged, it is judged again against the pages before it and
+    /// reported as their copy.
+    NearDuplicate,
+    /// A page not kept, stored for its site's template only (its blocks and
+    /// title words, [`Evidence::observation`]): never a candidate, holds no
+    /// URL, not counted as indexed.
+    Observation,
+}
+
+impl RecordKind {
+    /// Returns true if and only if the page is a candidate for later pages
+    /// (kept or an indexed near duplicate).
+    pub fn is_indexed(self) -> bool {
+        self != RecordKind::Observation
+    }
 }
 
 /// What the stored signatures were computed with: an index remembers it
@@ -35,8 +69,8 @@ pub struct DocRecord {
 ///
 /// # The rule: what changes a stored record, not what decides
 /// An identity holds
-/// - the detector chain (one stored signature per name, then the content
-///   evidence slots, `crate::content::EVIDENCE_SLOTS`);
+/// - the detector chain (one stored signature per name), then the names of
+///   the content evidence's parts (`crate::content::EVIDENCE_SLOTS`);
 /// - [`settings`](StoreIdentity::settings): every setting that changes a
 ///   stored signature or evidence for the same page, by dotted config key:
 ///   the hash seed; `analysis_version` (`crate::content::ANALYSIS_VERSION`:
@@ -74,7 +108,7 @@ pub struct DocRecord {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoreIdentity {
     /// Detector names, in chain order (one stored signature per name),
-    /// then the content evidence slots.
+    /// then the names of the content evidence's parts.
     pub detectors: Vec<String>,
     /// Dotted config key -> value (as JSON) of every setting that changes
     /// stored signatures or evidence (see the rule above).
@@ -94,8 +128,9 @@ pub(crate) struct LegacyIdentity {
 }
 
 impl StoreIdentity {
-    /// The detector chain: the names before the content evidence slots
-    /// (`crate::content::EVIDENCE_SLOTS`) that follow it in every record.
+    /// The detector chain: the names before the content evidence's parts
+    /// (`crate::content::EVIDENCE_SLOTS`); a record holds one signature per
+    /// name of the chain.
     pub fn chain(&self) -> &[String] {
         chain_of(&self.detectors)
     }
@@ -168,6 +203,90 @@ impl StoreIdentity {
             )
         })
     }
+}
+
+/// A record as stored before records were typed (redb formats 1 to 3,
+/// Redis log formats 1 and 2): `signatures` holds the chain's, then (when
+/// the identity names them) the five evidence slots. A record whose
+/// shingle sample is empty (modulus 0) was an observation, any other a
+/// kept page (an indexed near duplicate cannot be told from one). Typed,
+/// or why not.
+#[cfg(any(feature = "redb", feature = "redis"))]
+pub(crate) fn from_slots(
+    identity: &StoreIdentity,
+    (key, url, site): (String, String, String),
+    mut signatures: Vec<Signature>,
+    fetched_at: u64,
+) -> std::result::Result<DocRecord, String> {
+    if signatures.len() != identity.detectors.len() {
+        return Err(format!(
+            "{} signatures for {} slots",
+            signatures.len(),
+            identity.detectors.len()
+        ));
+    }
+    let slots = signatures.split_off(identity.chain().len());
+    let (kind, evidence) = if slots.is_empty() {
+        (RecordKind::Kept, Evidence::default())
+    } else {
+        let evidence = evidence_from_slots(&slots).ok_or("malformed evidence slots")?;
+        let kind = if evidence.modulus == 0 {
+            RecordKind::Observation
+        } else {
+            RecordKind::Kept
+        };
+        (kind, evidence)
+    };
+    Ok(DocRecord {
+        key,
+        url,
+        site,
+        kind,
+        signatures,
+        evidence,
+        fetched_at,
+    })
+}
+
+/// The evidence as formats 1 to 3 stored it: blocks and title as sets,
+/// the shingle sample as a sketch whose first value is the modulus, the
+/// visible text's hash as a fingerprint, language and main words as a
+/// sketch of two.
+#[cfg(any(feature = "redb", feature = "redis"))]
+fn evidence_from_slots(slots: &[Signature]) -> Option<Evidence> {
+    let [blocks, sample, visible, title, about] = slots else {
+        return None;
+    };
+    fn set(s: &Signature) -> Option<Vec<u32>> {
+        match s {
+            Signature::Set(b) => Some(b.clone()),
+            Signature::Empty => Some(Vec::new()),
+            _ => None,
+        }
+    }
+    let Signature::Sketch(sample) = sample else {
+        return None;
+    };
+    let (modulus, sample) = sample.split_first()?;
+    let Signature::Fingerprint(visible) = visible else {
+        return None;
+    };
+    let Signature::Sketch(about) = about else {
+        return None;
+    };
+    let [lang, main_words] = about.as_slice() else {
+        return None;
+    };
+    let evidence = Evidence {
+        blocks: set(blocks)?,
+        modulus: *modulus,
+        sample: sample.to_vec(),
+        visible: *visible,
+        title: set(title)?,
+        lang: *lang,
+        main_words: *main_words,
+    };
+    evidence.is_consistent().then_some(evidence)
 }
 
 /// The names before the evidence slots.
@@ -321,6 +440,7 @@ pub(crate) fn record_bytes(r: &DocRecord) -> usize {
             .iter()
             .map(Signature::heap_bytes)
             .sum::<usize>()
+        + r.evidence.heap_bytes()
 }
 
 impl MemoryStore {
