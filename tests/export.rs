@@ -271,6 +271,7 @@ fn plugin_signatures_of_every_kind_fit_the_generic_column() {
     let observed = store
         .insert(DocRecord {
             kind: RecordKind::Observation,
+            signatures: Vec::new(),
             ..record(9, Signature::Empty)
         })
         .unwrap();

@@ -880,6 +880,7 @@ fn format_3_file_is_upgraded_to_typed_records() {
         assert_eq!(obs.kind, RecordKind::Observation);
         assert_eq!((obs.evidence.modulus, obs.evidence.sample.len()), (0, 0));
         assert_eq!(obs.evidence.blocks, [1, 5, 9]);
+        assert!(obs.signatures.is_empty(), "an observation is in no index");
     }
     // Upgraded once: the file says format 4 and opens as such.
     {

@@ -49,10 +49,14 @@ pub(crate) fn record(n: u32) -> DocRecord {
         url: format!("https://s{}.example/p/{n}", n % 3),
         site: format!("s{}.example", n % 3),
         kind,
-        signatures: vec![
-            Signature::Fingerprint(u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            Signature::Set((0..n).map(|i| i * 7 + n).collect()),
-        ],
+        signatures: if kind == RecordKind::Observation {
+            Vec::new()
+        } else {
+            vec![
+                Signature::Fingerprint(u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                Signature::Set((0..n).map(|i| i * 7 + n).collect()),
+            ]
+        },
         evidence: Evidence {
             blocks: spread(n),
             modulus: if kind == RecordKind::Observation {

@@ -698,7 +698,7 @@ impl Deduper {
                         url: record.url.clone(),
                         site: record.site.clone(),
                         kind: RecordKind::Observation,
-                        signatures: vec![Signature::Empty; record.signatures.len()],
+                        signatures: Vec::new(),
                         evidence: e.observation(),
                         fetched_at: now,
                     };

@@ -297,7 +297,7 @@ fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
 fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
     let rec: RecordOwned = postcard::from_bytes(bytes)
         .map_err(|e| err(path, format!("record {id} is corrupt: {e}")))?;
-    if rec.signatures.len() != detectors {
+    if rec.signatures.len() != rec.kind.signatures(detectors) {
         return Err(err(
             path,
             format!(

@@ -533,7 +533,7 @@ impl DocStore for RedisStore {
                         signatures,
                         evidence,
                     } => {
-                        if signatures.len() != self.detectors {
+                        if signatures.len() != kind.signatures(self.detectors) {
                             return Err(self.err(format!(
                                 "log entry {id} has {} signatures, the chain has {}",
                                 signatures.len(),

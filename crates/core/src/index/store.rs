@@ -25,8 +25,8 @@ pub struct DocRecord {
     pub site: String,
     /// What the page is to later pages.
     pub kind: RecordKind,
-    /// One signature per detector of the chain, in chain order (all
-    /// [`Signature::Empty`] for an observation).
+    /// One signature per detector of the chain, in chain order; none for
+    /// an observation ([`RecordKind::signatures`]).
     pub signatures: Vec<Signature>,
     /// The page's content evidence (`crate::content`): what a later page's
     /// own content is looked up in, and what the site's template learns.
@@ -60,6 +60,17 @@ impl RecordKind {
     /// (kept or an indexed near duplicate).
     pub fn is_indexed(self) -> bool {
         self != RecordKind::Observation
+    }
+
+    /// How many signatures a record of this kind holds with a chain of
+    /// `chain` detectors: one per detector, none for an observation (it is
+    /// in no candidate index).
+    pub fn signatures(self, chain: usize) -> usize {
+        if self.is_indexed() {
+            chain
+        } else {
+            0
+        }
     }
 }
 
@@ -230,12 +241,13 @@ pub(crate) fn from_slots(
         (RecordKind::Kept, Evidence::default())
     } else {
         let evidence = evidence_from_slots(&slots).ok_or("malformed evidence slots")?;
-        let kind = if evidence.modulus == 0 {
-            RecordKind::Observation
+        if evidence.modulus == 0 {
+            // Its chain slots were `Empty` placeholders.
+            signatures.clear();
+            (RecordKind::Observation, evidence)
         } else {
-            RecordKind::Kept
-        };
-        (kind, evidence)
+            (RecordKind::Kept, evidence)
+        }
     };
     Ok(DocRecord {
         key,
