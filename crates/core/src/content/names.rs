@@ -1,0 +1,132 @@
+//! What a page is called: the hashed words of its title and its URL's place words.
+
+use neardup_api::hash64;
+
+use super::page::{lowercase_into, PageContent};
+
+/// Stable hashes of the words of `text` as the page's blocks hash them
+/// (lowercased, Unicode words, symbols-only tokens left out).
+pub fn word_hashes(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for_each_hashed_word(text, |_, hash| out.push(hash));
+    out
+}
+
+/// Calls `f` with each word of `text` as [`word_hashes`] counts it
+/// (lowercased; a word without a letter or digit only if ASCII) and its
+/// hash.
+pub(super) fn for_each_hashed_word(text: &str, mut f: impl FnMut(&str, u32)) {
+    let mut lower = String::new();
+    lowercase_into(text, &mut lower);
+    neardup_text::for_each_word(&lower, |w| {
+        if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
+            f(w, hash64(w.as_bytes()) as u32);
+        }
+    });
+}
+
+/// Title segment separators: `Headline | Site`, `Item - Book`.
+pub(super) const TITLE_SEPARATORS: [&str; 8] = [
+    " | ",
+    " - ",
+    " \u{2013} ",
+    " \u{2014} ",
+    " :: ",
+    " \u{b7} ",
+    " \u{bb} ",
+    " / ",
+];
+
+/// Most words of a title segment that may be a site's name.
+pub(super) const TITLE_EDGE_WORDS: usize = 4;
+
+/// The words of `title` found only in its first or last segment when
+/// that segment is short (at most [`TITLE_EDGE_WORDS`] words) and another
+/// segment is the longer one (at least 3 words): a site's name around a
+/// headline. Sorted and distinct. Only set aside while the site's common
+/// title words are not known ([`OwnContent::new`]): a syndicated copy
+/// carries another site's name, a page's version or item name sits in a
+/// middle segment or is the longest.
+pub(super) fn title_edges(title: &str) -> Vec<u32> {
+    let mut segments: Vec<&str> = vec![title];
+    for sep in TITLE_SEPARATORS {
+        segments = segments.iter().flat_map(|s| s.split(sep)).collect();
+    }
+    let words: Vec<Vec<u32>> = segments
+        .iter()
+        .map(|s| word_hashes(s))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() < 2 {
+        return Vec::new();
+    }
+    let longest = words.iter().map(Vec::len).max().unwrap_or(0);
+    let last = words.len() - 1;
+    let edge = |i: usize| {
+        (i == 0 || i == last) && words[i].len() <= TITLE_EDGE_WORDS && words[i].len() < longest
+    };
+    if longest < 3 {
+        return Vec::new();
+    }
+    let inner: std::collections::HashSet<u32> = (0..words.len())
+        .filter(|&i| !edge(i))
+        .flat_map(|i| words[i].iter().copied())
+        .collect();
+    let mut out: Vec<u32> = (0..words.len())
+        .filter(|&i| edge(i))
+        .flat_map(|i| words[i].iter().copied())
+        .filter(|w| !inner.contains(w))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Words of where a page lives, not what it is called: its host's labels
+/// and the folders of its URL path (not its file name). A module path, a
+/// version folder or a language folder in the title says where the page
+/// is, so the same item re-exported elsewhere keeps its name. Sorted and
+/// distinct.
+pub fn place_words(url: &str) -> Vec<u32> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split(['#', '?']).next().unwrap_or_default();
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let folders = path.rsplit_once('/').map_or("", |(folders, _)| folders);
+    let decoded = percent_encoding::percent_decode_str(folders).decode_utf8_lossy();
+    let mut out = word_hashes(&host.replace('.', " "));
+    out.extend(word_hashes(&decoded.replace(['/', '.', '-', '_'], " ")));
+    out.extend(word_hashes(&decoded.replace('/', " ")));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The words that name a page wherever it lives, from its `title` and
+/// `url` alone: the title's words (as `word_hashes` splits them) less its URL's
+/// `place_words` (host labels, folders) and the words spelled inside a
+/// label of its host (the site's name, `PageContent::title_host`).
+/// Sorted and distinct. The drop policy's name (`OwnContent`) also
+/// leaves out the words its section's titles commonly share, which only
+/// an index knows; the report compares this one between the pages a
+/// URL-pattern hint would merge.
+pub fn title_name(title: &str, url: &str) -> Vec<u32> {
+    let mut page = PageContent::default();
+    page.set_host(title, url);
+    let place = place_words(url);
+    let mut out: Vec<u32> = word_hashes(title)
+        .into_iter()
+        .filter(|w| place.binary_search(w).is_err() && page.title_host.binary_search(w).is_err())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A language's ISO 639-3 code as stored with a page (0: unknown).
+pub fn lang_code(lang: &str) -> u32 {
+    if lang.is_empty() || lang == "und" {
+        0
+    } else {
+        (hash64(lang.as_bytes()) as u32).max(1)
+    }
+}

@@ -1,0 +1,623 @@
+//! Unit tests of the content evidence.
+
+use super::*;
+use neardup_html::Block;
+
+/// Evidence with these blocks and nothing else.
+fn seen(blocks: &[u32]) -> EvidenceRef<'_> {
+    EvidenceRef {
+        blocks,
+        modulus: 1,
+        sample: &[],
+        visible: 0,
+        title: &[],
+        lang: 0,
+        main_words: 0,
+    }
+}
+
+fn block(text: &str, main: bool) -> Block {
+    Block {
+        text: text.into(),
+        tag: "p".into(),
+        link_density: 0.0,
+        is_main: main,
+    }
+}
+
+fn page(texts: &[(&str, bool)]) -> PageContent {
+    let blocks: Vec<Block> = texts.iter().map(|(t, m)| block(t, *m)).collect();
+    PageContent::from_page("", &blocks)
+}
+
+const FOOTER: &str = "Copyright 2001 the example foundation, all rights reserved under the license";
+
+#[test]
+fn caseless_scripts_lowercase_to_themselves() {
+    for c in ('\u{3040}'..='\u{A63F}').chain('\u{AC00}'..='\u{D7A3}') {
+        assert!(has_no_case(c));
+        assert!(c.to_lowercase().eq([c]), "{c:?} has a lowercase form");
+    }
+    assert!(!has_no_case('\u{A640}'), "Cyrillic Extended-B has case");
+    let mut out = String::new();
+    lowercase_into("ÀB Σ東京 ΣΑ", &mut out);
+    let by_char: String = "ÀB Σ東京 ΣΑ".chars().flat_map(char::to_lowercase).collect();
+    assert_eq!(out, by_char);
+}
+
+#[test]
+fn long_preformatted_blocks_are_cut_alike_where_they_agree() {
+    let header: Vec<String> = (0..120).map(|i| format!("h{i}")).collect();
+    let pre = |tail: &str| Block {
+        text: format!("{} {tail}", header.join(" ")),
+        tag: "pre".into(),
+        link_density: 0.0,
+        is_main: true,
+    };
+    let code_a: Vec<String> = (0..40).map(|i| format!("a{i}")).collect();
+    let code_b: Vec<String> = (0..40).map(|i| format!("b{i}")).collect();
+    let a = PageContent::from_page("", &[pre(&code_a.join(" "))]);
+    let b = PageContent::from_page("", &[pre(&code_b.join(" "))]);
+    assert!(
+        a.blocks.len() >= 160 / PIECE_MAX_WORDS,
+        "{}",
+        a.blocks.len()
+    );
+    assert!(a.blocks.iter().all(|p| p.source == 1));
+    assert!(a
+        .blocks
+        .iter()
+        .all(|p| (p.words() as usize) <= PIECE_MAX_WORDS));
+    // The pieces wholly inside the shared header are the same blocks.
+    let shared = a
+        .blocks
+        .iter()
+        .zip(&b.blocks)
+        .take_while(|(x, y)| x.hash == y.hash)
+        .count();
+    let in_header = a.blocks.iter().take_while(|p| p.end <= 120).count();
+    assert!(
+        shared >= in_header && in_header >= 2,
+        "{shared} {in_header}"
+    );
+    assert_ne!(a.visible, b.visible);
+    // Not a preformatted block, or a short one: one block.
+    let mut p = pre(&code_a.join(" "));
+    p.tag = "p".into();
+    assert_eq!(PageContent::from_page("", &[p]).blocks.len(), 1);
+    let mut p = pre("");
+    p.text = code_a.join(" ");
+    assert_eq!(PageContent::from_page("", &[p]).blocks.len(), 1);
+}
+
+#[test]
+fn block_hashes_ignore_case_and_punctuation() {
+    let a = page(&[("Hello, World: again!", true)]);
+    let b = page(&[("hello world again", false)]);
+    assert_eq!(a.blocks[0].hash, b.blocks[0].hash);
+    assert_eq!(a.visible, b.visible);
+    let c = page(&[("hello world once", false)]);
+    assert_ne!(a.blocks[0].hash, c.blocks[0].hash);
+}
+
+#[test]
+fn repeated_blocks_are_one_template_entry() {
+    let p = page(&[("menu item", false), ("menu item", true)]);
+    assert_eq!(p.blocks.len(), 2);
+    assert_eq!(p.evidence().blocks.len(), 1);
+}
+
+#[test]
+fn evidence_round_trips_through_its_stored_form() {
+    let p = page(&[("one two three four five", true), (FOOTER, false)]);
+    let e = p.evidence();
+    assert!(e.is_consistent());
+    let bytes = postcard::to_allocvec(&e).unwrap();
+    let back: Evidence = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(back, e);
+    assert_eq!(back.modulus, 1);
+    assert_eq!(back.visible, p.visible);
+    assert!(postcard::from_bytes::<Evidence>(&bytes[..bytes.len() / 2]).is_err());
+    let observed = e.observation();
+    assert_eq!((observed.modulus, observed.sample.len()), (0, 0));
+    assert_eq!((&observed.blocks, observed.visible), (&e.blocks, e.visible));
+}
+
+#[test]
+fn sorted_sets_are_stored_as_gaps_and_read_back_exactly() {
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct S(#[serde(with = "sorted_u32s")] Vec<u32>);
+    for v in [
+        vec![],
+        vec![0],
+        vec![u32::MAX],
+        vec![0, 1, 2, u32::MAX - 1, u32::MAX],
+        (0..500).map(|i| i * 8_589_934).collect(),
+    ] {
+        let bytes = postcard::to_allocvec(&S(v.clone())).unwrap();
+        assert_eq!(postcard::from_bytes::<S>(&bytes).unwrap(), S(v));
+    }
+    // Gaps are smaller than values: a dense sorted set of large hashes
+    // takes fewer bytes than the same values as plain varints.
+    let dense: Vec<u32> = (0..1000).map(|i| 4_000_000_000 + i * 1000).collect();
+    let gaps = postcard::to_allocvec(&S(dense.clone())).unwrap().len();
+    let plain = postcard::to_allocvec(&dense).unwrap().len();
+    assert!(gaps * 2 < plain, "{gaps} vs {plain} bytes");
+    // A gap running past u32::MAX is refused, not wrapped.
+    let overflow = postcard::to_allocvec(&vec![u32::MAX, 1u32]).unwrap();
+    assert!(postcard::from_bytes::<S>(&overflow).is_err());
+}
+
+#[test]
+fn large_pages_are_sampled_to_a_bounded_nested_set() {
+    let text: Vec<String> = (0..5000).map(|i| format!("w{i}")).collect();
+    let p = page(&[(&text.join(" "), true)]);
+    let e = p.evidence();
+    assert!(e.sample.len() <= MAX_SAMPLE);
+    assert!(e.modulus > 1);
+    assert!(e.sample.iter().all(|s| s % e.modulus == 0));
+    // About 4,998 / modulus shingles survive: the sample is not empty.
+    assert!(e.sample.len() > MAX_SAMPLE / 4);
+}
+
+#[test]
+fn the_sample_is_the_smallest_power_of_two_that_fits_counting_repeats() {
+    // Repeated blocks: the modulus is chosen on shingles with repeats
+    // (as stored indexes were built), the sample keeps distinct ones.
+    let text: Vec<String> = (0..700).map(|i| format!("w{i}")).collect();
+    let text = text.join(" ");
+    let p = page(&[(&text, true), (&text, false), ("short one", true)]);
+    let mut naive = Vec::new();
+    for b in &p.blocks {
+        block_shingles(p.words_of(b), &mut naive);
+    }
+    let mut modulus = 1u32;
+    while naive.len() > MAX_SAMPLE && modulus < 1 << 30 {
+        modulus <<= 1;
+        naive.retain(|s| s % modulus == 0);
+    }
+    naive.sort_unstable();
+    naive.dedup();
+    let e = p.evidence();
+    assert!(modulus > 1);
+    assert_eq!((e.modulus, &e.sample), (modulus, &naive));
+}
+
+#[test]
+fn found_in_merges_or_searches_alike() {
+    let own: Vec<u32> = (0..200).map(|i| i * 3).collect();
+    let long: Vec<u32> = (0..10_000).map(|i| i * 2).collect();
+    let short: Vec<u32> = (0..300).map(|i| i * 2).collect();
+    for kept in [&long, &short] {
+        let expect: Vec<bool> = own.iter().map(|s| kept.contains(s)).collect();
+        assert_eq!(found_in(&own, kept), expect);
+    }
+    assert_eq!(found_in(&[], &short), Vec::<bool>::new());
+    assert_eq!(found_in(&own[..3], &[]), vec![false; 3]);
+}
+
+#[test]
+fn words_covered_counts_each_word_once() {
+    // Blocks of 5 words (shingles at 0..3) and of 2 words (one shingle).
+    let spans = [(0, 5), (5, 2)];
+    let rank_at = [0, 1, 2, 0, 0, 3, 0];
+    // Shingles 0 and 2 overlap on word 2: words 0..5 all covered once.
+    assert_eq!(
+        words_covered(&spans, &rank_at, &[true, false, true, false]),
+        5.0 / 7.0
+    );
+    assert_eq!(
+        words_covered(&spans, &rank_at, &[false, true, false, true]),
+        5.0 / 7.0
+    );
+    assert_eq!(words_covered(&spans, &rank_at, &[false; 4]), 0.0);
+    assert_eq!(words_covered(&spans, &rank_at, &[true; 4]), 1.0);
+}
+
+#[test]
+fn a_page_whose_content_is_in_the_kept_page_is_covered() {
+    let kept = page(&[
+        (
+            "the quick brown fox jumps over the lazy dog near the river bank",
+            true,
+        ),
+        (
+            "a second paragraph tells more about the fox and its many friends",
+            true,
+        ),
+        (FOOTER, false),
+    ]);
+    let copy = page(&[(
+        "the quick brown fox jumps over the lazy dog near the river bank",
+        true,
+    )]);
+    let c = coverage(
+        &copy,
+        SiteTemplate::default(),
+        kept.evidence().as_ref(),
+        true,
+        true,
+    );
+    assert!(c.allows_drop(0.9), "{c:?}");
+    // The other direction: the larger page is not in the smaller one.
+    let back = coverage(
+        &kept,
+        SiteTemplate::default(),
+        copy.evidence().as_ref(),
+        true,
+        true,
+    );
+    assert!(!back.allows_drop(0.5), "{back:?}");
+}
+
+#[test]
+fn shared_template_alone_does_not_cover_a_page() {
+    // Two table-of-contents pages of one site: the footer is all they share.
+    let toc = |items: &[&str]| {
+        let mut v: Vec<(&str, bool)> = items.iter().map(|t| (*t, false)).collect();
+        v.push((FOOTER, true));
+        page(&v)
+    };
+    let a = toc(&[
+        "installing python modules from the package index",
+        "the python tutorial for newcomers to the language",
+        "extending and embedding the python interpreter in c",
+    ]);
+    let b = toc(&[
+        "curses programming with python on a text terminal",
+        "descriptor guide: how attribute lookup really works",
+        "functional programming howto with iterators and generators",
+    ]);
+    let mut t = Templates::default();
+    let ev = a.evidence();
+    let c = coverage(&b, t.of("s", "http://s/x"), ev.as_ref(), true, true);
+    assert!(!c.allows_drop(0.5), "{c:?}");
+    assert!(
+        matches!(
+            c,
+            Coverage::Measured {
+                basis: Basis::Page,
+                ..
+            }
+        ),
+        "{c:?}"
+    );
+    // Once the footer is known as template, it is not compared at all.
+    for i in 0..TEMPLATE_MIN_PAGES {
+        t.added(
+            "s",
+            &format!("http://s/p{i}"),
+            seen(&page(&[(FOOTER, false)]).evidence().blocks),
+        );
+    }
+    assert!(t.of("s", "http://s/x").contains(a.blocks[3].hash));
+    assert_eq!(a.blocks[3].words(), 11);
+    let c = coverage(&b, t.of("s", "http://s/x"), ev.as_ref(), true, true);
+    assert!(!c.allows_drop(0.5), "{c:?}");
+}
+
+#[test]
+fn too_small_own_content_needs_identical_visible_text() {
+    let a = page(&[("tiny", true), (FOOTER, false)]);
+    let b = page(&[("small", true), (FOOTER, false)]);
+    let mut t = Templates::default();
+    for i in 0..TEMPLATE_MIN_PAGES {
+        t.added(
+            "s",
+            &format!("http://s/p{i}"),
+            seen(&page(&[(FOOTER, false)]).evidence().blocks),
+        );
+    }
+    let ev = a.evidence();
+    let c = coverage(&b, t.of("s", "http://s/x"), ev.as_ref(), true, true);
+    assert!(
+        matches!(
+            c,
+            Coverage::TooSmall {
+                identical: false,
+                ..
+            }
+        ),
+        "{c:?}"
+    );
+    assert!(!c.allows_drop(0.0));
+    let same = coverage(&a, t.of("s", "http://s/x"), ev.as_ref(), true, true);
+    assert!(same.allows_drop(1.0), "{same:?}");
+}
+
+#[test]
+fn templates_count_pages_and_forget_removed_ones() {
+    let mut t = Templates::default();
+    t.added("s", "http://s/a.html", seen(&[1, 2]));
+    t.added("s", "http://s/b.html", seen(&[1]));
+    t.added("s", "http://s/c.html", seen(&[1]));
+    assert!(t.of("s", "http://s/x").contains(1));
+    assert!(!t.of("s", "http://s/x").contains(2));
+    assert!(!t.of("other", "http://other/x").contains(1));
+    t.removed("s", "http://s/b.html", seen(&[1]));
+    assert!(!t.of("s", "http://s/x").contains(1));
+}
+
+#[test]
+fn a_page_mirrored_under_other_folders_counts_once() {
+    let mut t = Templates::default();
+    t.added("s", "http://s/en/guide.html", seen(&[7]));
+    t.added("s", "http://s/fr/guide.html", seen(&[7]));
+    t.added("s", "http://s/v2/guide.html", seen(&[7]));
+    assert!(
+        !t.of("s", "http://s/x").contains(7),
+        "one page and its mirrors are not a template"
+    );
+    t.added("s", "http://s/en/other/", seen(&[7]));
+    assert!(!t.of("s", "http://s/x").contains(7), "two pages");
+    // A mirror's blocks that the first copy lacked still count.
+    t.added("s", "http://s/fr/guide.html", seen(&[8]));
+    t.added("s", "http://s/a.html", seen(&[8]));
+    t.added("s", "http://s/b.html", seen(&[8]));
+    assert!(t.of("s", "http://s/x").contains(8));
+    t.added("s", "http://s/third.html", seen(&[7]));
+    assert!(t.of("s", "http://s/x").contains(7));
+    t.removed("s", "http://s/third.html", seen(&[7]));
+    assert!(!t.of("s", "http://s/x").contains(7));
+}
+
+#[test]
+fn page_names_are_the_last_segment_or_the_folder_of_an_index() {
+    assert_eq!(
+        page_name("http://a/x/y.html"),
+        page_name("https://b/z/y.html#top")
+    );
+    assert_eq!(
+        page_name("http://a/docs/intro/index.html"),
+        page_name("http://a/intro/")
+    );
+    assert_ne!(
+        page_name("http://a/docs/intro/"),
+        page_name("http://a/docs/setup/")
+    );
+    assert_ne!(
+        page_name("http://a/item?id=1"),
+        page_name("http://a/item?id=2")
+    );
+    assert_eq!(page_name("http://a/"), page_name("http://a"));
+}
+
+/// The own content of a page without an article titled `title` at
+/// `url`, and the kept side made of `kept` titled `kept_title` at
+/// `kept_url`.
+fn named_coverage((title, url): (&str, &str), (kept_title, kept_url): (&str, &str)) -> Coverage {
+    let text = [
+        (
+            "Sets whether the background of the tag is drawn in full.",
+            false,
+        ),
+        ("Default value: FALSE. Flags: Read / Write.", false),
+        ("Available since: 4.0. Deprecated: never.", false),
+    ];
+    let blocks: Vec<Block> = text.iter().map(|(t, m)| block(t, *m)).collect();
+    let page = PageContent::from_page(title, &blocks);
+    let kept = PageContent::from_page(kept_title, &blocks).evidence();
+    let own = OwnContent::new(&page, SiteTemplate::default(), url);
+    own.coverage(
+        &page,
+        Kept {
+            evidence: kept.as_ref(),
+            page_name: page_name(kept_url),
+            url: kept_url,
+        },
+        SiteTemplate::default(),
+        false,
+    )
+}
+
+/// Coverage of an article of `paragraphs` paragraphs titled `title`
+/// against a kept article of the first `kept` of them titled
+/// `kept_title`.
+fn extending_coverage(paragraphs: usize, title: &str, kept: usize, kept_title: &str) -> Coverage {
+    extending_coverage_at(
+        (paragraphs, title, "http://s/news/story"),
+        (kept, kept_title, "http://t/syndication/story"),
+    )
+}
+
+/// [`extending_coverage`] with the two pages' URLs.
+fn extending_coverage_at(
+    (paragraphs, title, url): (usize, &str, &str),
+    (kept, kept_title, kept_url): (usize, &str, &str),
+) -> Coverage {
+    let texts: Vec<String> = (0..paragraphs)
+        .map(|p| {
+            let words: Vec<String> = (0..40).map(|w| format!("word{p}x{w}")).collect();
+            format!("{}.", words.join(" "))
+        })
+        .collect();
+    let blocks =
+        |n: usize| -> Vec<Block> { texts.iter().take(n).map(|t| block(t, true)).collect() };
+    let page = PageContent::from_page(title, &blocks(paragraphs));
+    let kept_ev = PageContent::from_page(kept_title, &blocks(kept)).evidence();
+    let own = OwnContent::new(&page, SiteTemplate::default(), url);
+    own.coverage(
+        &page,
+        Kept {
+            evidence: kept_ev.as_ref(),
+            page_name: page_name(kept_url),
+            url: kept_url,
+        },
+        SiteTemplate::default(),
+        false,
+    )
+}
+
+#[test]
+fn an_article_holding_the_kept_article_under_its_name_extends_it() {
+    let headline = "Rosetta ends its mission by landing on its comet";
+    // The original with 40% more than the syndicated copy kept first
+    // (a longer extraction, comments): 71% of it is the kept article,
+    // all of which it holds.
+    let c = extending_coverage(12, headline, 7, headline);
+    assert!(
+        matches!(c, Coverage::Measured { basis: Basis::Article, holds: Some(h), covered, .. } if h >= EXTENDS_MIN_HOLDS && covered < 0.8),
+        "{c:?}"
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+    assert!(c
+        .describe()
+        .contains("of the kept page's main content is in this page"));
+    // Another headline: another story that quotes it.
+    let c = extending_coverage(12, "Philae wakes up after seven months", 7, headline);
+    assert!(!c.allows_drop(0.8), "{c:?}");
+    // Four times as much: a page that includes it, not its copy.
+    let c = extending_coverage(28, headline, 7, headline);
+    assert!(!c.allows_drop(0.8), "{c:?}");
+}
+
+#[test]
+fn folder_depth_counts_the_folders_of_the_path() {
+    assert_eq!(folder_depth("http://s/"), 0);
+    assert_eq!(folder_depth("http://s/page.html"), 0);
+    assert_eq!(folder_depth("http://s/a/b/page.html?x=/y/z#/q"), 2);
+    assert_eq!(folder_depth("http://s/a/b/"), 1);
+    assert_eq!(folder_depth("https://e.example/print/article/x.html"), 2);
+}
+
+#[test]
+fn a_longer_page_under_a_sibling_folder_does_not_extend_it() {
+    // One source file's page under `arm/` and `aarch64/`: the arm one
+    // holds all of the other and says 70% more. Another platform's
+    // file, not the same story extended.
+    let title = "armclang.rs - source";
+    let c = extending_coverage_at(
+        (12, title, "http://s/src/arm/armclang.rs.html"),
+        (7, title, "http://s/src/aarch64/armclang.rs.html"),
+    );
+    assert!(matches!(c, Coverage::Measured { holds: None, .. }), "{c:?}");
+    assert!(!c.allows_drop(0.8), "{c:?}");
+    // The story after its print view, a folder less: it extends it.
+    let title = "Rosetta ends its mission by landing on its comet";
+    let c = extending_coverage_at(
+        (12, title, "http://s/article/rosetta.html"),
+        (7, title, "http://s/print/article/rosetta.html"),
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+}
+
+#[test]
+fn an_edited_original_extends_its_syndicated_copy() {
+    // The syndicated copy kept first: seven paragraphs and the
+    // partner's credit line. The original after it: twelve
+    // paragraphs (a longer extraction), one word in forty edited in
+    // each of the seven. Each edit takes three shingles with it, and
+    // the copy's own lines are not in the original: the original holds
+    // about 84% of the copy, which must still be enough.
+    let headline = "Nikki Haley to resign as ambassador to the United Nations";
+    let paragraph = |p: usize, edited: bool| -> String {
+        let words: Vec<String> = (0..40)
+            .map(|w| {
+                if edited && w == 20 {
+                    format!("edit{p}")
+                } else {
+                    format!("word{p}x{w}")
+                }
+            })
+            .collect();
+        format!("{}.", words.join(" "))
+    };
+    let mut page: Vec<String> = (0..12).map(|p| paragraph(p, p < 7)).collect();
+    page.push("Related coverage and more stories from our newsroom.".into());
+    let mut kept: Vec<String> = (0..7).map(|p| paragraph(p, false)).collect();
+    kept.push(
+        "This article originally appeared on the Times website and is republished under licence."
+            .into(),
+    );
+    let blocks =
+        |texts: &[String]| -> Vec<Block> { texts.iter().map(|t| block(t, true)).collect() };
+    let page = PageContent::from_page(headline, &blocks(&page));
+    let kept_ev = PageContent::from_page(headline, &blocks(&kept)).evidence();
+    let own = OwnContent::new(&page, SiteTemplate::default(), "http://s/politics/haley");
+    let c = own.coverage(
+        &page,
+        Kept {
+            evidence: kept_ev.as_ref(),
+            page_name: page_name("http://t/syndication/haley"),
+            url: "http://t/syndication/haley",
+        },
+        SiteTemplate::default(),
+        false,
+    );
+    assert!(
+        matches!(c, Coverage::Measured { holds: Some(h), covered, .. } if (EXTENDS_MIN_HOLDS..0.85).contains(&h) && covered < 0.8),
+        "{c:?}"
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+}
+
+#[test]
+fn a_page_without_an_article_must_be_named_like_the_kept_page() {
+    // Same text, a title one word longer, another page name: another
+    // property, not a copy.
+    let c = named_coverage(
+        (
+            "Gtk.TextTag:background",
+            "http://s/gtk4/property.TextTag.background.html",
+        ),
+        (
+            "Gtk.TextTag:background-set",
+            "http://s/gtk4/property.TextTag.background-set.html",
+        ),
+    );
+    assert!(matches!(c, Coverage::OtherName { .. }), "{c:?}");
+    assert!(!c.allows_drop(0.8));
+    // The same item under another folder (another module path in its
+    // title): a copy.
+    let c = named_coverage(
+        (
+            "uint16x4_t in core::arch::arm",
+            "http://s/core/arch/arm/struct.uint16x4_t.html",
+        ),
+        (
+            "uint16x4_t in core::arch::aarch64",
+            "http://s/core/arch/aarch64/struct.uint16x4_t.html",
+        ),
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+    // Another URL with the very same title: judged on its content.
+    let c = named_coverage(
+        ("Index", "http://s/genindex-J.html"),
+        ("Index", "http://s/genindex-K.html"),
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+}
+
+#[test]
+fn a_page_without_article_is_judged_on_the_whole_page() {
+    // On a page without an article the main blocks are most of the
+    // page, often more than an article needs (an API item with a long
+    // description: its heading and signature push it over): it must
+    // still be judged as a page, every block compared, not as an
+    // article whose chrome a copy may lack.
+    use neardup_html::{Block, Extracted, MainText};
+    let block = |text: String, main: bool| Block {
+        text,
+        tag: "p".into(),
+        link_density: 0.0,
+        is_main: main,
+    };
+    let description = "word ".repeat(120);
+    let mut e = Extracted {
+        title: "parse_flags in gizmo::cli".into(),
+        blocks: vec![
+            block("Function gizmo::cli::parse_flags".into(), true),
+            block(description, true),
+            block("Copyright The Gizmo Project".into(), false),
+        ],
+        main_text: MainText::Page,
+        ..Extracted::default()
+    };
+    let (basis, judged) = roles(&PageContent::from_extracted(&e), SiteTemplate::default());
+    assert_eq!(basis, Basis::Page);
+    assert!(judged.iter().all(|r| r.1 == Role::Compared), "{judged:?}");
+    e.main_text = MainText::Article;
+    let (basis, judged) = roles(&PageContent::from_extracted(&e), SiteTemplate::default());
+    assert_eq!(basis, Basis::Article);
+    assert!(judged.iter().any(|r| r.1 == Role::Chrome), "{judged:?}");
+}
