@@ -58,7 +58,7 @@ from typing import Any
 import neardup
 
 #: Candidates verified per detector and page, the most promising first (as
-#: the online deduper's MAX_VERIFY, crates/core/src/deduper.rs).
+#: the online deduper's MAX_VERIFY, crates/core/src/deduper/decide.rs).
 MAX_VERIFY = 64
 
 #: Spark schema of the signed pages.
@@ -195,7 +195,7 @@ def _verify(config: dict[str, Any]):
 def _match_order(conf: dict[str, Any]):
     """A struct column ranking a verified pair among the later page's
     others, smallest first, as ``check`` ranks the candidates it matched
-    (``Deduper::find_match``, crates/core/src/deduper.rs): the first
+    (``Deduper::find_match``, crates/core/src/deduper/decide.rs): the first
     detector of the chain (``decide.detectors``) that matched, then the
     duplicates before the near duplicates, then the strongest score, then
     the earliest page; the block fallback (detector ``content``) comes

@@ -1,0 +1,228 @@
+//! The CPU-heavy half of a check ([`Analyzer`]): decode, extract,
+//! normalize, sign; on any thread, `&self`.
+
+use std::sync::Arc;
+
+use neardup_api::{Detector, Document, Signature};
+
+use crate::canonical::site_of;
+use crate::config::{Config, ExtractMode};
+use crate::content::{Evidence, PageContent};
+use neardup_html::decode;
+use neardup_html::{extract, Extracted};
+use neardup_text::Normalizer;
+
+use super::Deduper;
+
+/// A page after the CPU-heavy half of a check, ready for [`Deduper::decide`].
+#[derive(Clone, Debug)]
+pub struct Analyzed {
+    /// The caller's key for the page.
+    pub key: String,
+    /// The normalized document.
+    pub doc: Document,
+    /// One signature per detector of the chain: what the candidate
+    /// indexes hold if the page is indexed.
+    pub signatures: Vec<Signature>,
+    /// The page's content evidence: what is stored with it for later
+    /// pages to be judged against.
+    pub evidence: Evidence,
+    /// Extraction output (links, canonical, blocks) for callers that need it.
+    pub extracted: Extracted,
+    /// Every visible block as hashes and shingles: what a drop is judged
+    /// on (see `crate::content`).
+    pub content: PageContent,
+    /// Size of the body that was analyzed, in bytes.
+    pub bytes: usize,
+    /// Problems found so far.
+    pub warnings: Vec<String>,
+}
+
+/// The analysis half of a [`Deduper`] (decode, extract, normalize, sign):
+/// immutable, so any number of threads share it without a lock.
+pub struct Analyzer {
+    pub(super) config: Config,
+    /// `config.extract`, with `max_links` 0 when links are not wanted
+    /// ([`Deduper::without_links`]).
+    pub(super) extract: neardup_html::ExtractConfig,
+    pub(super) normalizer: Normalizer,
+    pub(super) detectors: Arc<[Box<dyn Detector>]>,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer")
+            .field("detectors", &self.detectors.len())
+            .finish()
+    }
+}
+
+impl Analyzer {
+    /// The analysis half for `config` and its detector chain.
+    pub(super) fn new(config: &Config, detectors: Arc<[Box<dyn Detector>]>) -> Analyzer {
+        Analyzer {
+            normalizer: Normalizer::new(&config.text),
+            extract: config.extract.clone(),
+            config: config.clone(),
+            detectors,
+        }
+    }
+
+    /// The CPU-heavy half: decode, extract, normalize, sign. Never panics on
+    /// any input bytes.
+    pub fn analyze(
+        &self,
+        key: &str,
+        url: &str,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let body = if body.len() > limit {
+            warnings.push(format!(
+                "body of {} bytes truncated to extract.max_body_bytes = {limit}",
+                body.len()
+            ));
+            &body[..limit]
+        } else {
+            body
+        };
+        if let Some(reason) = neardup_html::binary_reason(body) {
+            warnings.push(reason);
+            return self.sign(key, url, body.len(), Extracted::default(), warnings);
+        }
+        let decoded = decode(body, content_type);
+        warnings.extend(decoded.warnings);
+        let page_url = url::Url::parse(url).ok();
+        let extracted = extract(&decoded.text, page_url.as_ref(), &self.extract);
+        warnings.extend(extracted.warnings.iter().cloned());
+        self.sign(key, url, body.len(), extracted, warnings)
+    }
+
+    /// Frees what [`Deduper::decide`] does not read from `analyzed`: the
+    /// document's text and title, its words but one, its terms beyond
+    /// `decide.min_terms` (decide reads only whether words is empty and
+    /// whether terms reach `min_terms`, so the verdict is unchanged). A
+    /// crawler holding analyzed pages until their turn to be decided keeps
+    /// kilobytes per page instead of one heap string per word. Keep in
+    /// sync with `decide`.
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        let doc = &mut analyzed.doc;
+        doc.text = String::new();
+        doc.title = String::new();
+        doc.words.truncate(1);
+        doc.words.shrink_to_fit();
+        let min_terms = self.config.decide.min_terms;
+        if doc.terms.len() >= min_terms {
+            doc.terms.truncate(min_terms);
+            doc.terms.shrink_to_fit();
+        }
+    }
+
+    /// The CPU-heavy half for a page given as plain text, for callers that
+    /// extracted the content themselves: no decoding or HTML extraction, and
+    /// every paragraph (blank-line separated) counts as main content, so
+    /// `extract.mode` does not drop any of it. Never panics.
+    pub fn analyze_text(&self, key: &str, url: &str, text: &str) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let text = if text.len() > limit {
+            warnings.push(format!(
+                "text of {} bytes truncated to extract.max_body_bytes = {limit}",
+                text.len()
+            ));
+            let mut end = limit;
+            // Cut on a character boundary; index 0 always is one.
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.get(..end).unwrap_or_default()
+        } else {
+            text
+        };
+        let blocks = text
+            .split("\n\n")
+            .map(|para| para.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|para| !para.is_empty())
+            .map(|text| neardup_html::Block {
+                text,
+                tag: "p".into(),
+                link_density: 0.0,
+                is_main: true,
+            })
+            .collect();
+        let extracted = Extracted {
+            blocks,
+            ..Extracted::default()
+        };
+        self.sign(key, url, text.len(), extracted, warnings)
+    }
+
+    fn sign(
+        &self,
+        key: &str,
+        url: &str,
+        bytes: usize,
+        extracted: Extracted,
+        mut warnings: Vec<String>,
+    ) -> Analyzed {
+        let text = extracted.text(self.config.extract.mode);
+        if self.config.extract.mode == ExtractMode::Main {
+            // `text` is the main blocks joined by newlines: count each block
+            // once for both sums.
+            let (mut main_words, mut all_words) = (0, 0);
+            for b in &extracted.blocks {
+                let n = neardup_text::count_whitespace_words(&b.text);
+                all_words += n;
+                if b.is_main {
+                    main_words += n;
+                }
+            }
+            // A page whose visible text is nearly all navigation, footers and
+            // link lists: say so, since its verdict rests on very little text.
+            if main_words < 50 && all_words >= 4 * main_words.max(5) {
+                warnings.push(format!(
+                    "mostly boilerplate: main content has {main_words} of {all_words} visible words"
+                ));
+            }
+        }
+        let normalized = self.normalizer.normalize(&text, extracted.lang.as_deref());
+        warnings.extend(normalized.warnings);
+        if normalized.words.is_empty() {
+            warnings.push("no text extracted".into());
+        }
+        let doc = Document {
+            url: url.to_owned(),
+            site: site_of(url),
+            title: extracted.title.clone(),
+            text,
+            lang: normalized.lang,
+            words: normalized.words,
+            terms: normalized.terms,
+        };
+        let mut content = PageContent::from_extracted(&extracted);
+        content.lang = crate::content::lang_code(&doc.lang);
+        content.set_host(&extracted.title, url);
+        let signatures: Vec<Signature> = self.detectors.iter().map(|d| d.sign(&doc)).collect();
+        let evidence = content.evidence();
+        Analyzed {
+            key: key.to_owned(),
+            doc,
+            signatures,
+            evidence,
+            extracted,
+            content,
+            bytes,
+            warnings,
+        }
+    }
+}
+
+impl Deduper {
+    /// Frees what [`Deduper::decide`] does not read from `analyzed` (see
+    /// [`Analyzer::shrink_for_decide`]).
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        self.analyzer.shrink_for_decide(analyzed);
+    }
+}
