@@ -64,7 +64,9 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::progress::Progress;
-use super::{CrawlSummary, Decider, Frontier, Outputs};
+use super::{CrawlSummary, Outputs};
+use crate::decider::Decider;
+use crate::frontier::pending::{host_key, Frontier, Queued};
 use neardup::Config;
 use neardup::{Error, Result};
 use neardup::{Match, MatchBasis, Verdict, VerdictKind};
@@ -114,9 +116,9 @@ impl CrawlState {
         frontier: &Frontier,
         decider: &Decider,
         summary: &CrawlSummary,
-        in_flight: impl Iterator<Item = &'a super::Queued>,
+        in_flight: impl Iterator<Item = &'a Queued>,
     ) -> CrawlState {
-        let entry = |q: &super::Queued| (q.url.as_str().to_owned(), q.depth, q.dups);
+        let entry = |q: &Queued| (q.url.as_str().to_owned(), q.depth, q.dups);
         let mut queue: Vec<(String, u32, u32)> = in_flight.map(entry).collect();
         // Every host's queue merged back into the order URLs were queued:
         // a resume pushes them in this order, so each host's FIFO and the
@@ -162,8 +164,8 @@ impl CrawlState {
         frontier.queue = super::HostQueues::new();
         for (url, depth, dups) in self.queue {
             if let Ok(url) = Url::parse(&url) {
-                let queued = super::Queued { url, depth, dups };
-                frontier.queue.push(&super::host_key(&queued.url), queued);
+                let queued = Queued { url, depth, dups };
+                frontier.queue.push(&host_key(&queued.url), queued);
             }
         }
         frontier.seen = self.seen.into_iter().collect();

@@ -6,6 +6,7 @@
 //! The crawl loop builds the frontier (seen set, depth, budgets) on top of
 //! these.
 
+pub(crate) mod pending;
 pub mod queue;
 pub mod robots;
 pub mod robots_rules;
