@@ -11,6 +11,8 @@ pub mod chunk;
 pub mod exact;
 pub mod location;
 #[cfg(feature = "redb")]
+mod record_cache;
+#[cfg(feature = "redb")]
 mod redb_file;
 #[cfg(feature = "redb")]
 pub mod redb_store;
@@ -23,7 +25,9 @@ pub use chunk::ChunkIndex;
 pub use exact::ExactIndex;
 pub use location::{IndexLocation, RedisLocation};
 #[cfg(feature = "redb")]
-pub use redb_store::{CacheStats, RedbStore};
+pub use record_cache::CacheStats;
+#[cfg(feature = "redb")]
+pub use redb_store::RedbStore;
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
 pub use simhash::SimhashIndex;

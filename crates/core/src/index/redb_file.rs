@@ -398,3 +398,51 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), expected);
     }
 }
+
+thread_local! {
+    /// Set while [`caught`] runs redb code on this thread: its panics are
+    /// turned into errors, so the panic hook must not print them.
+    static QUIET_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once per process) a panic hook that stays silent for panics
+/// on a thread inside [`caught`] and hands every other panic to the hook
+/// that was there before.
+fn install_quiet_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET_PANICS.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`; a panic comes back as `Err` with its message.
+///
+/// redb 2 does not report every damaged file as an error: a truncated file
+/// fails an `assert!` in its page manager while opening (the file must be
+/// as long as its header's layout says), a flipped byte an `assert_eq!`,
+/// and damaged pages can fail others while reading. The panic is caught
+/// at the boundary where redb is called (opening, reading, committing,
+/// closing), so every command that opens an index fails with a clear
+/// error (exit 2) instead of exit 101; the store is then marked damaged
+/// and never written to again (`RedbStore::guard`).
+pub(super) fn caught<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    install_quiet_hook();
+    let was = QUIET_PANICS.with(|q| q.replace(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET_PANICS.with(|q| q.set(was));
+    outcome.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into())
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}

@@ -66,7 +66,8 @@ use redb::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::redb_file::{check_header, read_header, GuardedFile, Shared};
+use super::record_cache::{CacheStats, Lru};
+use super::redb_file::{caught, check_header, read_header, GuardedFile, Shared};
 use super::store::{
     from_slots, record_bytes, DocRecord, DocStore, LegacyIdentity, RecordKind, StoreIdentity,
 };
@@ -142,89 +143,6 @@ struct RecordV1 {
 enum Pending {
     Put(Arc<DocRecord>),
     Removed,
-}
-
-/// Fixed bytes a cached record costs beyond its own heap bytes (the
-/// node, the map entry): keeps a cache of tiny records bounded too.
-const NODE_BYTES: usize = 64;
-
-/// A least-recently-used cache of records, bounded in bytes (the `lru`
-/// crate keeps the order; this wrapper counts bytes and evicts).
-#[derive(Debug)]
-struct Lru {
-    capacity: usize,
-    bytes: usize,
-    /// id -> (record, bytes it is charged).
-    entries: lru::LruCache<DocId, (Arc<DocRecord>, usize)>,
-    hits: u64,
-    misses: u64,
-}
-
-impl Lru {
-    fn new(capacity: usize) -> Lru {
-        Lru {
-            capacity,
-            bytes: 0,
-            entries: lru::LruCache::unbounded(),
-            hits: 0,
-            misses: 0,
-        }
-    }
-
-    fn get(&mut self, id: DocId) -> Option<Arc<DocRecord>> {
-        let found = self.entries.get(&id).map(|(rec, _)| Arc::clone(rec));
-        if found.is_some() {
-            self.hits += 1;
-        } else {
-            self.misses += 1;
-        }
-        found
-    }
-
-    fn remove(&mut self, id: DocId) {
-        if let Some((_, bytes)) = self.entries.pop(&id) {
-            self.bytes -= bytes;
-        }
-    }
-
-    fn insert(&mut self, id: DocId, rec: Arc<DocRecord>) {
-        self.remove(id);
-        let bytes = record_bytes(&rec) + NODE_BYTES;
-        if bytes > self.capacity {
-            return;
-        }
-        while self.bytes + bytes > self.capacity {
-            match self.entries.pop_lru() {
-                Some((_, (_, evicted))) => self.bytes -= evicted,
-                None => break,
-            }
-        }
-        self.entries.push(id, (rec, bytes));
-        self.bytes += bytes;
-    }
-
-    fn clear(&mut self) {
-        *self = Lru::new(self.capacity);
-    }
-
-    /// Heap bytes: the records plus [`NODE_BYTES`] per entry for the
-    /// cache's own node and table slot.
-    fn heap_bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
-/// Hits and misses of the record cache of a [`RedbStore`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    /// Reads answered from the cache.
-    pub hits: u64,
-    /// Reads that went to the file.
-    pub misses: u64,
-    /// Bytes the cache holds now.
-    pub bytes: usize,
-    /// Records the cache holds now.
-    pub records: usize,
 }
 
 /// A [`DocStore`] in a redb file, with a bounded cache of records in RAM.
@@ -341,54 +259,6 @@ fn check_file(path: &Path) -> Result<()> {
         return Err(err(path, format!("empty file (0 bytes): {DAMAGED_HINT}")));
     }
     Ok(())
-}
-
-thread_local! {
-    /// Set while [`caught`] runs redb code on this thread: its panics are
-    /// turned into errors, so the panic hook must not print them.
-    static QUIET_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Installs (once per process) a panic hook that stays silent for panics
-/// on a thread inside [`caught`] and hands every other panic to the hook
-/// that was there before.
-fn install_quiet_hook() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !QUIET_PANICS.with(std::cell::Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-}
-
-/// Runs `f`; a panic comes back as `Err` with its message.
-///
-/// redb 2 does not report every damaged file as an error: a truncated file
-/// fails an `assert!` in its page manager while opening (the file must be
-/// as long as its header's layout says), a flipped byte an `assert_eq!`,
-/// and damaged pages can fail others while reading. The panic is caught
-/// at the boundary where redb is called (opening, reading, committing,
-/// closing), so every command that opens an index fails with a clear
-/// error (exit 2) instead of exit 101; the store is then marked damaged
-/// and never written to again ([`RedbStore::guard`]).
-fn caught<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
-    install_quiet_hook();
-    let was = QUIET_PANICS.with(|q| q.replace(true));
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    QUIET_PANICS.with(|q| q.set(was));
-    outcome.map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into())
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    })
 }
 
 /// The message of a panic of redb on the file.
@@ -783,13 +653,7 @@ impl RedbStore {
 
     /// Hits, misses and size of the record cache so far.
     pub fn cache_stats(&self) -> CacheStats {
-        let c = self.lock_cache();
-        CacheStats {
-            hits: c.hits,
-            misses: c.misses,
-            bytes: c.bytes,
-            records: c.entries.len(),
-        }
+        self.lock_cache().stats()
     }
 
     /// Records in the file, as of the last flush (for checks and reports).
@@ -1103,45 +967,5 @@ impl Drop for RedbStore {
             self.file.freeze();
             tracing::warn!(path = %self.path.display(), "redb failed closing the index: {what}");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rec(n: u32, payload: usize) -> Arc<DocRecord> {
-        Arc::new(DocRecord {
-            key: format!("k{n}"),
-            url: String::new(),
-            site: String::new(),
-            kind: RecordKind::Kept,
-            signatures: vec![Signature::Set(vec![n; payload])],
-            evidence: Evidence::default(),
-            fetched_at: 0,
-        })
-    }
-
-    #[test]
-    fn lru_evicts_least_recently_used_within_its_byte_budget() {
-        let one = record_bytes(&rec(0, 10)) + NODE_BYTES;
-        let mut lru = Lru::new(3 * one);
-        for n in 0..3 {
-            lru.insert(n, rec(n, 10));
-        }
-        assert!(lru.get(0).is_some(), "0 is now most recent");
-        lru.insert(3, rec(3, 10));
-        assert!(lru.get(1).is_none(), "1 was least recently used");
-        for n in [0, 2, 3] {
-            assert_eq!(lru.get(n).map(|r| r.key.clone()), Some(format!("k{n}")));
-        }
-        assert!(lru.bytes <= 3 * one);
-        lru.remove(2);
-        assert!(lru.get(2).is_none());
-        assert_eq!(lru.entries.len(), 2);
-        // A record larger than the whole budget is not cached.
-        lru.insert(9, rec(9, 10_000));
-        assert!(lru.get(9).is_none());
-        assert_eq!((lru.hits, lru.misses), (4, 3));
     }
 }
