@@ -1,6 +1,8 @@
 //! HTML to text blocks, metadata and links; main content vs boilerplate.
 
+mod attrs;
 pub mod classify;
+mod readability;
 pub mod tags;
 pub mod tokenizer;
 pub mod tree;

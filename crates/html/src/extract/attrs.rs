@@ -1,0 +1,264 @@
+//! What the streaming pass reads of a start tag's attributes
+//! ([`ElementAttrs`]): class/id pattern bits and weight (Readability's
+//! patterns, one Aho-Corasick pass), visibility, role, link target and
+//! `rel`, and the `content` of a meta refresh.
+
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use memchr::{memchr, memmem};
+
+use super::tokenizer::Attrs;
+
+// Pattern bits for class/id matching.
+pub(super) const P_UNLIKELY: u8 = 1;
+pub(super) const P_OKMAYBE: u8 = 1 << 1;
+pub(super) const P_POSITIVE: u8 = 1 << 2;
+pub(super) const P_NEGATIVE: u8 = 1 << 3;
+pub(super) const P_SHARE: u8 = 1 << 4;
+pub(super) const P_BYLINE: u8 = 1 << 5;
+pub(super) const P_HID: u8 = 1 << 6;
+
+/// Readability's class/id patterns (Readability.js `REGEXPS`), plus a few
+/// modern boilerplate names (cookie/consent banners, newsletter boxes).
+pub(super) const PATTERNS: &[(&str, u8)] = &[
+    ("-ad-", P_UNLIKELY | P_NEGATIVE),
+    ("ai2html", P_UNLIKELY),
+    ("banner", P_UNLIKELY | P_NEGATIVE),
+    ("breadcrumbs", P_UNLIKELY),
+    ("combx", P_UNLIKELY | P_NEGATIVE),
+    ("comment", P_UNLIKELY | P_NEGATIVE),
+    ("community", P_UNLIKELY),
+    ("cover-wrap", P_UNLIKELY),
+    ("disqus", P_UNLIKELY),
+    ("extra", P_UNLIKELY),
+    ("footer", P_UNLIKELY | P_NEGATIVE),
+    ("gdpr", P_UNLIKELY | P_NEGATIVE),
+    ("header", P_UNLIKELY),
+    ("legends", P_UNLIKELY),
+    ("menu", P_UNLIKELY),
+    ("related", P_UNLIKELY | P_NEGATIVE),
+    ("remark", P_UNLIKELY),
+    ("replies", P_UNLIKELY),
+    ("rss", P_UNLIKELY),
+    ("shoutbox", P_UNLIKELY | P_NEGATIVE),
+    ("sidebar", P_UNLIKELY | P_NEGATIVE),
+    ("skyscraper", P_UNLIKELY | P_NEGATIVE),
+    ("social", P_UNLIKELY),
+    ("sponsor", P_UNLIKELY | P_NEGATIVE),
+    ("supplemental", P_UNLIKELY),
+    ("ad-break", P_UNLIKELY),
+    ("agegate", P_UNLIKELY),
+    ("pagination", P_UNLIKELY | P_POSITIVE),
+    ("pager", P_UNLIKELY),
+    ("popup", P_UNLIKELY),
+    ("yom-remote", P_UNLIKELY),
+    ("cookie", P_UNLIKELY | P_NEGATIVE),
+    ("consent", P_UNLIKELY | P_NEGATIVE),
+    ("newsletter", P_UNLIKELY | P_NEGATIVE),
+    ("subscribe", P_UNLIKELY | P_NEGATIVE),
+    ("and", P_OKMAYBE),
+    ("article", P_OKMAYBE | P_POSITIVE),
+    ("body", P_OKMAYBE | P_POSITIVE),
+    ("column", P_OKMAYBE),
+    ("content", P_OKMAYBE | P_POSITIVE),
+    ("main", P_OKMAYBE | P_POSITIVE),
+    ("mathjax", P_OKMAYBE),
+    ("shadow", P_OKMAYBE),
+    ("entry", P_POSITIVE),
+    ("hentry", P_POSITIVE),
+    ("h-entry", P_POSITIVE),
+    ("page", P_POSITIVE),
+    ("post", P_POSITIVE),
+    ("text", P_POSITIVE),
+    ("blog", P_POSITIVE),
+    ("story", P_POSITIVE),
+    ("hidden", P_NEGATIVE),
+    ("hid", P_HID),
+    ("com-", P_NEGATIVE),
+    ("contact", P_NEGATIVE),
+    ("masthead", P_NEGATIVE),
+    ("media", P_NEGATIVE),
+    ("meta", P_NEGATIVE),
+    ("outbrain", P_NEGATIVE),
+    ("promo", P_NEGATIVE),
+    ("scroll", P_NEGATIVE),
+    ("share", P_NEGATIVE | P_SHARE),
+    ("shopping", P_NEGATIVE),
+    ("tags", P_NEGATIVE),
+    ("widget", P_NEGATIVE),
+    ("byline", P_BYLINE),
+    ("author", P_BYLINE),
+    ("dateline", P_BYLINE),
+    ("writtenby", P_BYLINE),
+];
+
+pub(super) fn matcher() -> Option<&'static AhoCorasick> {
+    static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    AC.get_or_init(|| AhoCorasick::new(PATTERNS.iter().map(|p| p.0)).ok())
+        .as_ref()
+}
+
+/// Pattern bits of a lowercased class or id value.
+pub(super) fn pattern_bits(lower: &[u8]) -> u8 {
+    if lower.is_empty() {
+        return 0;
+    }
+    let Some(ac) = matcher() else { return 0 };
+    let mut bits = 0u8;
+    for m in ac.find_overlapping_iter(lower) {
+        bits |= PATTERNS.get(m.pattern().as_usize()).map_or(0, |p| p.1);
+    }
+    if bits & P_HID != 0 {
+        // "hid" only as a whole class token.
+        let tok = lower
+            .split(|b| b.is_ascii_whitespace())
+            .any(|t| t == b"hid");
+        bits &= !P_HID;
+        if tok {
+            bits |= P_NEGATIVE;
+        }
+    }
+    bits
+}
+
+pub(super) fn weight_of(bits: u8) -> i8 {
+    let mut w = 0i8;
+    if bits & P_NEGATIVE != 0 {
+        w -= 25;
+    }
+    if bits & P_POSITIVE != 0 {
+        w += 25;
+    }
+    w
+}
+
+/// The attributes of a start tag that the classifier and metadata read.
+#[derive(Default)]
+pub(super) struct ElementAttrs<'a> {
+    pub(super) class: &'a [u8],
+    pub(super) id: &'a [u8],
+    /// `hidden`, an inline style hiding it, or `aria-hidden="true"` (except
+    /// on a fallback image).
+    pub(super) hidden: bool,
+    /// A role that is chrome (menu, navigation, banner, dialog, ...).
+    pub(super) role_unlikely: bool,
+    /// `role="main"`.
+    pub(super) role_main: bool,
+    /// `rel="author"` or an `itemprop` naming the author.
+    pub(super) byline: bool,
+    /// An `itemprop` naming the article body.
+    pub(super) article_body: bool,
+    pub(super) href: Option<&'a [u8]>,
+    /// The `rel` keywords ([`super::LinkRels`]).
+    pub(super) rel_bits: u8,
+}
+
+impl<'a> ElementAttrs<'a> {
+    pub(super) fn parse(attrs: &'a [u8]) -> Self {
+        let mut a = ElementAttrs::default();
+        let mut fallback_image = false;
+        let mut aria_hidden = false;
+        for (k, v) in Attrs::new(attrs) {
+            match k.len() {
+                2 if k.eq_ignore_ascii_case(b"id") => a.id = v,
+                3 if k.eq_ignore_ascii_case(b"rel") => {
+                    if v.eq_ignore_ascii_case(b"author") {
+                        a.byline = true;
+                    }
+                    a.rel_bits = super::LinkRels::parse(v).0;
+                }
+                4 if k.eq_ignore_ascii_case(b"href") => a.href = Some(v),
+                4 if k.eq_ignore_ascii_case(b"role") => {
+                    let r = v.trim_ascii();
+                    a.role_main = r.eq_ignore_ascii_case(b"main");
+                    a.role_unlikely = [
+                        &b"menu"[..],
+                        b"menubar",
+                        b"complementary",
+                        b"navigation",
+                        b"alert",
+                        b"alertdialog",
+                        b"dialog",
+                        b"banner",
+                        b"contentinfo",
+                    ]
+                    .iter()
+                    .any(|x| r.eq_ignore_ascii_case(x));
+                }
+                5 if k.eq_ignore_ascii_case(b"class") => {
+                    a.class = v;
+                    fallback_image = memmem::find(v, b"fallback-image").is_some();
+                }
+                5 if k.eq_ignore_ascii_case(b"style") && memchr(b':', v).is_some() => {
+                    let s: Vec<u8> = v
+                        .iter()
+                        .filter(|b| !b.is_ascii_whitespace())
+                        .map(u8::to_ascii_lowercase)
+                        .collect();
+                    if memmem::find(&s, b"display:none").is_some()
+                        || memmem::find(&s, b"visibility:hidden").is_some()
+                    {
+                        a.hidden = true;
+                    }
+                }
+                6 if k.eq_ignore_ascii_case(b"hidden") => a.hidden = true,
+                8 if k.eq_ignore_ascii_case(b"itemprop") => {
+                    let lower = v.to_ascii_lowercase();
+                    if memmem::find(&lower, b"articlebody").is_some() {
+                        a.article_body = true;
+                    }
+                    if memmem::find(&lower, b"author").is_some() {
+                        a.byline = true;
+                    }
+                }
+                11 if k.eq_ignore_ascii_case(b"aria-hidden") => {
+                    aria_hidden = v.trim_ascii().eq_ignore_ascii_case(b"true");
+                }
+                _ => {}
+            }
+        }
+        if aria_hidden && !fallback_image {
+            a.hidden = true;
+        }
+        a
+    }
+}
+
+pub(super) fn name_hash(name: &str) -> u32 {
+    // FNV-1a over the lowercased name; only compared within one page.
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h ^= u32::from(b.to_ascii_lowercase());
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+pub(super) fn as_str(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or("")
+}
+
+pub(super) fn decode_attr(b: &[u8]) -> String {
+    html_escape::decode_html_entities(as_str(b))
+        .trim()
+        .to_string()
+}
+
+/// The `content` of a `<meta http-equiv=refresh content=...>` tag given
+/// its raw attributes (entities decoded, trimmed), `None` for any other
+/// meta tag.
+pub(super) fn refresh_content(attrs: &[u8]) -> Option<String> {
+    let mut refresh = false;
+    let mut content = None;
+    for (k, v) in Attrs::new(attrs) {
+        if k.eq_ignore_ascii_case(b"http-equiv") {
+            refresh = v.trim_ascii().eq_ignore_ascii_case(b"refresh");
+        } else if k.eq_ignore_ascii_case(b"content") {
+            content = Some(v);
+        }
+    }
+    content
+        .filter(|c| refresh && c.len() <= 4096)
+        .map(decode_attr)
+}

@@ -1,0 +1,851 @@
+//! Readability's article pick over the tree of the streaming pass (the
+//! algorithm is described in `classify`'s module docs): the passes with
+//! their filters relaxed one by one ([`readability`]), each scoring,
+//! choosing and cleaning the candidate subtrees ([`Pass`]).
+
+use std::collections::HashMap;
+
+use super::tags::Tag;
+use super::tree::{flag, Parsed, NONE};
+
+pub(super) const STRIP_UNLIKELY: u8 = 1;
+pub(super) const WEIGHT_CLASSES: u8 = 1 << 1;
+pub(super) const CLEAN_CONDITIONALLY: u8 = 1 << 2;
+
+/// Readability's `charThreshold`: a result shorter than this retries with
+/// relaxed filters.
+pub(super) const CHAR_THRESHOLD: u32 = 500;
+/// Candidates remembered when looking for a common ancestor.
+pub(super) const TOP_CANDIDATES: usize = 5;
+/// Paragraph score is credited to this many ancestors.
+pub(super) const SCORE_LEVELS: usize = 5;
+
+/// Readability's main text: the strictest pass that keeps
+/// [`CHAR_THRESHOLD`] characters, else the longest.
+pub(super) fn readability(p: &Parsed<'_>, ctx: &Context) -> Vec<bool> {
+    let mut best: Option<(Vec<bool>, u32)> = None;
+    for flags in [
+        STRIP_UNLIKELY | WEIGHT_CLASSES | CLEAN_CONDITIONALLY,
+        WEIGHT_CLASSES | CLEAN_CONDITIONALLY,
+        CLEAN_CONDITIONALLY,
+        0,
+    ] {
+        let (mask, chars) = grab(p, ctx, flags);
+        if chars >= CHAR_THRESHOLD {
+            return mask;
+        }
+        if best.as_ref().is_none_or(|(_, c)| chars > *c) {
+            best = Some((mask, chars));
+        }
+    }
+    best.map(|b| b.0).unwrap_or_default()
+}
+
+/// Facts that do not depend on the flags.
+pub(super) struct Context {
+    /// `HAS_BLOCK_DESC` propagated to all ancestors.
+    pub(super) has_block_desc: Vec<bool>,
+    /// Some owned block reads like a sentence.
+    pub(super) sentence_end: Vec<bool>,
+    /// The byline node readability removes (first short byline element).
+    pub(super) byline: u32,
+    /// Inside a data table (kept whole by the cleaner).
+    pub(super) in_data_table: Vec<bool>,
+    /// Title variants for the "single h2 equals title" rule.
+    pub(super) titles: Vec<String>,
+    /// Text of each heading node, lowercased (only for h2s).
+    pub(super) h2_text: HashMap<u32, String>,
+}
+
+impl Context {
+    pub(super) fn new(p: &Parsed<'_>) -> Context {
+        let n = p.nodes.len();
+        let mut has_block_desc: Vec<bool> = p
+            .nodes
+            .iter()
+            .map(|x| x.flags & flag::HAS_BLOCK_DESC != 0)
+            .collect();
+        for i in (1..n).rev() {
+            if has_block_desc.get(i).copied().unwrap_or(false) {
+                let parent = p.nodes.get(i).map_or(NONE, |x| x.parent);
+                if let Some(h) = has_block_desc.get_mut(parent as usize) {
+                    *h = true;
+                }
+            }
+        }
+        let mut direct_chars = vec![0u32; n];
+        let mut sentence_end = vec![false; n];
+        let mut h2_text: HashMap<u32, String> = HashMap::new();
+        for b in &p.blocks {
+            let o = b.owner as usize;
+            if let Some(c) = direct_chars.get_mut(o) {
+                *c += b.chars;
+            }
+            if b.sentence_end {
+                if let Some(s) = sentence_end.get_mut(o) {
+                    *s = true;
+                }
+            }
+            if p.nodes.get(o).is_some_and(|x| x.tag == Tag::H2) {
+                let e = h2_text.entry(b.owner).or_default();
+                if !e.is_empty() {
+                    e.push(' ');
+                }
+                e.push_str(&b.text);
+            }
+        }
+        // Subtree text of every node, for the byline length test.
+        let mut sub = direct_chars.clone();
+        for i in (1..n).rev() {
+            let parent = p.nodes.get(i).map_or(NONE, |x| x.parent) as usize;
+            let v = sub.get(i).copied().unwrap_or(0);
+            if let Some(s) = sub.get_mut(parent) {
+                *s += v;
+            }
+        }
+        let byline = (1..n)
+            .find(|&i| {
+                p.nodes.get(i).is_some_and(|x| x.flags & flag::BYLINE != 0)
+                    && sub.get(i).is_some_and(|&c| c > 0 && c < 100)
+            })
+            .map_or(NONE, |i| i as u32);
+        let mut in_data_table = vec![false; n];
+        for i in 1..n {
+            let Some(x) = p.nodes.get(i) else { continue };
+            let own = x.tag == Tag::Table && (x.flags & flag::DATA_TABLE != 0 || x.rows >= 10);
+            let inherited = in_data_table
+                .get(x.parent as usize)
+                .copied()
+                .unwrap_or(false);
+            if let Some(d) = in_data_table.get_mut(i) {
+                *d = own || inherited;
+            }
+        }
+        let mut titles = Vec::new();
+        let t = p.title.trim();
+        if !t.is_empty() {
+            titles.push(t.to_lowercase());
+            for sep in [" | ", " - ", " – ", " — ", " :: ", " » ", " / "] {
+                if let Some((a, b)) = t.split_once(sep) {
+                    titles.push(a.trim().to_lowercase());
+                    titles.push(b.trim().to_lowercase());
+                }
+            }
+        }
+        Context {
+            has_block_desc,
+            sentence_end,
+            byline,
+            in_data_table,
+            titles,
+            h2_text,
+        }
+    }
+}
+
+pub(super) fn base_score(tag: Tag) -> f32 {
+    match tag {
+        Tag::Div => 5.0,
+        Tag::Pre | Tag::Td | Tag::Blockquote => 3.0,
+        Tag::Address | Tag::Ol | Tag::Ul | Tag::Dl | Tag::Dd | Tag::Dt | Tag::Li | Tag::Form => {
+            -3.0
+        }
+        Tag::H1 | Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6 | Tag::Th => -5.0,
+        _ => 0.0,
+    }
+}
+
+/// Tags removed from the article wherever they are (readability
+/// `_clean`), plus navigation and asides.
+pub(super) fn always_removed(tag: Tag) -> bool {
+    matches!(
+        tag,
+        Tag::H1
+            | Tag::Footer
+            | Tag::Aside
+            | Tag::Nav
+            | Tag::Object
+            | Tag::Button
+            | Tag::Select
+            | Tag::Textarea
+            | Tag::Iframe
+            | Tag::Label
+            | Tag::Dialog
+    )
+}
+
+#[derive(Clone, Copy, Default)]
+pub(super) struct Agg {
+    pub(super) text: u32,
+    pub(super) link: u32,
+    pub(super) commas: u32,
+    pub(super) p: u32,
+    pub(super) img: u32,
+    pub(super) li: u32,
+    pub(super) input: u32,
+    pub(super) embed: u32,
+    pub(super) heading: u32,
+}
+
+/// One readability pass with `flags`: the per-block main-content mask and
+/// its characters. The steps, in readability's order: drop unlikely
+/// nodes ([`Pass::new`]), score paragraphs into their ancestors
+/// ([`Pass::score_paragraphs`]), keep the best candidates
+/// ([`Pass::top_candidates`]), pick the article's subtrees
+/// ([`Pass::article_roots`]), then clean them ([`Pass::clean`]).
+pub(super) fn grab(p: &Parsed<'_>, ctx: &Context, flags: u8) -> (Vec<bool>, u32) {
+    let mut pass = Pass::new(p, ctx, flags);
+    pass.score_paragraphs();
+    let top = pass.top_candidates();
+    let (roots, top_node) = pass.article_roots(&top);
+    let in_art = pass.clean(&roots, top_node);
+
+    let mut mask = Vec::with_capacity(p.blocks.len());
+    let mut chars = 0u32;
+    for b in &p.blocks {
+        let keep = in_art.get(b.owner as usize).copied().unwrap_or(false);
+        if keep {
+            chars += b.chars;
+        }
+        mask.push(keep);
+    }
+    (mask, chars)
+}
+
+/// The state of one [`grab`] pass: per-node arrays indexed like
+/// `p.nodes`, filled by its steps in turn.
+pub(super) struct Pass<'a, 'p> {
+    pub(super) p: &'a Parsed<'p>,
+    pub(super) ctx: &'a Context,
+    pub(super) flags: u8,
+    /// The `<body>` (or the root when there is none): the article when no
+    /// candidate is better.
+    pub(super) body: u32,
+    /// Removed before scoring (hidden, the byline, unlikely candidates),
+    /// inherited by descendants.
+    pub(super) dead: Vec<bool>,
+    /// Subtree characters of live blocks.
+    pub(super) text: Vec<u32>,
+    /// Subtree link characters of live blocks.
+    pub(super) link: Vec<u32>,
+    /// Readability's content score of each candidate.
+    pub(super) score: Vec<f32>,
+    /// Whether a node's score was initialised (it is a candidate).
+    pub(super) init: Vec<bool>,
+    /// Candidates in the order they were first credited (ties keep it).
+    pub(super) candidates: Vec<u32>,
+}
+
+impl<'a, 'p> Pass<'a, 'p> {
+    /// Steps 1 and 2: the nodes removed before scoring (readability's node
+    /// prepping) and the subtree text and link characters of what is left.
+    pub(super) fn new(p: &'a Parsed<'p>, ctx: &'a Context, flags: u8) -> Self {
+        let n = p.nodes.len();
+        let mut dead = vec![false; n];
+        for i in 1..n {
+            let Some(x) = p.nodes.get(i) else { continue };
+            let inherited = dead.get(x.parent as usize).copied().unwrap_or(false);
+            let own = x.flags & flag::HIDDEN != 0
+                || i as u32 == ctx.byline
+                || (flags & STRIP_UNLIKELY != 0
+                    && (x.flags & (flag::UNLIKELY | flag::ROLE_UNLIKELY) != 0
+                        || matches!(x.tag, Tag::Nav | Tag::Aside | Tag::Footer)));
+            if let Some(d) = dead.get_mut(i) {
+                *d = inherited || own;
+            }
+        }
+        let mut pass = Pass {
+            p,
+            ctx,
+            flags,
+            body: if p.body != NONE { p.body } else { 0 },
+            dead,
+            text: vec![0u32; n],
+            link: vec![0u32; n],
+            score: vec![0f32; n],
+            init: vec![false; n],
+            candidates: Vec::new(),
+        };
+        pass.sum_text();
+        pass
+    }
+
+    /// Step 2: subtree text and link characters of live blocks, one
+    /// reverse pass (children come after their parents).
+    pub(super) fn sum_text(&mut self) {
+        let p = self.p;
+        for b in &p.blocks {
+            if self.alive(b.owner) {
+                if let Some(t) = self.text.get_mut(b.owner as usize) {
+                    *t += b.chars;
+                }
+                if let Some(l) = self.link.get_mut(b.owner as usize) {
+                    *l += b.link_chars;
+                }
+            }
+        }
+        for i in (1..p.nodes.len()).rev() {
+            let par = self.parent_of(i) as usize;
+            let (t, l) = (
+                self.text.get(i).copied().unwrap_or(0),
+                self.link.get(i).copied().unwrap_or(0),
+            );
+            if let Some(x) = self.text.get_mut(par) {
+                *x += t;
+            }
+            if let Some(x) = self.link.get_mut(par) {
+                *x += l;
+            }
+        }
+    }
+
+    pub(super) fn parent_of(&self, i: usize) -> u32 {
+        self.p.nodes.get(i).map_or(NONE, |x| x.parent)
+    }
+
+    pub(super) fn tag_of(&self, i: u32) -> Tag {
+        self.p.nodes.get(i as usize).map_or(Tag::Root, |x| x.tag)
+    }
+
+    pub(super) fn alive(&self, o: u32) -> bool {
+        !self.dead.get(o as usize).copied().unwrap_or(true)
+    }
+
+    /// Link characters over text characters of a node's subtree.
+    pub(super) fn density(&self, i: u32) -> f32 {
+        let t = self.text.get(i as usize).copied().unwrap_or(0);
+        if t == 0 {
+            0.0
+        } else {
+            self.link.get(i as usize).copied().unwrap_or(0) as f32 / t as f32
+        }
+    }
+
+    /// A node's class weight when this pass weighs classes, else 0.
+    pub(super) fn class_weight(&self, i: u32) -> f32 {
+        if self.flags & WEIGHT_CLASSES != 0 {
+            self.p
+                .nodes
+                .get(i as usize)
+                .map_or(0.0, |x| f32::from(x.class_weight))
+        } else {
+            0.0
+        }
+    }
+
+    /// The body, the root or above: never an article candidate.
+    pub(super) fn is_top_level(&self, i: u32) -> bool {
+        i == self.body
+            || i == 0
+            || i == NONE
+            || matches!(self.tag_of(i), Tag::Body | Tag::Html | Tag::Root)
+    }
+
+    /// Credits a paragraph's score `s` to `start` (full), its parent
+    /// (half) and further ancestors (`1/(3*level)`), up to
+    /// [`SCORE_LEVELS`] of them; an ancestor met for the first time
+    /// becomes a candidate with its tag's base score and class weight.
+    pub(super) fn credit(&mut self, start: u32, s: f32) {
+        let mut a = start;
+        for level in 0..SCORE_LEVELS {
+            if a == NONE || a == 0 {
+                break;
+            }
+            let ai = a as usize;
+            if !self.init.get(ai).copied().unwrap_or(true) {
+                if let Some(v) = self.init.get_mut(ai) {
+                    *v = true;
+                }
+                let w = self.class_weight(a);
+                let base = base_score(self.tag_of(a));
+                if let Some(v) = self.score.get_mut(ai) {
+                    *v = base + w;
+                }
+                self.candidates.push(a);
+            }
+            let divider = match level {
+                0 => 1.0,
+                1 => 2.0,
+                l => l as f32 * 3.0,
+            };
+            if let Some(v) = self.score.get_mut(ai) {
+                *v += s / divider;
+            }
+            a = self.parent_of(ai);
+        }
+    }
+
+    /// Step 3: paragraph scores credited to ancestors. Paragraph elements
+    /// aggregate their blocks; inline text directly in a div with block
+    /// children is its own paragraph (readability wraps it in a `<p>`).
+    pub(super) fn score_paragraphs(&mut self) {
+        let para_score = |chars: u32, commas: u32| -> f32 {
+            1.0 + (commas + 1) as f32 + (chars / 100).min(3) as f32
+        };
+        let p = self.p;
+        let mut para_chars: HashMap<u32, (u32, u32)> = HashMap::new();
+        for b in &p.blocks {
+            if !self.alive(b.owner) {
+                continue;
+            }
+            let o = b.owner;
+            let t = self.tag_of(o);
+            let is_para = match t {
+                Tag::P | Tag::Td | Tag::Pre | Tag::Section => true,
+                Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6 => true,
+                Tag::Div => !self
+                    .ctx
+                    .has_block_desc
+                    .get(o as usize)
+                    .copied()
+                    .unwrap_or(false),
+                _ => false,
+            };
+            if is_para {
+                let e = para_chars.entry(o).or_insert((0, 0));
+                e.0 += b.chars;
+                e.1 += b.commas;
+            } else if t == Tag::Div && b.chars >= 25 {
+                self.credit(o, para_score(b.chars, b.commas));
+            }
+        }
+        let mut paras: Vec<(u32, u32, u32)> = para_chars
+            .into_iter()
+            .map(|(k, (c, m))| (k, c, m))
+            .collect();
+        // Document order keeps candidate order (ties) deterministic.
+        paras.sort_unstable_by_key(|x| x.0);
+        for (node, chars, commas) in paras {
+            if chars >= 25 {
+                let parent = self.parent_of(node as usize);
+                self.credit(parent, para_score(chars, commas));
+            }
+        }
+    }
+
+    /// Step 4: every candidate's score scaled by `1 - link density`, and
+    /// the best [`TOP_CANDIDATES`], best first (earlier wins ties).
+    pub(super) fn top_candidates(&mut self) -> Vec<u32> {
+        for i in 0..self.candidates.len() {
+            let Some(&c) = self.candidates.get(i) else {
+                continue;
+            };
+            let d = self.density(c);
+            if let Some(v) = self.score.get_mut(c as usize) {
+                *v *= 1.0 - d;
+            }
+        }
+        let mut top: Vec<u32> = Vec::with_capacity(TOP_CANDIDATES + 1);
+        for &c in &self.candidates {
+            let pos = top
+                .iter()
+                .position(|&t| at(&self.score, c) > at(&self.score, t))
+                .unwrap_or(top.len());
+            if pos < TOP_CANDIDATES {
+                top.insert(pos, c);
+                top.truncate(TOP_CANDIDATES);
+            }
+        }
+        top
+    }
+
+    /// Step 5: the subtrees that make the article, and the top node (or
+    /// [`NONE`] when the article is the whole body). The best candidate
+    /// moves up to a shared ancestor ([`Pass::common_ancestor`]), a
+    /// better-scoring parent ([`Pass::better_parent`]) and past only
+    /// children; then its siblings that score well or read like prose
+    /// join it ([`Pass::siblings`]).
+    pub(super) fn article_roots(&mut self, top: &[u32]) -> (Vec<u32>, u32) {
+        let body = self.body;
+        let mut t = match top.first().copied() {
+            None => return (vec![body], NONE),
+            Some(t) if self.is_top_level(t) => return (vec![body], NONE),
+            Some(t) => t,
+        };
+        t = self.common_ancestor(t, top);
+        t = self.better_parent(t);
+        // An only child is as good as its parent (siblings are found one
+        // level up).
+        let mut a = self.parent_of(t as usize);
+        while !self.is_top_level(a) && live_children(self.p, &self.dead, a) == 1 {
+            t = a;
+            a = self.parent_of(a as usize);
+        }
+        if !self.init.get(t as usize).copied().unwrap_or(true) {
+            let w = self.class_weight(t);
+            let base = base_score(self.tag_of(t));
+            if let Some(v) = self.score.get_mut(t as usize) {
+                *v = base + w;
+            }
+        }
+        if self.is_top_level(t) {
+            (vec![body], NONE)
+        } else {
+            (self.siblings(t), t)
+        }
+    }
+
+    /// Several strong candidates (at least 3 within 75% of the best's
+    /// score) under one ancestor of the best `t`: that ancestor.
+    pub(super) fn common_ancestor(&self, mut t: u32, top: &[u32]) -> u32 {
+        let ts = at(&self.score, t);
+        let mut counts: HashMap<u32, u8> = HashMap::new();
+        let mut lists = 0;
+        for &c in top.iter().skip(1) {
+            if ts > 0.0 && at(&self.score, c) / ts >= 0.75 {
+                lists += 1;
+                let mut a = self.parent_of(c as usize);
+                while a != NONE {
+                    *counts.entry(a).or_insert(0) += 1;
+                    a = self.parent_of(a as usize);
+                }
+            }
+        }
+        if lists >= 3 {
+            let mut a = self.parent_of(t as usize);
+            while !self.is_top_level(a) {
+                if counts.get(&a).copied().unwrap_or(0) >= 3 {
+                    t = a;
+                    break;
+                }
+                a = self.parent_of(a as usize);
+            }
+        }
+        t
+    }
+
+    /// A scored ancestor of `t` scoring higher than the one below it
+    /// (before the scores drop under a third of `t`'s): it unifies split
+    /// content.
+    pub(super) fn better_parent(&self, mut t: u32) -> u32 {
+        let mut a = self.parent_of(t as usize);
+        let mut last = at(&self.score, t);
+        let threshold = last / 3.0;
+        while !self.is_top_level(a) {
+            if !self.init.get(a as usize).copied().unwrap_or(false) {
+                a = self.parent_of(a as usize);
+                continue;
+            }
+            let s = at(&self.score, a);
+            if s < threshold {
+                break;
+            }
+            if s > last {
+                t = a;
+                break;
+            }
+            last = s;
+            a = self.parent_of(a as usize);
+        }
+        t
+    }
+
+    /// The live children of `t`'s parent that join the article, in
+    /// document order: `t` itself, siblings scoring at least a fifth of
+    /// it (at least 10; same class as `t` adds a bonus), and paragraphs
+    /// that read like prose (long with few links, or short, link-free and
+    /// ending a sentence).
+    pub(super) fn siblings(&self, t: u32) -> Vec<u32> {
+        let nodes = &self.p.nodes;
+        let ctx = self.ctx;
+        let ts = self.score.get(t as usize).copied().unwrap_or(0.0);
+        let threshold = (ts * 0.2).max(10.0);
+        let top_class = nodes.get(t as usize).map_or(0, |x| x.class_hash);
+        let mut roots = Vec::new();
+        let mut s = nodes
+            .get(self.parent_of(t as usize) as usize)
+            .map_or(NONE, |x| x.first_child);
+        while s != NONE {
+            let next = nodes.get(s as usize).map_or(NONE, |x| x.next_sibling);
+            if !self.alive(s) {
+                s = next;
+                continue;
+            }
+            let append = if s == t {
+                true
+            } else {
+                let x = nodes.get(s as usize);
+                let bonus = if top_class != 0 && x.is_some_and(|x| x.class_hash == top_class) {
+                    ts * 0.2
+                } else {
+                    0.0
+                };
+                let st = self.tag_of(s);
+                let para_like = st == Tag::P
+                    || (st == Tag::Div
+                        && !ctx.has_block_desc.get(s as usize).copied().unwrap_or(false));
+                if self.init.get(s as usize).copied().unwrap_or(false)
+                    && at(&self.score, s) + bonus >= threshold
+                {
+                    true
+                } else if para_like {
+                    let len = self.text.get(s as usize).copied().unwrap_or(0);
+                    let d = self.density(s);
+                    (len > 80 && d < 0.25)
+                        || (len < 80
+                            && len > 0
+                            && d == 0.0
+                            && ctx.sentence_end.get(s as usize).copied().unwrap_or(false))
+                } else {
+                    false
+                }
+            };
+            if append {
+                roots.push(s);
+            }
+            s = next;
+        }
+        roots
+    }
+
+    /// Step 6: cleans the article under `roots` (readability
+    /// `_prepArticle`) and says which nodes are in it: the static
+    /// removals ([`Pass::static_removals`]), then, when this pass cleans
+    /// conditionally, the forms, tables, lists and divs that look like
+    /// navigation ([`Pass::clean_conditionally`]).
+    pub(super) fn clean(&self, roots: &[u32], top_node: u32) -> Vec<bool> {
+        let n = self.p.nodes.len();
+        let mut is_root = vec![false; n];
+        for &r in roots {
+            if let Some(v) = is_root.get_mut(r as usize) {
+                *v = true;
+            }
+        }
+        let mut removed = vec![false; n];
+        let mut in_art = vec![false; n];
+        self.in_article(&is_root, &removed, &mut in_art);
+        self.static_removals(&is_root, &in_art, &mut removed);
+        self.in_article(&is_root, &removed, &mut in_art);
+        if self.flags & CLEAN_CONDITIONALLY != 0 {
+            self.clean_conditionally(top_node, &is_root, &mut removed, &mut in_art);
+        }
+        in_art
+    }
+
+    /// Which nodes are in the article: a root, or a live, not removed
+    /// child of a node in it (one forward pass).
+    pub(super) fn in_article(&self, is_root: &[bool], removed: &[bool], in_art: &mut [bool]) {
+        for i in 0..self.p.nodes.len() {
+            let par = self.parent_of(i);
+            let v = is_root.get(i).copied().unwrap_or(false)
+                || (par != NONE
+                    && in_art.get(par as usize).copied().unwrap_or(false)
+                    && !self.dead.get(i).copied().unwrap_or(true)
+                    && !removed.get(i).copied().unwrap_or(false));
+            if let Some(x) = in_art.get_mut(i) {
+                *x = v;
+            }
+        }
+    }
+
+    /// Marks removed, below the roots, what readability's `_clean` drops
+    /// wherever it is ([`always_removed`]), short share bars, headers with
+    /// a negative class weight, and the article's only `h2` when it
+    /// repeats the title.
+    pub(super) fn static_removals(&self, is_root: &[bool], in_art: &[bool], removed: &mut [bool]) {
+        let n = self.p.nodes.len();
+        let h2_in_article: Vec<u32> = (0..n as u32)
+            .filter(|&i| {
+                self.tag_of(i) == Tag::H2 && in_art.get(i as usize).copied().unwrap_or(false)
+            })
+            .collect();
+        let single_h2_is_title =
+            h2_in_article.len() == 1 && h2_in_article.first().is_some_and(|&h| self.h2_is_title(h));
+        for i in 1..n {
+            if !in_art.get(i).copied().unwrap_or(false) || is_root.get(i).copied().unwrap_or(false)
+            {
+                continue;
+            }
+            let Some(x) = self.p.nodes.get(i) else {
+                continue;
+            };
+            let mut rm = always_removed(x.tag);
+            if x.flags & flag::SHARE != 0 && self.text.get(i).copied().unwrap_or(0) < 500 {
+                rm = true;
+            }
+            if self.flags & WEIGHT_CLASSES != 0
+                && matches!(x.tag, Tag::H1 | Tag::H2)
+                && x.class_weight < 0
+            {
+                rm = true;
+            }
+            if single_h2_is_title && x.tag == Tag::H2 {
+                rm = true;
+            }
+            if rm {
+                if let Some(r) = removed.get_mut(i) {
+                    *r = true;
+                }
+            }
+        }
+    }
+
+    /// Whether the text of `h2` is one of the title's variants, give or
+    /// take half its length (readability's header-duplicates-title test).
+    pub(super) fn h2_is_title(&self, h: u32) -> bool {
+        self.ctx.h2_text.get(&h).is_some_and(|t| {
+            let t = t.to_lowercase();
+            self.ctx.titles.iter().any(|title| {
+                let (hl, tl) = (t.chars().count() as f32, title.chars().count() as f32);
+                if tl == 0.0 {
+                    return false;
+                }
+                let rate = (hl - tl) / tl;
+                rate.abs() < 0.5
+                    && if rate > 0.0 {
+                        t.contains(title.as_str())
+                    } else {
+                        title.contains(t.as_str())
+                    }
+            })
+        })
+    }
+
+    /// Readability's `_cleanConditionally`, one pass per tag group (forms,
+    /// tables, lists, divs): a node in the article whose subtree counts
+    /// ([`Agg`], summed bottom-up over what is still in it) look like
+    /// navigation ([`remove_conditionally`]) is removed, except the top
+    /// node, data tables and code.
+    pub(super) fn clean_conditionally(
+        &self,
+        top_node: u32,
+        is_root: &[bool],
+        removed: &mut [bool],
+        in_art: &mut [bool],
+    ) {
+        let nodes = &self.p.nodes;
+        let own = self.own_counts();
+        let passes: [&[Tag]; 4] = [
+            &[Tag::Form, Tag::Fieldset],
+            &[Tag::Table],
+            &[Tag::Ul],
+            &[Tag::Div],
+        ];
+        for pass in passes {
+            let mut agg = own.clone();
+            for i in (1..nodes.len()).rev() {
+                if !in_art.get(i).copied().unwrap_or(false) {
+                    continue;
+                }
+                let Some(x) = nodes.get(i) else { continue };
+                let a = agg.get(i).copied().unwrap_or_default();
+                if pass.contains(&x.tag)
+                    && i as u32 != top_node
+                    && !self.ctx.in_data_table.get(i).copied().unwrap_or(false)
+                    && x.flags & flag::IN_CODE == 0
+                {
+                    let weight = if self.flags & WEIGHT_CLASSES != 0 {
+                        i32::from(x.class_weight)
+                    } else {
+                        0
+                    };
+                    if remove_conditionally(x.tag, x.flags, weight, &a) {
+                        if let Some(r) = removed.get_mut(i) {
+                            *r = true;
+                        }
+                        continue;
+                    }
+                }
+                if let Some(pa) = agg.get_mut(x.parent as usize) {
+                    pa.text += a.text;
+                    pa.link += a.link;
+                    pa.commas += a.commas;
+                    pa.p += a.p + u32::from(x.tag == Tag::P);
+                    pa.img += a.img;
+                    pa.li += a.li + u32::from(x.tag == Tag::Li);
+                    pa.input += a.input;
+                    pa.embed += a.embed;
+                    pa.heading += a.heading;
+                }
+            }
+            self.in_article(is_root, removed, in_art);
+        }
+    }
+
+    /// Each node's own counts: text, links, commas and heading text of its
+    /// live blocks, and its images, inputs and embeds.
+    pub(super) fn own_counts(&self) -> Vec<Agg> {
+        let nodes = &self.p.nodes;
+        let mut own = vec![Agg::default(); nodes.len()];
+        for b in &self.p.blocks {
+            if !self.alive(b.owner) {
+                continue;
+            }
+            let heading = self.tag_of(b.owner).is_heading();
+            if let Some(a) = own.get_mut(b.owner as usize) {
+                a.text += b.chars;
+                a.link += b.link_chars;
+                a.commas += b.commas;
+                if heading {
+                    a.heading += b.chars;
+                }
+            }
+        }
+        for (i, a) in own.iter_mut().enumerate() {
+            if let Some(x) = nodes.get(i) {
+                a.img = u32::from(x.img);
+                a.input = u32::from(x.input);
+                a.embed = u32::from(x.embed);
+            }
+        }
+        own
+    }
+}
+
+pub(super) fn live_children(p: &Parsed<'_>, dead: &[bool], node: u32) -> u32 {
+    let mut c = p.nodes.get(node as usize).map_or(NONE, |x| x.first_child);
+    let mut count = 0;
+    while c != NONE {
+        if !dead.get(c as usize).copied().unwrap_or(true) {
+            count += 1;
+            if count > 1 {
+                break;
+            }
+        }
+        c = p.nodes.get(c as usize).map_or(NONE, |x| x.next_sibling);
+    }
+    count
+}
+
+/// Readability's `_cleanConditionally` test for one table/list/div/form.
+pub(super) fn remove_conditionally(tag: Tag, flags: u32, weight: i32, a: &Agg) -> bool {
+    if weight < 0 {
+        return true;
+    }
+    if a.commas >= 10 {
+        return false;
+    }
+    let is_list = matches!(tag, Tag::Ul | Tag::Ol);
+    let in_figure = flags & flag::IN_FIGURE != 0;
+    let p = a.p as f32;
+    let img = a.img as f32;
+    let li = a.li as f32 - 100.0;
+    let input = a.input as f32;
+    let len = a.text;
+    let heading_density = if len == 0 {
+        0.0
+    } else {
+        a.heading as f32 / len as f32
+    };
+    let ld = if len == 0 {
+        0.0
+    } else {
+        a.link as f32 / len as f32
+    };
+    (img > 1.0 && p / img < 0.5 && !in_figure)
+        || (!is_list && li > p)
+        || (input > (p / 3.0).floor())
+        || (!is_list
+            && heading_density < 0.9
+            && len < 25
+            && (a.img == 0 || a.img > 2)
+            && !in_figure)
+        || (!is_list && weight < 25 && ld > 0.2)
+        || (weight >= 25 && ld > 0.5)
+        || (a.embed == 1 && len < 75)
+        || a.embed > 1
+}
+
+pub(super) fn at(v: &[f32], i: u32) -> f32 {
+    v.get(i as usize).copied().unwrap_or(0.0)
+}
