@@ -9,6 +9,9 @@
 //!   manifests of `neardup-html` and `neardup-text`.
 //! - No crate's modules import each other in a circle.
 //! - No function of a library crate is longer than 150 lines.
+//! - No source file is longer than 1,000 lines outside its tests, in any
+//!   crate: the libraries, the binary (`src/`), the plugins and
+//!   `experiments/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -411,5 +414,67 @@ fn no_library_function_is_over_150_lines() {
             }
         }
     }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Most lines of a source file outside its `#[cfg(test)]` module: a
+/// longer file holds more than one concept (split it, as `content/` and
+/// `deduper/` are).
+const MAX_FILE_LINES: usize = 1_000;
+
+/// Lines of `text` before its test module (`#[cfg(test)]` then `mod NAME
+/// {`, by convention at the end of a file; `#[cfg(test)] mod NAME;` is an
+/// out-of-line module whose file is measured on its own and is not cut).
+fn lines_outside_tests(text: &str) -> usize {
+    let mut lines = 0;
+    let mut all = text.lines().peekable();
+    while let Some(line) = all.next() {
+        if line.trim() == "#[cfg(test)]" {
+            let next = all.peek().map(|l| l.trim()).unwrap_or_default();
+            if next.starts_with("mod ") && next.ends_with('{') {
+                break;
+            }
+        }
+        lines += 1;
+    }
+    lines
+}
+
+#[test]
+fn lines_outside_tests_stops_at_an_inline_test_module_only() {
+    let body = "fn f() {}\n".repeat(5);
+    let inline = format!("{body}#[cfg(test)]\nmod tests {{\n{body}}}\n");
+    assert_eq!(lines_outside_tests(&inline), 5);
+    let out_of_line = format!("#[cfg(test)]\nmod fixtures;\n{body}");
+    assert_eq!(lines_outside_tests(&out_of_line), 7);
+    // A planted violation: a file one line over the limit is caught.
+    let long = "const X: u8 = 0;\n".repeat(MAX_FILE_LINES + 1);
+    assert!(lines_outside_tests(&long) > MAX_FILE_LINES);
+}
+
+#[test]
+fn no_source_file_is_over_1000_lines_outside_tests() {
+    let root = workspace();
+    let mut dirs = vec![root.join("src"), root.join("experiments/src")];
+    for group in ["crates", "plugins"] {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(root.join(group))
+            .expect("read workspace folder")
+            .filter_map(|e| e.ok().map(|e| e.path().join("src")))
+            .filter(|p| p.is_dir())
+            .collect();
+        found.sort();
+        dirs.extend(found);
+    }
+    let mut bad = Vec::new();
+    let mut scanned = 0;
+    for file in dirs.iter().flat_map(|src| rust_files(src)) {
+        let text = std::fs::read_to_string(&file).expect("read source");
+        scanned += 1;
+        let n = lines_outside_tests(&text);
+        if n > MAX_FILE_LINES {
+            bad.push(format!("{}: {n} lines outside tests", file.display()));
+        }
+    }
+    assert!(scanned >= 120, "only {scanned} files scanned");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
