@@ -28,6 +28,7 @@ use neardup_api::Signature;
 use neardup_serve::{self as serve, ServeOptions};
 use serde_json::{json, Value};
 
+use crate::store::legacy_slots;
 use crate::util::{read_verdicts, Dir};
 
 /// A private redis-server, killed on drop.
@@ -781,26 +782,6 @@ enum EntryV2 {
     Remove(u32),
 }
 
-/// The default chain's signatures and the evidence slots of formats 1
-/// and 2 (`modulus` 0: an observation).
-fn slots_v2(modulus: u32) -> Vec<Signature> {
-    let sample = if modulus == 0 {
-        vec![0]
-    } else {
-        vec![modulus, 8, 16]
-    };
-    vec![
-        Signature::Fingerprint(11),
-        Signature::Fingerprint(12),
-        Signature::Set(vec![3, 4, 5]),
-        Signature::Set(vec![1, 5, 9]),
-        Signature::Sketch(sample),
-        Signature::Fingerprint(77),
-        Signature::Set(vec![2, 3]),
-        Signature::Sketch(vec![5, 120]),
-    ]
-}
-
 #[test]
 fn format_2_log_is_rewritten_with_typed_records() {
     let Some(redis) = RedisServer::start() else {
@@ -812,7 +793,7 @@ fn format_2_log_is_rewritten_with_typed_records() {
         key: format!("k{n}"),
         url: format!("https://a.example/{n}"),
         site: "a.example".into(),
-        signatures: slots_v2(modulus),
+        signatures: legacy_slots(modulus),
     };
     let entries = [add(0, 4), add(1, 0), EntryV2::Remove(0), add(3, 2)];
     let mut con = redis.con();
@@ -846,10 +827,10 @@ fn format_2_log_is_rewritten_with_typed_records() {
             "round {round}"
         );
         let kept = store.get(3).unwrap().unwrap();
-        assert_eq!(kept.signatures, slots_v2(2)[..3]);
+        assert_eq!(kept.signatures, legacy_slots(2)[..3]);
         assert_eq!(
             (kept.evidence.modulus, &kept.evidence.sample),
-            (2, &vec![8, 16])
+            (2, &vec![8, 16, 4_000_000_000])
         );
         assert_eq!((kept.evidence.visible, kept.evidence.main_words), (77, 120));
         let meta: Vec<u8> = redis::cmd("GET")

@@ -825,9 +825,9 @@ fn write_format_3(path: &Path, records: &[(u32, Vec<Signature>)]) {
 }
 
 /// The default chain's signatures (exact, simhash, chunks) and, after
-/// them, evidence slots as formats 1 to 3 stored them; `modulus` 0 marked
-/// an observation.
-fn slots_v3(modulus: u32) -> Vec<Signature> {
+/// them, evidence slots as redb formats 1 to 3 and Redis log formats 1
+/// and 2 stored them; `modulus` 0 marked an observation.
+pub(crate) fn legacy_slots(modulus: u32) -> Vec<Signature> {
     let sample = if modulus == 0 {
         vec![0]
     } else {
@@ -849,16 +849,16 @@ fn slots_v3(modulus: u32) -> Vec<Signature> {
 fn format_3_file_is_upgraded_to_typed_records() {
     let dir = Dir::new();
     let path = dir.join("v3.redb");
-    let mut observed = slots_v3(0);
+    let mut observed = legacy_slots(0);
     observed[..3].fill(Signature::Empty);
-    write_format_3(&path, &[(0, slots_v3(4)), (2, observed)]);
+    write_format_3(&path, &[(0, legacy_slots(4)), (2, observed)]);
     let registry = Registry::default();
     let identity = neardup::store_identity(&Config::default(), &registry).unwrap();
     {
         let s = RedbStore::open_at(&path, &identity, 1 << 20, 999).unwrap();
         let kept = s.get(0).unwrap().unwrap();
         assert_eq!(kept.kind, RecordKind::Kept);
-        assert_eq!(kept.signatures, slots_v3(4)[..3]);
+        assert_eq!(kept.signatures, legacy_slots(4)[..3]);
         assert_eq!(
             kept.evidence,
             Evidence {
@@ -904,9 +904,9 @@ fn format_3_file_is_upgraded_to_typed_records() {
     // Slots that do not decode are a corrupt record, named, and the file
     // is left as it was.
     let bad = dir.join("bad.redb");
-    let mut slots = slots_v3(4);
+    let mut slots = legacy_slots(4);
     slots[4] = Signature::Fingerprint(1);
-    write_format_3(&bad, &[(0, slots_v3(4)), (1, slots)]);
+    write_format_3(&bad, &[(0, legacy_slots(4)), (1, slots)]);
     let msg = match RedbStore::open_at(&bad, &identity, 1 << 20, 999) {
         Ok(_) => panic!("a record with malformed slots was upgraded"),
         Err(e) => e.to_string(),

@@ -27,6 +27,26 @@ fn kept_side(rec: &DocRecord) -> Option<Kept<'_>> {
     })
 }
 
+/// The record of an analyzed page, as kept and fetched at `now` (decide
+/// marks it a near duplicate if it indexes it as one).
+fn kept_record(
+    key: String,
+    doc: Document,
+    signatures: Vec<Signature>,
+    evidence: Evidence,
+    now: u64,
+) -> DocRecord {
+    DocRecord {
+        key,
+        url: doc.url,
+        site: doc.site,
+        kind: RecordKind::Kept,
+        signatures,
+        evidence,
+        fetched_at: now,
+    }
+}
+
 /// What [`Deduper::find_match`] found for a page.
 #[derive(Default)]
 struct Found {
@@ -106,15 +126,7 @@ impl Deduper {
             ));
         }
         let now = self.now();
-        let mut record = DocRecord {
-            key,
-            url: doc.url,
-            site: doc.site,
-            kind: RecordKind::Kept,
-            signatures,
-            evidence,
-            fetched_at: now,
-        };
+        let mut record = kept_record(key, doc, signatures, evidence, now);
         // A shared store (Redis) may change under us: catch up, decide, and
         // keep the page only if nobody wrote in between; otherwise decide
         // again against what the other worker wrote (one pass when the
@@ -611,15 +623,7 @@ impl Deduper {
         evidence: Evidence,
     ) -> crate::Result<DocId> {
         let now = self.now();
-        let mut record = DocRecord {
-            key,
-            url: doc.url,
-            site: doc.site,
-            kind: RecordKind::Kept,
-            signatures,
-            evidence,
-            fetched_at: now,
-        };
+        let mut record = kept_record(key, doc, signatures, evidence, now);
         // With a shared store, retry after catching up (see `decide`).
         let id = loop {
             self.catch_up()?;
