@@ -591,8 +591,18 @@ fn redis_going_away_mid_run_is_an_error_not_a_hang() {
     let _ = redis.child.wait();
     let down = d
         .check("https://a.example/1", page_html(1).as_bytes(), None)
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
+    assert!(
+        matches!(
+            down,
+            neardup::Error::Store {
+                kind: neardup::StoreError::Backend(_),
+                ..
+            }
+        ),
+        "Redis away is the backend's failure, not damage: {down:?}"
+    );
+    let down = down.to_string();
     assert!(down.contains("ns=away"), "{down}");
     assert_eq!(d.stats().checked, 1, "a failed check is not counted");
     // Back, but empty (no persistence): the worker reconnects, and keeping
@@ -710,12 +720,25 @@ fn namespace_reopens_with_other_thresholds_and_refuses_other_signatures() {
     // One with another shingle size is refused, the setting named.
     let mut shingle = Config::default();
     shingle.simhash.shingle = 5;
-    let msg = Deduper::open_redis(shingle, &registry, &loc)
-        .unwrap_err()
-        .to_string();
+    let err = Deduper::open_redis(shingle, &registry, &loc).unwrap_err();
+    let msg = err.to_string();
     assert!(
         msg.contains("`simhash.shingle` = 3 in the index, 5 now"),
         "{msg}"
+    );
+    let neardup::Error::Store {
+        kind: neardup::StoreError::Incompatible { stored, wanted, .. },
+        ..
+    } = err
+    else {
+        panic!("not an incompatible namespace: {err:?}");
+    };
+    assert_eq!(
+        (
+            stored.settings.get("simhash.shingle").map(String::as_str),
+            wanted.settings.get("simhash.shingle").map(String::as_str)
+        ),
+        (Some("3"), Some("5"))
     );
     assert!(msg.contains("ns=identity"), "{msg}");
 }

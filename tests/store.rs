@@ -13,6 +13,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup::Error;
 use neardup::Registry;
+use neardup::StoreError;
 use neardup::VerdictKind;
 use neardup::{DocRecord, DocStore, Evidence, MemoryStore, RecordKind, RedbStore, StoreIdentity};
 use neardup_api::Signature;
@@ -53,12 +54,24 @@ fn garbage_and_foreign_files_are_clear_errors() {
     let noise = crate::util::noise(0x2545_F491_4F6C_DD1D, 65_536);
     let garbage = dir.write("garbage.redb", &noise);
     let err = RedbStore::open(&garbage, &identity()).unwrap_err();
-    assert!(matches!(err, Error::Store { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::Store {
+                kind: StoreError::Corrupt(_),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("garbage.redb"), "{err}");
     let text = dir.write("text.redb", "not a database at all\n".repeat(100));
     assert!(matches!(
         RedbStore::open(&text, &identity()),
-        Err(Error::Store { .. })
+        Err(Error::Store {
+            kind: StoreError::Corrupt(_),
+            ..
+        })
     ));
     // A valid redb file written by someone else.
     let foreign = dir.join("foreign.redb");
@@ -71,10 +84,18 @@ fn garbage_and_foreign_files_are_clear_errors() {
         }
         txn.commit().unwrap();
     }
-    let msg = RedbStore::open(&foreign, &identity())
-        .unwrap_err()
-        .to_string();
-    assert!(msg.contains("not a neardup index"), "{msg}");
+    let err = RedbStore::open(&foreign, &identity()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Store {
+                kind: StoreError::Unsupported(_),
+                ..
+            }
+        ),
+        "a redb file of someone else's is not damaged: {err:?}"
+    );
+    assert!(err.to_string().contains("not a neardup index"), "{err}");
 }
 
 fn page(words: &str) -> Vec<u8> {
@@ -132,10 +153,20 @@ fn deduper_with_another_chain_or_settings_refuses_the_index() {
     drop(Deduper::open(Config::default(), &registry, &path).unwrap());
     let mut chain = Config::default();
     chain.decide.detectors = vec!["exact".into()];
-    let msg = Deduper::open(chain, &registry, &path)
-        .unwrap_err()
-        .to_string();
+    let err = Deduper::open(chain, &registry, &path).unwrap_err();
+    let msg = err.to_string();
     assert!(msg.contains("detector chain"), "{msg}");
+    // Typed: both identities, so a caller can show or compare them.
+    match err {
+        Error::Store {
+            kind: StoreError::Incompatible { stored, wanted, .. },
+            ..
+        } => {
+            assert_eq!(stored.chain(), ["exact", "simhash", "chunks"]);
+            assert_eq!(wanted.chain(), ["exact"]);
+        }
+        other => panic!("not an incompatible index: {other:?}"),
+    }
     // Each setting that changes stored signatures or evidence is refused,
     // named with both values.
     type Change = fn(&mut Config);
@@ -160,11 +191,23 @@ fn deduper_with_another_chain_or_settings_refuses_the_index() {
     for (want, change) in cases {
         let mut config = Config::default();
         change(&mut config);
-        let msg = Deduper::open(config, &registry, &path)
-            .unwrap_err()
-            .to_string();
+        let err = Deduper::open(config, &registry, &path).unwrap_err();
+        let msg = err.to_string();
         assert!(msg.contains(want), "{msg}");
         assert!(msg.contains("new index file"), "{msg}");
+        let Error::Store {
+            kind: StoreError::Incompatible { stored, wanted, .. },
+            ..
+        } = err
+        else {
+            panic!("not an incompatible index: {err:?}");
+        };
+        let key = want.split('`').nth(1).unwrap_or_default();
+        assert_ne!(
+            stored.settings.get(key),
+            wanted.settings.get(key),
+            "{key} differs between the two identities"
+        );
     }
 }
 
@@ -241,9 +284,17 @@ fn format_2_index_opens_with_its_own_config_and_then_takes_new_thresholds() {
     // refused with what to do.
     let other = dir.join("other.redb");
     write_format_2(&other, own ^ 1);
-    let msg = Deduper::open(Config::default(), &registry, &other)
-        .unwrap_err()
-        .to_string();
+    let err = Deduper::open(Config::default(), &registry, &other).unwrap_err();
+    let msg = err.to_string();
+    let Error::Store {
+        kind: StoreError::Incompatible { stored, .. },
+        ..
+    } = err
+    else {
+        panic!("not an incompatible index: {err:?}");
+    };
+    assert_eq!(stored.legacy_fingerprint, Some(own ^ 1));
+    assert!(stored.settings.is_empty(), "format 2 recorded no settings");
     assert!(msg.contains("older neardup"), "{msg}");
     assert!(msg.contains("config it was built with"), "{msg}");
     // Built with this config: opens, and records its settings...
@@ -909,7 +960,13 @@ fn format_3_file_is_upgraded_to_typed_records() {
     write_format_3(&bad, &[(0, legacy_slots(4)), (1, slots)]);
     let msg = match RedbStore::open_at(&bad, &identity, 1 << 20, 999) {
         Ok(_) => panic!("a record with malformed slots was upgraded"),
-        Err(e) => e.to_string(),
+        Err(
+            e @ Error::Store {
+                kind: StoreError::Corrupt(_),
+                ..
+            },
+        ) => e.to_string(),
+        Err(e) => panic!("not named corrupt: {e:?}"),
     };
     assert!(msg.contains("record 1 is corrupt"), "{msg}");
     let db = redb::Database::open(&bad).unwrap();

@@ -43,9 +43,9 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::file::writer::{SerializedFileWriter, SerializedRowGroupWriter};
 use parquet::schema::types::{ColumnPath, Type, TypePtr};
 
-use neardup::Error;
 use neardup::Result;
 use neardup::{DocRecord, DocStore, StoreIdentity};
+use neardup::{Error, StoreError};
 
 /// Columns every export has, before the detector columns.
 pub const BASE_COLUMNS: [&str; 5] = ["doc_id", "key", "url", "site", "fetched_at"];
@@ -608,10 +608,10 @@ pub fn write_parquet(
             return;
         }
         if let Err(message) = batch.push(id, rec, &rec.signatures, names) {
-            failure = Some(Error::Store {
-                path: index.to_owned(),
-                message: format!("{message}: corrupt index"),
-            });
+            failure = Some(Error::store(
+                index,
+                StoreError::Corrupt(format!("{message}: corrupt index")),
+            ));
             return;
         }
         if batch.rows >= batch_rows || batch.bytes >= options.batch_bytes {

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::identity::StoreIdentity;
+
 /// Everything that can go wrong in the library. Per-page problems that do
 /// not stop a run (a bad charset, an empty page) are warnings on the verdict,
 /// not errors.
@@ -37,14 +39,17 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
-    /// The document store failed, or an index file cannot be used (corrupt,
-    /// another format, built with another detector chain).
-    #[error("index {path}: {message}")]
+    /// The document store failed, or an index cannot be used; `kind` says
+    /// which, so a caller can tell a damaged index (restore or rebuild)
+    /// from one built by another configuration (open it with that one)
+    /// from a backend that failed (retry).
+    #[error("index {path}: {kind}")]
     Store {
-        /// The index file (`<memory>` for in-memory stores).
+        /// The index file or location (`<memory>` for in-memory stores).
         path: PathBuf,
-        /// What went wrong.
-        message: String,
+        /// What went wrong. Deliberately not an error `source`: its text is
+        /// the message, and a report printing the chain would repeat it.
+        kind: StoreError,
     },
     /// A runtime failure of this process, not of its input: a thread or
     /// thread pool could not be started, or a thread or async task
@@ -84,7 +89,63 @@ pub enum Error {
     },
 }
 
+/// Why a document store failed or refused an index. Every variant's text
+/// is a whole message; [`Error::Store`] adds the index's path.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The index, or a record in it, is damaged (a torn file, bytes that
+    /// do not decode, metadata missing): restore a copy or rebuild it.
+    /// Nothing was changed.
+    #[error("{0}")]
+    Corrupt(String),
+    /// The index was built with another detector chain or other signature
+    /// settings: its signatures are not comparable with this
+    /// configuration's. Both identities are given; `why` names the
+    /// differences.
+    #[error("{why}")]
+    Incompatible {
+        /// What differs, with both values, and what to do instead.
+        why: String,
+        /// The identity the index records. An index written before
+        /// settings were recorded has only its chain and
+        /// `legacy_fingerprint`.
+        stored: Box<StoreIdentity>,
+        /// The identity this configuration gives.
+        wanted: Box<StoreIdentity>,
+    },
+    /// Not an index this build can read: another on-disk format, or not a
+    /// neardup index at all.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Another process holds the index open.
+    #[error("{0}")]
+    InUse(String),
+    /// The index is full: no document id is left.
+    #[error("{0}")]
+    Full(String),
+    /// The storage backend (the file system, redb, Redis) failed or cannot
+    /// be reached; the index itself may be intact and a retry may succeed.
+    #[error("{0}")]
+    Backend(String),
+}
+
+impl StoreError {
+    /// The message without the variant.
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
 impl Error {
+    /// A [`Error::Store`] failure of the index at `path`.
+    pub fn store(path: impl Into<PathBuf>, kind: StoreError) -> Error {
+        Error::Store {
+            path: path.into(),
+            kind,
+        }
+    }
+
     /// A [`Error::Runtime`] failure of `task`.
     pub fn runtime(task: impl Into<String>, message: impl std::fmt::Display) -> Error {
         Error::Runtime {

@@ -48,6 +48,7 @@ mod content;
 mod deduper;
 mod derived;
 mod error;
+mod identity;
 mod index;
 #[cfg(feature = "plugins")]
 pub mod plugins;
@@ -72,7 +73,7 @@ pub use compare::{Comparable, JoinKeys, PairMatch};
 pub use deduper::{
     store_identity, Analyzed, Analyzer, Clock, Deduper, SharedDeduper, Stats, CONTENT, SAME_URL,
 };
-pub use error::{Error, Result};
+pub use error::{Error, Result, StoreError};
 pub use verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
 
 // Configuration: the core's `Config` and each section (owned by the module
@@ -96,11 +97,11 @@ pub use registry::{DetectorFactory, Registry};
 pub use signature::{ChunkDetector, ExactDetector, GearChunker, SimhashDetector};
 
 // Document stores: where kept pages live.
+pub use identity::StoreIdentity;
 #[cfg(feature = "redis")]
 pub use index::RedisStore;
 pub use index::{
     unix_now, Change, DocRecord, DocStore, IndexLocation, MemoryStore, RecordKind, RedisLocation,
-    StoreIdentity,
 };
 #[cfg(feature = "redb")]
 pub use index::{CacheStats, RedbStore};

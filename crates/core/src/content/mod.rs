@@ -112,15 +112,7 @@ pub use names::*;
 pub use page::*;
 pub use templates::*;
 
-/// Names of the parts of a record's [`Evidence`], listed after the detector
-/// chain in the store identity (what a stored record holds).
-pub const EVIDENCE_SLOTS: [&str; 5] = [
-    "content.blocks",
-    "content.shingles",
-    "content.visible",
-    "content.title",
-    "content.about",
-];
+pub use crate::identity::EVIDENCE_SLOTS;
 
 /// Most shingles kept in a stored sample (4 KiB).
 pub const MAX_SAMPLE: usize = 1024;

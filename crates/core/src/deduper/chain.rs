@@ -5,7 +5,8 @@ use neardup_api::Detector;
 
 use crate::config::Config;
 use crate::content::{ANALYSIS_VERSION, EVIDENCE_SLOTS};
-use crate::index::{DocStore, RedisLocation, StoreIdentity};
+use crate::identity::StoreIdentity;
+use crate::index::{DocStore, RedisLocation};
 use crate::registry::Registry;
 
 /// The index file at `path` (feature `redb`).
@@ -150,9 +151,7 @@ fn legacy_fingerprint(config: &Config) -> crate::Result<u64> {
         &config.chunks,
         &config.plugins,
     );
-    let bytes = serde_json::to_vec(&relevant).map_err(|e| crate::Error::Store {
-        path: "<config>".into(),
-        message: format!("cannot fingerprint the config: {e}"),
-    })?;
+    let bytes = serde_json::to_vec(&relevant)
+        .map_err(|e| crate::Error::runtime("config fingerprint", e))?;
     Ok(neardup_api::hash64(&bytes))
 }

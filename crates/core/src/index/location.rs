@@ -52,15 +52,7 @@ impl IndexLocation {
                  redis://HOST:PORT[/DB][?ns=NAME] (also rediss://, redis+unix://)"
             )));
         }
-        RedisLocation::parse(text)
-            .map(IndexLocation::Redis)
-            .map_err(|e| match e {
-                Error::Store { path, message } => Error::Argument {
-                    name: format!("index {}", path.display()),
-                    message,
-                },
-                other => other,
-            })
+        RedisLocation::parse(text).map(IndexLocation::Redis)
     }
 
     /// Returns true if and only if this is a shared Redis index.
@@ -114,11 +106,11 @@ impl RedisLocation {
     /// only, so it can never break the `{...}` hash tag.
     ///
     /// # Errors
-    /// [`Error::Store`] naming the problem for a malformed URL, an unknown
-    /// query parameter or a bad namespace.
+    /// [`Error::Argument`] naming the problem for a malformed URL, an
+    /// unknown query parameter or a bad namespace.
     pub fn parse(text: &str) -> Result<RedisLocation> {
-        let bad = |message: String| Error::Store {
-            path: redact(text).into(),
+        let bad = |message: String| Error::Argument {
+            name: format!("index {}", redact(text)),
             message,
         };
         let mut url = url::Url::parse(text).map_err(|e| bad(format!("not a redis:// URL: {e}")))?;

@@ -13,6 +13,8 @@ pub mod location;
 #[cfg(feature = "redb")]
 mod record_cache;
 #[cfg(feature = "redb")]
+mod redb_errors;
+#[cfg(feature = "redb")]
 mod redb_file;
 #[cfg(feature = "redb")]
 pub mod redb_store;
@@ -31,7 +33,7 @@ pub use redb_store::RedbStore;
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
 pub use simhash::SimhashIndex;
-pub use store::{unix_now, Change, DocRecord, DocStore, MemoryStore, RecordKind, StoreIdentity};
+pub use store::{unix_now, Change, DocRecord, DocStore, MemoryStore, RecordKind};
 
 /// How the index treats pages over time, and how much of it stays in RAM.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

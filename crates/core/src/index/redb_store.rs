@@ -67,13 +67,15 @@ use redb::{
 use serde::{Deserialize, Serialize};
 
 use super::record_cache::{CacheStats, Lru};
-use super::redb_file::{caught, check_header, read_header, GuardedFile, Shared};
-use super::store::{
-    from_slots, record_bytes, DocRecord, DocStore, LegacyIdentity, RecordKind, StoreIdentity,
+use super::redb_errors::{
+    check_file, corrupt, err, open_error, panicked, redb_error, unsupported, DAMAGED_HINT,
 };
+use super::redb_file::{caught, check_header, read_header, GuardedFile, Shared};
+use super::store::{from_slots, record_bytes, DocRecord, DocStore, RecordKind};
 use crate::content::Evidence;
-use crate::Error;
+use crate::identity::{LegacyIdentity, StoreIdentity};
 use crate::Result;
+use crate::{Error, StoreError};
 
 /// Version of the on-disk layout; bumped on any incompatible change.
 /// Format 3 records the signature settings in `identity` (formats 1 and 2:
@@ -179,16 +181,9 @@ impl std::fmt::Debug for RedbStore {
     }
 }
 
-fn err(path: &Path, message: impl std::fmt::Display) -> Error {
-    Error::Store {
-        path: path.to_owned(),
-        message: message.to_string(),
-    }
-}
-
 fn u32_of(path: &Path, name: &str, bytes: &[u8]) -> Result<u32> {
     let arr: [u8; 4] = bytes.try_into().map_err(|_| {
-        err(
+        corrupt(
             path,
             format!("metadata `{name}` is not 4 bytes: corrupt index"),
         )
@@ -214,9 +209,9 @@ fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
 /// (one per detector of the chain) and its evidence's sets.
 fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
     let rec: RecordOwned = postcard::from_bytes(bytes)
-        .map_err(|e| err(path, format!("record {id} is corrupt: {e}")))?;
+        .map_err(|e| corrupt(path, format!("record {id} is corrupt: {e}")))?;
     if rec.signatures.len() != rec.kind.signatures(detectors) {
-        return Err(err(
+        return Err(corrupt(
             path,
             format!(
                 "record {id} has {} signatures for a chain of {detectors} detectors: corrupt index",
@@ -225,7 +220,7 @@ fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocR
         ));
     }
     if !rec.evidence.is_consistent() {
-        return Err(err(
+        return Err(corrupt(
             path,
             format!("record {id} has unsorted evidence: corrupt index"),
         ));
@@ -241,48 +236,12 @@ fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocR
     })
 }
 
-/// What a damaged file's error says the user can do (docs/usage.md, "When the
-/// index file is damaged").
-const DAMAGED_HINT: &str = "the index file is damaged (truncated by a full disk or a partial \
-     copy, or overwritten); it cannot be read: move it aside and rebuild it (run `neardup dedup \
-     --index` over the inputs again, or crawl without --resume), or restore a copy";
-
-/// Refuses what redb cannot open as a database without touching it: a
-/// directory, a FIFO or device (opening would block or read forever), an
-/// empty file. A file shorter than any redb header is named damaged.
-fn check_file(path: &Path) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
-    if !meta.is_file() {
-        return Err(err(path, "not a regular file: cannot be an index"));
-    }
-    if meta.len() == 0 {
-        return Err(err(path, format!("empty file (0 bytes): {DAMAGED_HINT}")));
-    }
-    Ok(())
-}
-
-/// The message of a panic of redb on the file.
-fn panicked(what: &str) -> String {
-    format!("redb failed on it ({what}): {DAMAGED_HINT}")
-}
-
-/// The error for a file redb cannot open.
-fn open_error(path: &Path, e: redb::DatabaseError) -> Error {
-    match e {
-        redb::DatabaseError::DatabaseAlreadyOpen => {
-            err(path, format!("cannot open: {e} (another neardup uses it)"))
-        }
-        redb::DatabaseError::UpgradeRequired(_) => err(path, format!("cannot open: {e}")),
-        _ => err(path, format!("cannot open: {e}: {DAMAGED_HINT}")),
-    }
-}
-
 /// A write transaction with two-phase commit: the commit is made the
 /// primary only once its pages are on disk, so redb's recovery trusts it
 /// and a checksum failure in it is an error (with one-phase commit redb
 /// would roll back to the commit before, silently losing the last one).
 fn begin_write(db: &Database, path: &Path) -> Result<WriteTransaction> {
-    let mut txn = db.begin_write().map_err(|e| err(path, e))?;
+    let mut txn = db.begin_write().map_err(|e| redb_error(path, e.into()))?;
     txn.set_two_phase_commit(true);
     Ok(txn)
 }
@@ -338,13 +297,13 @@ impl RedbStore {
         check_file(path)?;
         let header = read_header(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
         check_header(&header)
-            .map_err(|why| err(path, format!("cannot open: {why}: {DAMAGED_HINT}")))?;
+            .map_err(|why| corrupt(path, format!("cannot open: {why}: {DAMAGED_HINT}")))?;
         let file = Shared::open(path).map_err(|e| open_error(path, e))?;
         match caught(|| Self::open_checked(path, identity, cache_bytes, now, &file)) {
             Ok(opened) => opened,
             Err(what) => {
                 file.freeze();
-                Err(err(path, panicked(&what)))
+                Err(corrupt(path, panicked(&what)))
             }
         }
     }
@@ -404,7 +363,7 @@ impl RedbStore {
         file: &Shared,
     ) -> Result<(Meta, usize)> {
         let clean = db.check_integrity().map_err(|e| {
-            err(
+            corrupt(
                 path,
                 format!("redb's integrity check failed ({e}): {DAMAGED_HINT}"),
             )
@@ -422,14 +381,16 @@ impl RedbStore {
         if meta.format < FORMAT_VERSION {
             Self::upgrade(db, path, identity, meta.format, now)?;
         }
-        let read = db.begin_read().map_err(|e| err(path, e))?;
-        let docs = read.open_table(DOCS).map_err(|e| err(path, e))?;
-        let live = usize::try_from(docs.len().map_err(|e| err(path, e))?)
+        let read = db.begin_read().map_err(|e| redb_error(path, e.into()))?;
+        let docs = read
+            .open_table(DOCS)
+            .map_err(|e| redb_error(path, e.into()))?;
+        let live = usize::try_from(docs.len().map_err(|e| redb_error(path, e.into()))?)
             .map_err(|_| err(path, "too many records"))?;
-        if let Some(last) = docs.last().map_err(|e| err(path, e))? {
+        if let Some(last) = docs.last().map_err(|e| redb_error(path, e.into()))? {
             let last = last.0.value();
             if last >= meta.next_id {
-                return Err(err(
+                return Err(corrupt(
                     path,
                     format!(
                         "record id {last} is not below next_id {}: corrupt index",
@@ -453,7 +414,7 @@ impl RedbStore {
         from: u32,
         now: u64,
     ) -> Result<()> {
-        let e = |x: redb::Error| err(path, x);
+        let e = |x: redb::Error| redb_error(path, x);
         let txn = begin_write(db, path)?;
         {
             let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
@@ -465,18 +426,18 @@ impl RedbStore {
                 for entry in docs.range(start..).map_err(|x| e(x.into()))? {
                     let (id, bytes) = entry.map_err(|x| e(x.into()))?;
                     let id = id.value();
-                    let corrupt = |x: String| err(path, format!("record {id} is corrupt: {x}"));
+                    let damaged = |x: String| corrupt(path, format!("record {id} is corrupt: {x}"));
                     let (names, signatures, fetched_at) = if from == 1 {
                         let old: RecordV1 = postcard::from_bytes(bytes.value())
-                            .map_err(|x| corrupt(x.to_string()))?;
+                            .map_err(|x| damaged(x.to_string()))?;
                         ((old.key, old.url, old.site), old.signatures, now)
                     } else {
                         let old: RecordV3 = postcard::from_bytes(bytes.value())
-                            .map_err(|x| corrupt(x.to_string()))?;
+                            .map_err(|x| damaged(x.to_string()))?;
                         ((old.key, old.url, old.site), old.signatures, old.fetched_at)
                     };
                     let rec =
-                        from_slots(identity, names, signatures, fetched_at).map_err(corrupt)?;
+                        from_slots(identity, names, signatures, fetched_at).map_err(damaged)?;
                     batch.push((id, rec));
                     if batch.len() == UPGRADE_BATCH {
                         break;
@@ -545,7 +506,7 @@ impl RedbStore {
     /// and the format (a format-2 identity is upgraded here, to format 3;
     /// the records of formats 1 to 3 by the caller).
     fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<Meta> {
-        let e = |e: redb::Error| err(path, e);
+        let e = |e: redb::Error| redb_error(path, e);
         let txn = begin_write(db, path)?;
         let had_tables = txn.list_tables().map_err(|x| e(x.into()))?.count() > 0;
         let meta_out = {
@@ -557,7 +518,7 @@ impl RedbStore {
             match format {
                 None => {
                     if had_tables {
-                        return Err(err(path, "a redb file, but not a neardup index"));
+                        return Err(unsupported(path, "a redb file, but not a neardup index"));
                     }
                     let id_bytes = encode_identity(path, identity)?;
                     meta.insert("format", FORMAT_VERSION.to_le_bytes().as_slice())
@@ -573,41 +534,47 @@ impl RedbStore {
                 }
                 Some(version) => {
                     if !(1..=FORMAT_VERSION).contains(&version) {
-                        return Err(err(
+                        return Err(unsupported(
                             path,
                             format!(
                                 "index format version {version}, this build reads {FORMAT_VERSION}"
                             ),
                         ));
                     }
-                    let stored = meta
-                        .get("identity")
-                        .map_err(|x| e(x.into()))?
-                        .ok_or_else(|| err(path, "metadata `identity` missing: corrupt index"))?;
-                    let corrupt = |x: postcard::Error| {
-                        err(path, format!("metadata `identity` is corrupt: {x}"))
+                    let stored =
+                        meta.get("identity")
+                            .map_err(|x| e(x.into()))?
+                            .ok_or_else(|| {
+                                corrupt(path, "metadata `identity` missing: corrupt index")
+                            })?;
+                    let damaged = |x: postcard::Error| {
+                        corrupt(path, format!("metadata `identity` is corrupt: {x}"))
                     };
-                    let refused = |why: String| {
-                        err(
+                    let refused = |why: String, stored: StoreIdentity| {
+                        Error::store(
                             path,
-                            format!(
-                                "{why}; use the same detector chain and signature settings, \
-                                 or a new index file"
-                            ),
+                            StoreError::Incompatible {
+                                why: format!(
+                                    "{why}; use the same detector chain and signature \
+                                     settings, or a new index file"
+                                ),
+                                stored: Box::new(stored),
+                                wanted: Box::new(identity.clone()),
+                            },
                         )
                     };
                     if version >= 3 {
                         let stored: StoreIdentity =
-                            postcard::from_bytes(stored.value()).map_err(corrupt)?;
+                            postcard::from_bytes(stored.value()).map_err(damaged)?;
                         if let Some(why) = stored.mismatch(identity) {
-                            return Err(refused(why));
+                            return Err(refused(why, stored));
                         }
                     } else {
                         // Formats 1 and 2 recorded a fingerprint only.
                         let stored: LegacyIdentity =
-                            postcard::from_bytes(stored.value()).map_err(corrupt)?;
+                            postcard::from_bytes(stored.value()).map_err(damaged)?;
                         if let Some(why) = identity.legacy_mismatch(&stored) {
-                            return Err(refused(why));
+                            return Err(refused(why, stored.identity()));
                         }
                     }
                     drop(stored);
@@ -627,7 +594,9 @@ impl RedbStore {
                     let next = meta
                         .get("next_id")
                         .map_err(|x| e(x.into()))?
-                        .ok_or_else(|| err(path, "metadata `next_id` missing: corrupt index"))?;
+                        .ok_or_else(|| {
+                            corrupt(path, "metadata `next_id` missing: corrupt index")
+                        })?;
                     Meta {
                         next_id: u32_of(path, "next_id", next.value())?,
                         format: version,
@@ -662,7 +631,7 @@ impl RedbStore {
     /// If the file cannot be read.
     pub fn stored_len(&self) -> Result<u64> {
         self.guard(|| {
-            let e = |x: redb::Error| err(&self.path, x);
+            let e = |x: redb::Error| redb_error(&self.path, x);
             let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
             let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
             docs.len().map_err(|x| e(x.into()))
@@ -688,7 +657,7 @@ impl RedbStore {
         }
         let outcome = match caught(f) {
             Ok(outcome) => outcome,
-            Err(what) => Err(err(&self.path, panicked(&what))),
+            Err(what) => Err(corrupt(&self.path, panicked(&what))),
         };
         if let Err(e) = &outcome {
             self.mark_damaged(e);
@@ -700,7 +669,7 @@ impl RedbStore {
     fn mark_damaged(&self, e: &Error) {
         self.file.freeze();
         let why = match e {
-            Error::Store { message, .. } => message.clone(),
+            Error::Store { kind, .. } => kind.to_string(),
             other => other.to_string(),
         };
         let _ = self.damaged.set(why);
@@ -726,7 +695,7 @@ impl RedbStore {
     }
 
     fn read_committed_unguarded(&self, id: DocId) -> Result<Option<DocRecord>> {
-        let e = |x: redb::Error| err(&self.path, x);
+        let e = |x: redb::Error| redb_error(&self.path, x);
         let mut reader = match self.reader.lock() {
             Ok(r) => r,
             Err(poisoned) => {
@@ -759,7 +728,7 @@ impl RedbStore {
 
     fn commit(&mut self) -> Result<()> {
         let path = self.path.clone();
-        let e = |x: redb::Error| err(&path, x);
+        let e = |x: redb::Error| redb_error(&path, x);
         // redb's default durability is `Immediate`: fsync before commit returns.
         let txn = begin_write(self.db()?, &path)?;
         {
@@ -803,9 +772,9 @@ impl DocStore for RedbStore {
     fn insert(&mut self, record: DocRecord) -> Result<DocId> {
         let id = self.next_id;
         self.next_id = id.checked_add(1).ok_or_else(|| {
-            err(
+            Error::store(
                 &self.path,
-                "more than u32::MAX documents: the id space is exhausted",
+                StoreError::Full("more than u32::MAX documents: the id space is exhausted".into()),
             )
         })?;
         self.set_pending(id, Pending::Put(Arc::new(record)));
@@ -882,7 +851,7 @@ impl DocStore for RedbStore {
         let e = match caught(|| self.commit()) {
             Ok(Ok(())) => return Ok(()),
             Ok(Err(e)) => e,
-            Err(what) => err(&self.path, panicked(&what)),
+            Err(what) => corrupt(&self.path, panicked(&what)),
         };
         self.mark_damaged(&e);
         Err(e)
@@ -902,7 +871,7 @@ impl DocStore for RedbStore {
 impl RedbStore {
     /// [`DocStore::for_each`] without the panic guard.
     fn for_each_unguarded(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
-        let e = |x: redb::Error| err(&self.path, x);
+        let e = |x: redb::Error| redb_error(&self.path, x);
         let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
         let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
         for entry in docs.iter().map_err(|x| e(x.into()))? {

@@ -52,13 +52,11 @@ use neardup_api::{DocId, Signature};
 use serde::{Deserialize, Serialize};
 
 use super::location::RedisLocation;
-use super::store::{
-    from_slots, record_bytes, Change, DocRecord, DocStore, LegacyIdentity, RecordKind,
-    StoreIdentity,
-};
+use super::store::{from_slots, record_bytes, Change, DocRecord, DocStore, RecordKind};
 use crate::content::Evidence;
-use crate::Error;
+use crate::identity::{LegacyIdentity, StoreIdentity};
 use crate::Result;
+use crate::{Error, StoreError};
 
 /// Version of the log layout and its metadata; bumped on any incompatible
 /// change. Format 2 records the signature settings in the metadata (format
@@ -152,7 +150,7 @@ fn rewrite_log(
     location: &RedisLocation,
     identity: &StoreIdentity,
     (old_meta, new_meta): (&[u8], &[u8]),
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), StoreError> {
     let (log_key, meta_key) = (location.log_key(), location.meta_key());
     // Same hash tag as the log: one Redis Cluster slot.
     let tmp_key = format!("{log_key}:rewrite");
@@ -161,11 +159,11 @@ fn rewrite_log(
         let len: isize = redis::cmd("LLEN")
             .arg(&log_key)
             .query(con)
-            .map_err(|e| format!("cannot read {log_key}: {e}"))?;
+            .map_err(|e| StoreError::Backend(format!("cannot read {log_key}: {e}")))?;
         let _: () = redis::cmd("DEL")
             .arg(&tmp_key)
             .query(con)
-            .map_err(|e| format!("cannot write {tmp_key}: {e}"))?;
+            .map_err(|e| StoreError::Backend(format!("cannot write {tmp_key}: {e}")))?;
         let mut start = 0isize;
         while start < len {
             let end = (start + SYNC_BATCH).min(len) - 1;
@@ -174,23 +172,23 @@ fn rewrite_log(
                 .arg(start)
                 .arg(end)
                 .query(con)
-                .map_err(|e| format!("cannot read {log_key}: {e}"))?;
+                .map_err(|e| StoreError::Backend(format!("cannot read {log_key}: {e}")))?;
             if entries.is_empty() {
                 break;
             }
             let mut converted = Vec::with_capacity(entries.len());
             for (id, bytes) in (start..).zip(&entries) {
                 converted.push(convert_entry(identity, bytes).map_err(|why| {
-                    format!(
+                    StoreError::Corrupt(format!(
                         "log entry {id} cannot be converted to log format {FORMAT_VERSION}: {why}"
-                    )
+                    ))
                 })?);
             }
             let _: () = redis::cmd("RPUSH")
                 .arg(&tmp_key)
                 .arg(converted)
                 .query(con)
-                .map_err(|e| format!("cannot write {tmp_key}: {e}"))?;
+                .map_err(|e| StoreError::Backend(format!("cannot write {tmp_key}: {e}")))?;
             start += entries.len() as isize;
         }
         let replaced: i64 = replace
@@ -201,7 +199,7 @@ fn rewrite_log(
             .arg(new_meta)
             .arg(old_meta)
             .invoke(con)
-            .map_err(|e| format!("cannot replace {log_key}: {e}"))?;
+            .map_err(|e| StoreError::Backend(format!("cannot replace {log_key}: {e}")))?;
         if replaced == 1 {
             tracing::info!(log = %log_key, entries = start, "Redis log rewritten in format {FORMAT_VERSION}");
             return Ok(());
@@ -211,14 +209,14 @@ fn rewrite_log(
         let now: Vec<u8> = redis::cmd("GET")
             .arg(&meta_key)
             .query(con)
-            .map_err(|e| format!("cannot read {meta_key}: {e}"))?;
+            .map_err(|e| StoreError::Backend(format!("cannot read {meta_key}: {e}")))?;
         if now == new_meta {
             return Ok(());
         }
         if now != old_meta {
-            return Err(format!(
+            return Err(StoreError::Backend(format!(
                 "{meta_key} changed while the log was being rewritten: open the store again"
-            ));
+            )));
         }
     }
 }
@@ -296,10 +294,8 @@ impl RedisStore {
     /// settings or format, or its metadata is corrupt.
     pub fn open(location: &RedisLocation, identity: &StoreIdentity) -> Result<RedisStore> {
         let shown = location.display();
-        let err = |message: String| Error::Store {
-            path: shown.clone().into(),
-            message,
-        };
+        let err = |message: String| Error::store(shown.clone(), StoreError::Backend(message));
+        let store_error = |kind: StoreError| Error::store(shown.clone(), kind);
         let client = redis::Client::open(location.url.as_str())
             .map_err(|e| err(format!("bad Redis URL: {e}")))?;
         let mut con = connect(&client).map_err(err)?;
@@ -317,19 +313,25 @@ impl RedisStore {
             .arg(&meta_key)
             .query(&mut con)
             .map_err(|e| err(format!("cannot read {meta_key}: {e}")))?;
-        let corrupt = |e: postcard::Error| err(format!("{meta_key} is corrupt: {e}"));
+        let corrupt = |e: postcard::Error| {
+            store_error(StoreError::Corrupt(format!("{meta_key} is corrupt: {e}")))
+        };
         let (format, rest): (u32, &[u8]) = postcard::take_from_bytes(&stored).map_err(corrupt)?;
-        let refused = |why: String| {
-            err(format!(
-                "{why}; use the same detector chain and signature settings, or another \
-                 namespace (?ns=NAME)"
-            ))
+        let refused = |why: String, stored: StoreIdentity| {
+            store_error(StoreError::Incompatible {
+                why: format!(
+                    "{why}; use the same detector chain and signature settings, or another \
+                     namespace (?ns=NAME)"
+                ),
+                stored: Box::new(stored),
+                wanted: Box::new(identity.clone()),
+            })
         };
         match format {
             2 | FORMAT_VERSION => {
                 let stored: StoreIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
                 if let Some(why) = stored.mismatch(identity) {
-                    return Err(refused(why));
+                    return Err(refused(why, stored));
                 }
             }
             1 => {
@@ -338,17 +340,17 @@ impl RedisStore {
                 // the new form when the log is rewritten below.
                 let stored: LegacyIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
                 if let Some(why) = identity.legacy_mismatch(&stored) {
-                    return Err(refused(why));
+                    return Err(refused(why, stored.identity()));
                 }
             }
             other => {
-                return Err(err(format!(
+                return Err(store_error(StoreError::Unsupported(format!(
                     "log format {other}, this build reads {FORMAT_VERSION}"
-                )))
+                ))))
             }
         }
         if format < FORMAT_VERSION {
-            rewrite_log(&mut con, location, identity, (&stored, &meta)).map_err(err)?;
+            rewrite_log(&mut con, location, identity, (&stored, &meta)).map_err(store_error)?;
         }
         Ok(RedisStore {
             client,
@@ -393,17 +395,25 @@ impl RedisStore {
         }
     }
 
+    /// Redis failed, or refused what this worker asked.
     fn err(&self, message: String) -> Error {
-        Error::Store {
-            path: self.location.display().into(),
-            message,
-        }
+        Error::store(self.location.display(), StoreError::Backend(message))
+    }
+
+    /// The log is damaged.
+    fn corrupt(&self, message: String) -> Error {
+        Error::store(self.location.display(), StoreError::Corrupt(message))
     }
 
     /// The next id, as a `u32`, or an error when the id space is exhausted.
     fn next_id(&self) -> Result<DocId> {
         DocId::try_from(self.records.len()).map_err(|_| {
-            self.err("more than u32::MAX log entries: the id space is exhausted".into())
+            Error::store(
+                self.location.display(),
+                StoreError::Full(
+                    "more than u32::MAX log entries: the id space is exhausted".into(),
+                ),
+            )
         })
     }
 
@@ -519,7 +529,7 @@ impl DocStore for RedisStore {
                 // A corrupt entry stops the worker rather than being
                 // skipped: every worker must see the same log.
                 let entry: EntryOwned = postcard::from_bytes(&bytes).map_err(|e| {
-                    self.err(format!(
+                    self.corrupt(format!(
                         "log entry {id} is corrupt ({} bytes): {e}",
                         bytes.len()
                     ))
@@ -534,14 +544,14 @@ impl DocStore for RedisStore {
                         evidence,
                     } => {
                         if signatures.len() != kind.signatures(self.detectors) {
-                            return Err(self.err(format!(
+                            return Err(self.corrupt(format!(
                                 "log entry {id} has {} signatures, the chain has {}",
                                 signatures.len(),
                                 self.detectors
                             )));
                         }
                         if !evidence.is_consistent() {
-                            return Err(self.err(format!(
+                            return Err(self.corrupt(format!(
                                 "log entry {id} has unsorted evidence: corrupt log"
                             )));
                         }
