@@ -23,6 +23,9 @@ command -v java >/dev/null && java -version 2>&1 | head -n 1
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 # maturin (from PyPI, in pip's build environment) compiles crates/python in
 # release mode into the workspace's target/.
+# The scrapy extra's neardup-scrapy (the middlewares' shared base) comes
+# from this checkout, not PyPI.
+"$VENV/bin/pip" install -q --disable-pip-version-check ./neardup-scrapy
 "$VENV/bin/pip" install -q --disable-pip-version-check ".[scrapy,spark,test]"
 "$VENV/bin/python" -c 'import neardup, pyspark, scrapy; print("neardup", neardup.__version__, "pyspark", pyspark.__version__, "scrapy", scrapy.__version__)'
 # Lints and formatting of the package's Python (settings in pyproject.toml).

@@ -9,7 +9,6 @@ module on a developer's machine and fails it when CI is set.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import pathlib
@@ -33,7 +32,6 @@ except ImportError as err:
     pytest.skip(f"{err.name} is missing ({err})", allow_module_level=True)
 
 HERE = pathlib.Path(__file__).resolve().parent
-SIDECAR_SRC = HERE.parent / "neardup-scrapy" / "src" / "neardup_scrapy"
 DROP_LINE = r"dropped \S+/(\w+\.html): (\w+) of \S+/(\w+\.html) \(detector (\w+), similarity ([0-9.]+)\)"
 #: Pages kept by a default crawl: one of each copied pair, one stub.
 KEPT = len(site_files.CHECKED) - len(site_files.PAIRS) - 1 - 1
@@ -428,37 +426,3 @@ def test_bad_toml_file_fails_the_crawl(site: site_files.Site, tmp_path: pathlib.
     config.write_text("[simhash]\nthreshold = 3\n")
     r = run_crawl(site, {"NEARDUP_CONFIG": str(config)}, expect_rc=1)
     assert r.error and "ConfigError" in r.error and "unknown field `threshold`" in r.error, r
-
-
-# -- the helpers copied from neardup_scrapy ------------------------------------
-
-
-def _definitions(path: pathlib.Path) -> dict[str, str]:
-    """Top-level functions and classes of a module, without docstrings, as AST dumps."""
-    tree = ast.parse(path.read_text())
-    out = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            for n in ast.walk(node):
-                body = getattr(n, "body", None)
-                if (
-                    isinstance(n, (ast.FunctionDef, ast.ClassDef))
-                    and body
-                    and isinstance(body[0], ast.Expr)
-                    and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)
-                ):
-                    n.body = body[1:] or [ast.Pass()]
-            out[node.name] = ast.dump(node)
-    return out
-
-
-def test_helpers_copied_from_the_sidecar_middleware_are_in_sync() -> None:
-    """neardup.scrapy copies _header, _decode and CircuitBreaker rather than
-    depend on neardup_scrapy; in a checkout, the copies must match (docstrings aside)."""
-    if not SIDECAR_SRC.is_dir():
-        pytest.skip("not in a checkout of the repository (python/neardup-scrapy is missing)")
-    ours = _definitions(pathlib.Path(neardup.scrapy.__file__))
-    theirs = {**_definitions(SIDECAR_SRC / "middleware.py"), **_definitions(SIDECAR_SRC / "client.py")}
-    for name in ("_header", "_decode", "CircuitBreaker"):
-        assert ours[name] == theirs[name], f"{name} differs from python/neardup-scrapy's copy"

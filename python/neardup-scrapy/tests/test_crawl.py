@@ -251,7 +251,7 @@ class FailureTest(CrawlTestCase):
         self.assertEqual(r.stat("neardup/errors"), 2, r)
         self.assertEqual(r.stat("neardup/breaker_opened"), 1, r)
         self.assertEqual(r.stat("neardup/breaker_open"), CHECKABLE - 2, r)
-        self.assertIn("2 consecutive failures; not calling the sidecar for 600 s", r.log)
+        self.assertIn("2 consecutive failures; not checking pages for 600 s", r.log)
 
     def test_breaker_probes_after_cooldown_and_closes_when_the_sidecar_answers(self) -> None:
         sidecar = self.broken("error", fail_first=2)

@@ -7,13 +7,15 @@ Enable it with::
     DOWNLOADER_MIDDLEWARES = {"neardup_scrapy.NeardupMiddleware": 580}
 """
 
-from .client import CircuitBreaker, SidecarClient, SidecarError
+from .base import CircuitBreaker, DedupMiddleware
+from .client import SidecarClient, SidecarError
 from .middleware import PRIORITY, UNAVAILABLE, NeardupMiddleware, unavailable_crawls
 
 __all__ = [
     "PRIORITY",
     "UNAVAILABLE",
     "CircuitBreaker",
+    "DedupMiddleware",
     "NeardupMiddleware",
     "SidecarClient",
     "SidecarError",

@@ -1,17 +1,15 @@
-"""The HTTP client for ``neardup serve`` and the circuit breaker in front of it.
+"""The HTTP client for ``neardup serve``.
 
 Only the standard library is used. Every call blocks, so the middleware runs
-it in a thread; the breaker is touched only from the reactor thread and needs
-no lock.
+it in a thread. (The circuit breaker in front of it is
+:class:`neardup_scrapy.base.CircuitBreaker`.)
 """
 
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,54 +111,3 @@ def _error_detail(err: urllib.error.HTTPError) -> str:
         return f"{e['code']}: {e['message']}"
     except Exception:  # noqa: BLE001 - any unreadable body
         return str(err.reason)
-
-
-class CircuitBreaker:
-    """Stops calling a failing sidecar for a cool-down period.
-
-    Closed: every call goes through; ``threshold`` consecutive failures open
-    it. Open: no call goes through until ``cooldown`` seconds have passed;
-    then it is half open and lets exactly one probe through: success closes
-    it, failure opens it again for another cool-down.
-    """
-
-    CLOSED = "closed"
-    OPEN = "open"
-    HALF_OPEN = "half_open"
-
-    def __init__(self, threshold: int, cooldown: float, clock: Callable[[], float] = time.monotonic):
-        if threshold < 1:
-            raise ValueError("threshold must be >= 1")
-        self.threshold = threshold
-        self.cooldown = cooldown
-        self.clock = clock
-        self.state = self.CLOSED
-        self.failures = 0
-        self.opened_at = 0.0
-        self.opened_count = 0
-
-    def allow(self) -> bool:
-        """True if a call may be made now."""
-        if self.state == self.CLOSED:
-            return True
-        if self.state == self.OPEN and self.clock() - self.opened_at >= self.cooldown:
-            self.state = self.HALF_OPEN
-            return True  # the one probe
-        return False
-
-    def record_success(self) -> None:
-        """The sidecar answered: close the breaker."""
-        self.state = self.CLOSED
-        self.failures = 0
-
-    def record_failure(self) -> bool:
-        """The sidecar failed; returns True if this failure opened the breaker."""
-        self.failures += 1
-        if self.state == self.OPEN:
-            return False  # a call started before it opened
-        if self.state == self.HALF_OPEN or self.failures >= self.threshold:
-            self.state = self.OPEN
-            self.opened_at = self.clock()
-            self.opened_count += 1
-            return True
-        return False

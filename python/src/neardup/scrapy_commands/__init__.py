@@ -1,27 +1,19 @@
 """Scrapy's ``crawl`` and ``runspider`` commands, with an exit status of 1
 when a crawl ends with ``finish_reason`` ``neardup_unavailable``.
 
-Scrapy (2.11 to 2.19 at least) exits 0 from ``scrapy crawl`` whatever the
-finish reason: only a crawl that could not start exits 1, and a component
-has no way to change that. A project that wants cron (or any caller) to
-notice a crawl that :class:`neardup.scrapy.NeardupMiddleware` closed because
-its index failed (``NEARDUP_FAIL_OPEN = False``) replaces the two commands
-with these, in ``settings.py``::
+The commands of :mod:`neardup_scrapy.commands` (both middlewares count such
+crawls in one place, :func:`neardup_scrapy.base.unavailable_crawls`), under
+this wheel's name for projects that use ``neardup.scrapy``::
 
     COMMANDS_MODULE = "neardup.scrapy_commands"
 
-They are Scrapy's own commands, then exit 1 if a crawl of the run closed as
-``neardup_unavailable`` (:func:`neardup.scrapy.unavailable_crawls`).
+Scrapy (2.11 to 2.19 at least) exits 0 from ``scrapy crawl`` whatever the
+finish reason; these exit 1 if a crawl of the run closed as
+``neardup_unavailable`` (the index failed and ``NEARDUP_FAIL_OPEN`` is off).
 """
 
 from __future__ import annotations
 
-from neardup.scrapy import unavailable_crawls
+from neardup_scrapy.commands import exit_status
 
-
-def exit_status(status: int, unavailable_before: int) -> int:
-    """The command's exit status: Scrapy's, or 1 if a crawl of this run
-    closed as ``neardup_unavailable`` (and Scrapy said 0)."""
-    if status == 0 and unavailable_crawls() > unavailable_before:
-        return 1
-    return status
+__all__ = ["exit_status"]

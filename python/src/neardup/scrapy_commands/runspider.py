@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from scrapy.commands import runspider
-
-from neardup.scrapy import unavailable_crawls
-from neardup.scrapy_commands import exit_status
+from neardup_scrapy.commands import runspider
 
 
 class Command(runspider.Command):
-    def run(self, args: list[str], opts: Any) -> None:
-        before = unavailable_crawls()
-        super().run(args, opts)
-        self.exitcode = exit_status(self.exitcode, before)
+    """:class:`neardup_scrapy.commands.runspider.Command` (Scrapy finds a command
+    only in a class defined in its module)."""

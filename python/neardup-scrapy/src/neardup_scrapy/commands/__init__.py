@@ -11,12 +11,12 @@ commands with these, in ``settings.py``::
     COMMANDS_MODULE = "neardup_scrapy.commands"
 
 They are Scrapy's own commands, then exit 1 if a crawl of the run closed as
-``neardup_unavailable`` (:func:`neardup_scrapy.middleware.unavailable_crawls`).
+``neardup_unavailable`` (:func:`neardup_scrapy.base.unavailable_crawls`).
 """
 
 from __future__ import annotations
 
-from neardup_scrapy.middleware import unavailable_crawls
+from neardup_scrapy.base import unavailable_crawls
 
 
 def exit_status(status: int, unavailable_before: int) -> int:

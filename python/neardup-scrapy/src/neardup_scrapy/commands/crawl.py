@@ -6,8 +6,8 @@ from typing import Any
 
 from scrapy.commands import crawl
 
+from neardup_scrapy.base import unavailable_crawls
 from neardup_scrapy.commands import exit_status
-from neardup_scrapy.middleware import unavailable_crawls
 
 
 class Command(crawl.Command):
