@@ -1,11 +1,14 @@
-//! Output files of a batch run: verdicts.jsonl, clusters.tsv, clusters.json.
+//! Output files of a run: verdicts.jsonl, clusters.tsv, clusters.json.
 //!
 //! A run pushes its outcomes into a [`Sink`] (after ripgrep's `Sink`): the
-//! batch driver calls [`Sink::begin`], then [`Sink::page`] or
-//! [`Sink::input_error`] once per input item in input order, then
-//! [`Sink::finish`] with the [`Summary`]. Push keeps the driver in charge of
-//! order and threads; sinks only format. Several sinks run side by side as
-//! a `Vec<&mut dyn Sink>`.
+//! driver (the batch runner, the crawler) calls [`Sink::begin`], then
+//! [`Sink::page`] once per page in processing order, then [`Sink::finish`]
+//! with the [`Summary`]. Push keeps the driver in charge of order and
+//! threads; sinks only format. Several sinks run side by side as a
+//! `Vec<&mut dyn Sink>`. An input record that could not be read (batch
+//! runs only) is not a page: the sinks here take it by their own
+//! `input_error` method, which the batch runner calls in its place in the
+//! order.
 //!
 //! Implementations:
 //! - [`VerdictLines`]: one JSON object per page (and per unreadable record)
@@ -46,19 +49,18 @@
 //! site, clusters spanning several sites, and unreadable records.
 //!
 //! `texts.jsonl`: the extracted blocks of the clustered pages, for the
-//! report's side-by-side view; see [`crate::evidence`].
+//! report's side-by-side view; see [`EvidenceSpool`](crate::EvidenceSpool).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::input::InputWarning;
-use crate::record::{PageRecord, Summary};
+use crate::record::{InputWarning, PageRecord, Summary};
 use neardup::{assign, summarize, ClusterReport, Member};
 use neardup::{Error, Result};
 
-/// Receives the outcomes of a batch run, in input order.
+/// Receives the outcomes of a run, in processing order.
 ///
 /// Implementers write [`Sink::page`]; the other methods default to doing
 /// nothing. An error stops the run; `finish` is then not called.
@@ -76,15 +78,6 @@ pub trait Sink {
     /// # Errors
     /// Stops the run.
     fn page(&mut self, page: &PageRecord) -> Result<()>;
-
-    /// Called once per input record that could not be read (no page).
-    ///
-    /// # Errors
-    /// Stops the run.
-    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
-        let _ = warning;
-        Ok(())
-    }
 
     /// Called after each batch of items the run has made durable (with a
     /// persistent index: after the index commit that holds them): what the
@@ -113,9 +106,6 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     fn page(&mut self, page: &PageRecord) -> Result<()> {
         (**self).page(page)
     }
-    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
-        (**self).input_error(warning)
-    }
     fn checkpoint(&mut self) -> Result<()> {
         (**self).checkpoint()
     }
@@ -124,16 +114,15 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
 }
 
-/// Every sink of the list gets every call, in list order.
-impl Sink for Vec<&mut dyn Sink> {
+/// Every sink of the list gets every call, in list order. Generic over the
+/// element so that a list of a sub-trait's objects (the batch runner's
+/// `Vec<&mut dyn BatchSink>`) is a sink too.
+impl<S: Sink + ?Sized> Sink for Vec<&mut S> {
     fn begin(&mut self) -> Result<()> {
         self.iter_mut().try_for_each(|s| s.begin())
     }
     fn page(&mut self, page: &PageRecord) -> Result<()> {
         self.iter_mut().try_for_each(|s| s.page(page))
-    }
-    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
-        self.iter_mut().try_for_each(|s| s.input_error(warning))
     }
     fn checkpoint(&mut self) -> Result<()> {
         self.iter_mut().try_for_each(|s| s.checkpoint())
@@ -343,6 +332,14 @@ impl<W: Write> VerdictLines<W> {
         &mut self.out
     }
 
+    /// Writes the error line of an input record that could not be read.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        self.line(&VerdictLine::of_input_error(warning))
+    }
+
     fn line(&mut self, line: &VerdictLine) -> Result<()> {
         let io = |e: std::io::Error| Error::io(&self.name, e);
         serde_json::to_writer(&mut self.out, line).map_err(|e| io(e.into()))?;
@@ -356,10 +353,6 @@ impl<W: Write> Sink for VerdictLines<W> {
             &VerdictLine::of_page(&page.key, &page.url, &page.site, page.bytes, &page.verdict)
                 .with_title(&page.title),
         )
-    }
-
-    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
-        self.line(&VerdictLine::of_input_error(warning))
     }
 
     fn finish(&mut self, _: &Summary) -> Result<()> {
@@ -409,6 +402,12 @@ impl ClusterSink {
     /// An empty collector.
     pub fn new() -> ClusterSink {
         ClusterSink::default()
+    }
+
+    /// Records an input record that could not be read, for
+    /// `clusters.json`'s `input_errors`.
+    pub fn input_error(&mut self, warning: &InputWarning) {
+        self.input_errors.push(warning.clone());
     }
 
     /// The pages seen so far, in processing order.
@@ -514,11 +513,6 @@ impl Sink for ClusterSink {
             containment: m.map_or(0.0, |m| m.containment),
             detector: m.map(|m| m.basis.name().to_owned()),
         });
-        Ok(())
-    }
-
-    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
-        self.input_errors.push(warning.clone());
         Ok(())
     }
 }
@@ -698,6 +692,19 @@ impl OutputDir {
         &self.dir
     }
 
+    /// Records an input record that could not be read: an error line in
+    /// `verdicts.jsonl`, an entry of `clusters.json`'s `input_errors`.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
+        if let Some(v) = self.verdicts.as_mut() {
+            v.input_error(warning)?;
+        }
+        self.clusters.input_error(warning);
+        Ok(())
+    }
+
     fn write_with(
         &self,
         name: &str,
@@ -717,13 +724,6 @@ impl Sink for OutputDir {
         }
         self.evidence.page(page)?;
         self.clusters.page(page)
-    }
-
-    fn input_error(&mut self, warning: &InputWarning) -> Result<()> {
-        if let Some(v) = self.verdicts.as_mut() {
-            v.input_error(warning)?;
-        }
-        self.clusters.input_error(warning)
     }
 
     /// Hands the lines so far to the operating system (a killed process
@@ -821,14 +821,19 @@ mod tests {
         }
     }
 
-    fn feed(sink: &mut dyn Sink) {
+    /// Three pages and, between the second and the third, an unreadable
+    /// record given to `input_error` (the sink's own method).
+    fn feed<S: Sink>(sink: &mut S, input_error: impl Fn(&mut S, &InputWarning) -> Result<()>) {
         sink.begin().unwrap();
         sink.page(&record(0, "a", "x.com", None)).unwrap();
         sink.page(&record(1, "b", "y.com", Some((0, "a")))).unwrap();
-        sink.input_error(&InputWarning {
-            location: "m.tsv:4".into(),
-            message: "gone".into(),
-        })
+        input_error(
+            sink,
+            &InputWarning {
+                location: "m.tsv:4".into(),
+                message: "gone".into(),
+            },
+        )
         .unwrap();
         sink.page(&record(2, "c", "x.com", None)).unwrap();
         sink.finish(&Summary::default()).unwrap();
@@ -837,7 +842,7 @@ mod tests {
     #[test]
     fn verdict_lines_have_every_field_and_error_lines() {
         let mut v = VerdictLines::new(Vec::new(), "mem");
-        feed(&mut v);
+        feed(&mut v, VerdictLines::input_error);
         let text = String::from_utf8(v.into_inner()).unwrap();
         let lines: Vec<serde_json::Value> = text
             .lines()
@@ -874,7 +879,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
         let mut sink = OutputDir::create(&out).unwrap();
-        feed(&mut sink);
+        feed(&mut sink, OutputDir::input_error);
         let tsv = std::fs::read_to_string(out.join("clusters.tsv")).unwrap();
         assert_eq!(tsv, "doc_id\tcluster_id\na\ta\nb\ta\nc\tc\n");
         let json: serde_json::Value =
@@ -923,7 +928,7 @@ mod tests {
         // The next run starts it afresh and renames it at the end.
         let mut sink = OutputDir::create(dir.path()).unwrap();
         assert_eq!(std::fs::read(&partial).unwrap().len(), 0);
-        feed(&mut sink);
+        feed(&mut sink, OutputDir::input_error);
         assert!(!partial.exists());
         assert_eq!(
             std::fs::read_to_string(dir.path().join(OutputDir::VERDICTS))
