@@ -12,8 +12,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use neardup::Config;
 use neardup::Deduper;
 use neardup_batch::input::{Item, Page};
-use neardup_batch::ClusterSink;
 use neardup_batch::{run_items, Options};
+use neardup_output::ClusterSink;
 
 fn pages() -> Vec<Page> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pages");

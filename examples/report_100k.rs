@@ -13,9 +13,9 @@ use std::time::Instant;
 use neardup::Match;
 use neardup::Verdict;
 use neardup::VerdictKind;
-use neardup_batch::{OutputDir, Sink};
-use neardup_batch::{PageRecord, Summary};
 use neardup_html::Block;
+use neardup_output::{OutputDir, Sink};
+use neardup_output::{PageRecord, Summary};
 
 fn block(text: String, tag: &str, main: bool) -> Block {
     Block {

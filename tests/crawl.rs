@@ -14,9 +14,9 @@ use axum::Router;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::OutputDir;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::{Crawler, Options};
+use neardup_output::OutputDir;
 use serde_json::Value;
 use url::Url;
 

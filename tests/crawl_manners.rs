@@ -11,9 +11,9 @@ use std::time::Duration;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::OutputDir;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::{CrawlSummary, Crawler, Options};
+use neardup_output::OutputDir;
 use serde_json::Value;
 use url::Url;
 

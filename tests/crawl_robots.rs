@@ -14,11 +14,11 @@ use std::sync::Arc;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::OutputDir;
 use neardup_crawl::fetch::{FetchError, Fetcher};
 use neardup_crawl::frontier::robots::RobotsSource;
 use neardup_crawl::frontier::RobotsCache;
 use neardup_crawl::{CrawlSummary, Crawler, Options};
+use neardup_output::OutputDir;
 use serde_json::Value;
 use url::Url;
 

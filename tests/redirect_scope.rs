@@ -8,9 +8,9 @@ use std::sync::Arc;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::OutputDir;
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::Crawler;
+use neardup_output::OutputDir;
 use serde_json::Value;
 use url::Url;
 

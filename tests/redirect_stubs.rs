@@ -8,7 +8,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup::VerdictKind;
 use neardup::{Redirect, RedirectKind};
-use neardup_batch::VerdictLine;
+use neardup_output::VerdictLine;
 use neardup_serve::dto::VerdictBody;
 use serde_json::Value;
 

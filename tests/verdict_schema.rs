@@ -10,7 +10,7 @@ use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
 use neardup::VerdictKind;
-use neardup_batch::VerdictLine;
+use neardup_output::VerdictLine;
 use neardup_serve::{self as serve, dto::VerdictBody, ServeOptions};
 use serde_json::{json, Value};
 

@@ -8,7 +8,6 @@ use anyhow::Context as _;
 use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
-use neardup_batch::OutputDir;
 use neardup_cli::demo::{demo_config, DemoSites};
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::CrawlConfig;
@@ -16,6 +15,7 @@ use neardup_crawl::Progress;
 use neardup_crawl::{format_summary, CrawlSummary, Crawler, Options};
 use neardup_crawl::{parse_seed, parse_seeds_bytes};
 use neardup_crawl::{CheckpointPolicy, CrawlDir, Resumed};
+use neardup_output::OutputDir;
 use url::Url;
 
 use super::args::{Args, CrawlArgs};
@@ -96,7 +96,7 @@ fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<(Config, CrawlConf
     let saved = a
         .resume
         .as_ref()
-        .map(|d| d.join(neardup_batch::CONFIG_TOML))
+        .map(|d| d.join(neardup_output::CONFIG_TOML))
         .filter(|p| args.config.is_none() && p.is_file());
     let config_file = args.config.as_deref().or(saved.as_deref());
     let mut config = super::load_config(config_file, &a.detectors.detectors)?;

@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use neardup_batch as batch;
 use neardup_batch::input::{self, filter::PageFilter};
-use neardup_batch::{OutputDir, Sink};
+use neardup_batch::BatchSink;
+use neardup_output::OutputDir;
 
 use super::args::{Args, DedupArgs};
 use super::report::{memory_line, summary_line, StderrReporter};
@@ -26,7 +27,7 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     let mut out = OutputDir::create(&a.out)?;
     super::report_cmd::write_config(&a.out, deduper.config())?;
     let mut reporter = StderrReporter::with_total(a.quiet, total);
-    let mut sinks: Vec<&mut dyn Sink> = vec![&mut out, &mut reporter];
+    let mut sinks: Vec<&mut dyn BatchSink> = vec![&mut out, &mut reporter];
     let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)?;
     deduper.flush()?;
     if !a.quiet {

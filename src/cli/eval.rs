@@ -10,7 +10,8 @@ use neardup::Deduper;
 use neardup::MemoryStore;
 use neardup_batch as batch;
 use neardup_batch::eval;
-use neardup_batch::{ClusterSink, OutputDir, Sink};
+use neardup_batch::BatchSink;
+use neardup_output::{ClusterSink, OutputDir};
 
 use super::args::{Args, EvalArgs};
 use super::report::{memory_line, summary_line, StderrReporter};
@@ -36,7 +37,7 @@ pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let mut clusters = ClusterSink::new();
     let mut out_dir = a.out.as_deref().map(OutputDir::create).transpose()?;
     let mut reporter = StderrReporter::new(a.quiet);
-    let mut sinks: Vec<&mut dyn Sink> = vec![&mut clusters, &mut reporter];
+    let mut sinks: Vec<&mut dyn BatchSink> = vec![&mut clusters, &mut reporter];
     if let Some(dir) = out_dir.as_mut() {
         sinks.push(dir);
     }

@@ -63,7 +63,7 @@ pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
             let policy = deduper.content_facts(&analyzed);
             let e = &analyzed.extracted;
             let title_role = roles.iter().find(|(source, _)| *source == 0).map(|r| r.1);
-            let block_roles = neardup_batch::block_roles(e.blocks.len(), &roles);
+            let block_roles = neardup_output::block_roles(e.blocks.len(), &roles);
             let blocks: Vec<serde_json::Value> = e
                 .blocks
                 .iter()

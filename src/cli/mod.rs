@@ -74,11 +74,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
 /// (`RUST_LOG=neardup=warn,neardup_serve::access=off` turns it off).
 /// "neardup's own" is every crate of the workspace, each its own target.
 /// The log targets of the workspace's crates.
-const OUR_CRATES: [&str; 9] = [
+const OUR_CRATES: [&str; 10] = [
     "neardup",
     "neardup_api",
     "neardup_text",
     "neardup_html",
+    "neardup_output",
     "neardup_batch",
     "neardup_report",
     "neardup_crawl",

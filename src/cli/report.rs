@@ -5,9 +5,8 @@
 use std::io::IsTerminal as _;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use neardup_batch::input::InputWarning;
-use neardup_batch::Sink;
-use neardup_batch::{PageRecord, Summary};
+use neardup_batch::BatchSink;
+use neardup_output::{InputWarning, PageRecord, Sink, Summary};
 
 /// Warnings printed before the rest are only counted.
 const MAX_PRINTED: u64 = 20;
@@ -82,17 +81,6 @@ impl Sink for StderrReporter {
         Ok(())
     }
 
-    fn input_error(&mut self, warning: &InputWarning) -> neardup::Result<()> {
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-        }
-        self.warn(
-            &warning.location,
-            &format!("unreadable: {}", warning.message),
-        );
-        Ok(())
-    }
-
     fn finish(&mut self, _: &Summary) -> neardup::Result<()> {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
@@ -103,6 +91,20 @@ impl Sink for StderrReporter {
                 self.hidden
             );
         }
+        Ok(())
+    }
+}
+
+/// An unreadable record counts on the bar and is warned about.
+impl BatchSink for StderrReporter {
+    fn input_error(&mut self, warning: &InputWarning) -> neardup::Result<()> {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+        self.warn(
+            &warning.location,
+            &format!("unreadable: {}", warning.message),
+        );
         Ok(())
     }
 }

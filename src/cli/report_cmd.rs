@@ -29,8 +29,8 @@ pub fn run(a: &ReportArgs) -> anyhow::Result<ExitCode> {
 
 /// Writes the run's config beside its outputs, for the report.
 pub fn write_config(dir: &Path, config: &neardup::Config) -> anyhow::Result<()> {
-    neardup_batch::write_config(dir, config)
-        .with_context(|| format!("write {}", dir.join(neardup_batch::CONFIG_TOML).display()))
+    neardup_output::write_config(dir, config)
+        .with_context(|| format!("write {}", dir.join(neardup_output::CONFIG_TOML).display()))
 }
 
 /// The report at the end of a run.

@@ -1,5 +1,5 @@
 //! Batch runs: every page of some inputs through one [`Deduper`], outcomes
-//! pushed to [`Sink`]s.
+//! pushed to [`BatchSink`]s.
 //!
 //! The run reads pages in input order on a reader thread, analyzes them in
 //! windows of [`Options::window`] pages on a rayon pool of
@@ -16,12 +16,12 @@
 //!   every page of the input appears in `clusters.tsv` exactly once.
 //! - A record that could not be read at all (a manifest line naming a
 //!   missing file, a truncated WARC record) has no page: it reaches the
-//!   sinks as [`Sink::input_error`], in input order between the pages.
+//!   sinks as [`BatchSink::input_error`], in input order between the pages.
 //!   `verdicts.jsonl` writes it as a line with `"verdict": "error"`.
 //! - Two pages with the same key would make `clusters.tsv` ambiguous: a
 //!   repeated key gets a `#2`, `#3`... suffix and a warning.
 //!
-//! [`Sink`]: crate::output::Sink
+//! [`BatchSink`]: crate::BatchSink
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -32,10 +32,10 @@ use neardup_api::DocId;
 use rayon::prelude::*;
 
 use crate::input::{Item, Page};
-use crate::output::Sink;
-pub use crate::record::{block_roles, PageRecord, Summary};
+use crate::sink::BatchSink;
 use neardup::VerdictKind;
 use neardup::{Analyzed, Deduper};
+use neardup_output::{block_roles, PageRecord, Summary};
 
 /// How a batch run uses the machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub fn run(
     inputs: &[PathBuf],
     deduper: &mut Deduper,
     options: &Options,
-    sink: &mut dyn Sink,
+    sink: &mut dyn BatchSink,
 ) -> neardup::Result<Summary> {
     run_items(items_of(inputs)?, deduper, options, sink)
 }
@@ -127,7 +127,7 @@ pub fn run_items(
     items: Items,
     deduper: &mut Deduper,
     options: &Options,
-    sink: &mut dyn Sink,
+    sink: &mut dyn BatchSink,
 ) -> neardup::Result<Summary> {
     let start = Instant::now();
     let threads = options.effective_threads();
@@ -251,10 +251,12 @@ type AnalyzedWindow = (Vec<Item>, Vec<Option<Analyzed>>);
 /// tells the sinks, and ends with [`Sink::checkpoint`]: a verdict written
 /// out is never lost by a crash of a persistent index, and a line never
 /// claims a page was indexed by a commit that did not happen.
+///
+/// [`Sink::checkpoint`]: neardup_output::Sink::checkpoint
 fn decide_window(
     run: &mut Run,
     deduper: &mut Deduper,
-    sink: &mut dyn Sink,
+    sink: &mut dyn BatchSink,
     batch: Vec<Item>,
     analyzed: Vec<Option<Analyzed>>,
 ) -> neardup::Result<()> {
@@ -379,8 +381,8 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::InputWarning;
     use neardup::Config;
+    use neardup_output::{InputWarning, Sink};
 
     /// Records everything a run pushes.
     #[derive(Default)]
@@ -403,13 +405,16 @@ mod tests {
             self.events.push('p');
             Ok(())
         }
+        fn finish(&mut self, summary: &Summary) -> neardup::Result<()> {
+            self.finished = Some(summary.clone());
+            Ok(())
+        }
+    }
+
+    impl BatchSink for Recorder {
         fn input_error(&mut self, w: &InputWarning) -> neardup::Result<()> {
             self.errors.push(w.location.clone());
             self.events.push('e');
-            Ok(())
-        }
-        fn finish(&mut self, summary: &Summary) -> neardup::Result<()> {
-            self.finished = Some(summary.clone());
             Ok(())
         }
     }

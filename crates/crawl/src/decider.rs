@@ -17,7 +17,7 @@ use crate::{site_with_port, Outputs};
 use neardup::{Analyzed, SharedDeduper};
 use neardup::{Error, Result};
 use neardup::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
-use neardup_batch::{PageRecord, Summary};
+use neardup_output::{PageRecord, Summary};
 
 /// One line of `pages.jsonl`.
 #[derive(Debug, Serialize)]
@@ -215,7 +215,7 @@ impl Decider {
             }
             None => {
                 let (judged, verdict) = self.judge(deduper, analyzed).await?;
-                let roles = neardup_batch::block_roles(blocks.len(), &judged);
+                let roles = neardup_output::block_roles(blocks.len(), &judged);
                 (verdict?, roles)
             }
         };

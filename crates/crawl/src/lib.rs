@@ -177,8 +177,8 @@ use neardup::Config;
 use neardup::Result;
 use neardup::SharedDeduper;
 use neardup::Verdict;
-use neardup_batch::Sink;
-use neardup_batch::Summary;
+use neardup_output::Sink;
+use neardup_output::Summary;
 
 use crate::decider::Decider;
 use crate::event_loop::Loop;
@@ -328,7 +328,7 @@ impl Outputs for Plain<'_> {
 /// #     config: &neardup::Config,
 /// #     deduper: neardup::SharedDeduper,
 /// #     fetcher: std::sync::Arc<neardup_crawl::fetch::Fetcher>,
-/// #     sink: &mut dyn neardup_batch::Sink,
+/// #     sink: &mut dyn neardup_output::Sink,
 /// # ) -> neardup::Result<()> {
 /// let seed = url::Url::parse("http://127.0.0.1:8080/").expect("seed");
 /// let mut pages = Vec::new();

@@ -70,9 +70,9 @@ use crate::frontier::pending::{host_key, Frontier, Queued};
 use neardup::Config;
 use neardup::{Error, Result};
 use neardup::{Match, MatchBasis, Verdict, VerdictKind};
-use neardup_batch::EvidenceSpool;
-use neardup_batch::PageRecord;
-use neardup_batch::{ClusterSink, OutputDir, Sink, VerdictLines};
+use neardup_output::EvidenceSpool;
+use neardup_output::PageRecord;
+use neardup_output::{ClusterSink, OutputDir, Sink, VerdictLines};
 
 /// Version of `crawl-state.json`.
 const STATE_VERSION: u32 = 2;
@@ -385,7 +385,7 @@ impl CrawlDir {
                     "the crawl used another config (hash {}, now {hash}): resume without \
                      --config to use the config it saved in {}, or with the same one",
                     meta.config_hash,
-                    dir.join(neardup_batch::CONFIG_TOML).display()
+                    dir.join(neardup_output::CONFIG_TOML).display()
                 ),
             ));
         }
@@ -524,10 +524,7 @@ impl Sink for CrawlDir {
         self.verdicts.page(page)?;
         self.evidence.page(page)
     }
-    fn input_error(&mut self, warning: &neardup_batch::input::InputWarning) -> Result<()> {
-        self.verdicts.input_error(warning)
-    }
-    fn finish(&mut self, summary: &neardup_batch::Summary) -> Result<()> {
+    fn finish(&mut self, summary: &neardup_output::Summary) -> Result<()> {
         self.verdicts.finish(summary)
     }
 }
@@ -646,9 +643,9 @@ impl super::Crawler<'_> {
 fn write_texts(dir: &mut CrawlDir) -> Result<()> {
     let clusters = clusters_from_verdicts(&dir.dir)?;
     let roots = neardup::assign(clusters.members());
-    let needed = neardup_batch::needed_positions(&roots);
+    let needed = neardup_output::needed_positions(&roots);
     let path = dir.dir.join(OutputDir::TEXTS);
-    let mut file = neardup_batch::AtomicFile::create(&path)?;
+    let mut file = neardup_output::AtomicFile::create(&path)?;
     dir.evidence.write_selected(&needed, &mut file)?;
     file.commit()
 }
@@ -686,7 +683,7 @@ pub fn write_clusters(dir: &Path) -> Result<()> {
         (OutputDir::CLUSTERS_JSON, false),
     ] {
         let p = dir.join(name);
-        let mut f = neardup_batch::AtomicFile::create(&p)?;
+        let mut f = neardup_output::AtomicFile::create(&p)?;
         let r = if tsv {
             clusters.write_tsv(&mut f)
         } else {

@@ -214,7 +214,7 @@ pub(crate) async fn fetch_one(
             // Held until decided: keep only what deciding, link expansion
             // and the evidence spool read.
             analyzer.shrink_for_decide(&mut a);
-            neardup_batch::trim_blocks(&mut a.extracted.blocks);
+            neardup_output::trim_blocks(&mut a.extracted.blocks);
             (a, keep_body.then_some(body))
         })
         .await

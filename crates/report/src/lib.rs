@@ -79,7 +79,7 @@ use serde::{Deserialize, Serialize};
 
 use neardup::{Error, Result};
 
-use neardup_batch::{AtomicFile, CONFIG_TOML};
+use neardup_output::{AtomicFile, CONFIG_TOML};
 
 pub use hints::{named_url_hints, url_hints};
 pub use html::render_html;
@@ -102,7 +102,7 @@ pub struct Report {
     pub clusters: Vec<Cluster>,
     /// Page texts for the diff view, by doc_id (empty without
     /// `texts.jsonl`).
-    pub texts: BTreeMap<String, neardup_batch::PageText>,
+    pub texts: BTreeMap<String, neardup_output::PageText>,
     /// Why there are no texts, when there are none.
     pub texts_missing: Option<String>,
 }
@@ -456,7 +456,7 @@ struct VerdictIn {
     contained_in: Option<ContainedIn>,
 }
 
-/// `contained_in` of a verdict line (`neardup_batch::ContainedIn`).
+/// `contained_in` of a verdict line (`neardup_output::ContainedIn`).
 #[derive(Deserialize)]
 struct ContainedIn {
     of: String,
@@ -479,7 +479,7 @@ impl Report {
     /// A missing or malformed `clusters.json` or `verdicts.jsonl`; a
     /// malformed optional file is an error too (it names the line).
     pub fn load(dir: &Path) -> Result<Report> {
-        let path = dir.join(neardup_batch::OutputDir::CLUSTERS_JSON);
+        let path = dir.join(neardup_output::OutputDir::CLUSTERS_JSON);
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let clusters: ClustersFile = serde_json::from_str(&text).map_err(|e| Error::Input {
             path: path.clone(),
@@ -500,7 +500,7 @@ impl Report {
             })
             .map(|id| (id.clone(), None))
             .collect();
-        let path = dir.join(neardup_batch::OutputDir::VERDICTS);
+        let path = dir.join(neardup_output::OutputDir::VERDICTS);
         let mut reasons: HashMap<String, String> = HashMap::new();
         let mut detectors: BTreeMap<String, u64> = BTreeMap::new();
         let mut fired = Fired::default();
@@ -586,16 +586,16 @@ impl Report {
         report.overview.fetches = fetches;
         report.overview.clusters = *t;
 
-        let texts_path = dir.join(neardup_batch::EvidenceSpool::FILE);
+        let texts_path = dir.join(neardup_output::EvidenceSpool::FILE);
         if texts_path.exists() {
-            for p in neardup_batch::read_texts(&texts_path)? {
+            for p in neardup_output::read_texts(&texts_path)? {
                 report.texts.insert(p.doc_id.clone(), p);
             }
         } else {
             report.texts_missing = Some(format!(
                 "{} is absent from {} (output of an older run, or written by \
                  another tool): no side-by-side view",
-                neardup_batch::EvidenceSpool::FILE,
+                neardup_output::EvidenceSpool::FILE,
                 dir.display()
             ));
         }

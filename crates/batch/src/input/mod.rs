@@ -22,6 +22,8 @@
 
 use std::path::Path;
 
+use neardup_output::InputWarning;
+
 pub mod arc;
 pub mod dir;
 pub mod filter;
@@ -47,21 +49,6 @@ pub struct Page {
     pub body: Vec<u8>,
     /// The HTTP Content-Type, when known.
     pub content_type: Option<String>,
-}
-
-/// A problem with one record or file that does not stop the run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InputWarning {
-    /// Where (file, and record offset or line where known).
-    pub location: String,
-    /// What was wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for InputWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.location, self.message)
-    }
 }
 
 /// Something an input yields: a page, or a warning about one that was lost.

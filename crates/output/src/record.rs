@@ -1,4 +1,5 @@
-//! What a checked page gives the outputs: a [`PageRecord`] per page and a
+//! What a checked page gives the outputs: a [`PageRecord`] per page, an
+//! [`InputWarning`] per input record that could not be read, and a
 //! [`Summary`] per run. The batch runner and the crawler produce them; the
 //! output files and the report consume them.
 
@@ -48,6 +49,25 @@ pub fn block_roles(blocks: usize, roles: &[(u32, neardup::Role)]) -> Vec<Option<
         }
     }
     out
+}
+
+/// A problem with one input record or file that does not stop the run.
+///
+/// The batch readers (`neardup-batch`'s `input`) yield it; the outputs
+/// record it: a `verdicts.jsonl` line with `"verdict": "error"`, an entry
+/// of `clusters.json`'s `input_errors`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputWarning {
+    /// Where (file, and record offset or line where known).
+    pub location: String,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for InputWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
 }
 
 /// Counts and timing of a finished run.
