@@ -33,8 +33,6 @@
 //! - `serve_limits`: `serve` under hostile and faulty clients (slowloris,
 //!   caps, 408/413, memory budget), readiness, logs, canonical links;
 //! - `site`: the local test site (answers by path, requests recorded);
-//! - `tidy`: the architecture as tests (crate layers, no I/O in the pure
-//!   layers, no module cycles, no library function over 150 lines);
 //! - `util`: temp dirs and running the binary;
 //! - `verdicts`: the library's verdicts on a hand-made documentation site;
 //! - `verdicts_generators`: verdicts on sites in the style of real generators
@@ -71,7 +69,6 @@ mod site;
 mod skip;
 mod store;
 mod store_laws;
-mod tidy;
 mod util;
 mod verdict_schema;
 mod verdicts;

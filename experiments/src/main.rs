@@ -24,6 +24,7 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use neardup::{ExtractConfig, ExtractMode};
 use neardup_experiments as modification;
+use neardup_text::Normalizer;
 use rayon::prelude::*;
 
 #[derive(Parser, Debug)]
@@ -112,19 +113,28 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     eprintln!("{} documents, {} methods", docs.len(), methods.len());
+    let avg = average_curves(&args, &docs, &methods, &normalizer)?;
+    let pair_sims = pair_similarities(&args, &docs, &methods, &normalizer)?;
+    let summary = family_charts(&args, &methods, &avg, &pair_sims)?;
+    window20_chart(&args, &methods, &pair_sims)?;
+    write_summary(&args, &docs, summary)
+}
 
+/// Figure 2: per document, the similarity of each method after `i`
+/// insertions (`curves[m][i]`), averaged over the documents; written to
+/// `modification.csv`.
+fn average_curves(
+    args: &Args,
+    docs: &[Doc],
+    methods: &[modification::Method],
+    normalizer: &Normalizer,
+) -> Result<Vec<Vec<f64>>> {
     // Figure 2: per document, curves[m][i]; then the average over documents.
     let per_doc: Vec<Vec<Vec<f64>>> = docs
         .par_iter()
         .map(|d| {
             let seed = args.seed ^ neardup_api::hash64(d.name.as_bytes());
-            modification::similarity_curves(
-                &methods,
-                &normalizer,
-                &d.text,
-                args.max_insertions,
-                seed,
-            )
+            modification::similarity_curves(methods, normalizer, &d.text, args.max_insertions, seed)
         })
         .collect();
     let n_docs = per_doc.len() as f64;
@@ -144,11 +154,23 @@ fn main() -> Result<()> {
     }
     write(&args.out.join("modification.csv"), &csv)?;
 
+    Ok(avg)
+}
+
+/// Figures 3 and 4: the similarity of every pair of distinct originals,
+/// per method; the non-zero ones (SimHash's left out) written to
+/// `pairs.csv`.
+fn pair_similarities(
+    args: &Args,
+    docs: &[Doc],
+    methods: &[modification::Method],
+    normalizer: &Normalizer,
+) -> Result<Vec<Vec<f64>>> {
     // Figures 3 and 4: similarity of every pair of distinct originals.
     let signed: Vec<Vec<_>> = docs
         .par_iter()
         .map(|d| {
-            let doc = modification::document(&normalizer, &d.text);
+            let doc = modification::document(normalizer, &d.text);
             methods.iter().map(|m| m.detector.sign(&doc)).collect()
         })
         .collect();
@@ -175,6 +197,17 @@ fn main() -> Result<()> {
     }
     write(&args.out.join("pairs.csv"), &pairs_csv)?;
 
+    Ok(pair_sims)
+}
+
+/// Per family: the average curves (Figure 2) and the CDF of pair
+/// similarities (Figure 3) as SVG charts, and each method's summary.
+fn family_charts(
+    args: &Args,
+    methods: &[modification::Method],
+    avg: &[Vec<f64>],
+    pair_sims: &[Vec<f64>],
+) -> Result<Vec<serde_json::Value>> {
     let mut families: Vec<&str> = methods.iter().map(|m| m.family).collect();
     families.dedup();
     let mut summary = Vec::new();
@@ -242,6 +275,16 @@ fn main() -> Result<()> {
             }));
         }
     }
+    Ok(summary)
+}
+
+/// Figure 4: the CDF of pair similarities of every set method at a
+/// 20-byte window, as `cdf-window20.svg`.
+fn window20_chart(
+    args: &Args,
+    methods: &[modification::Method],
+    pair_sims: &[Vec<f64>],
+) -> Result<()> {
     // Figure 4: every set method at a 20-byte window. SimHash is left
     // out: its 1 - d/64 sits near 0.5 for unrelated pages and would squash
     // the others against the axis.
@@ -264,6 +307,12 @@ fn main() -> Result<()> {
     });
     write(&args.out.join("cdf-window20.svg"), &svg)?;
 
+    Ok(())
+}
+
+/// `summary.json` (the corpus, the settings and each method's summary),
+/// and one line per method on stdout.
+fn write_summary(args: &Args, docs: &[Doc], summary: Vec<serde_json::Value>) -> Result<()> {
     let sizes: Vec<usize> = docs.iter().map(|d| d.bytes).collect();
     let json = serde_json::json!({
         "corpus": args.corpus.display().to_string(),

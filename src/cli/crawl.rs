@@ -26,7 +26,7 @@ use super::args::{Args, CrawlArgs};
 /// crawl directory ([`open_dir`]) and the crawl; then the summary and
 /// report ([`print_results`]).
 pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
-    crate::return_freed_memory_at_once();
+    crate::allocator::return_freed_memory_at_once();
     let (config, crawl) = crawl_config(args, a)?;
     let mut seeds = read_seeds(a, &config)?;
     let out_dir = a

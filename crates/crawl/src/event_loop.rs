@@ -11,9 +11,9 @@ use crate::decider::Decider;
 use crate::fetch::Politeness;
 use crate::frontier::pending::{host_key, Frontier, Queued};
 use crate::frontier::queue::Poll;
+use crate::outputs::Outputs;
 use crate::summary::CrawlSummary;
 use crate::worker::{worker_gone, Channels, Done, Job};
-use crate::Outputs;
 use neardup::SharedDeduper;
 use neardup::{Error, Result};
 
@@ -218,6 +218,7 @@ pub(crate) async fn checkpoint(
     tokio::task::spawn_blocking(move || d.with(|d| d.flush()))
         .await
         .map_err(|_| worker_gone())???;
-    let state = crate::state::CrawlState::capture(frontier, decider, summary, in_flight.values());
+    let state =
+        crate::crawl_state::CrawlState::capture(frontier, decider, summary, in_flight.values());
     out.checkpoint(&state)
 }

@@ -135,14 +135,19 @@
 // dispatch order to lines, verdicts and links), `sitemaps`, `summary`;
 // the frontier's crawl state is `frontier::pending`.
 mod config;
+mod crawl_state;
 mod decider;
 mod event_loop;
 pub mod fetch;
 pub mod frontier;
 mod hops;
 mod manners;
+mod options;
+mod outputs;
 mod progress;
 mod seeds;
+mod shared;
+mod site;
 mod sitemaps;
 mod state;
 mod summary;
@@ -153,12 +158,15 @@ pub use config::{
     CrawlConfig, DirectivesConfig, FetchConfig, LimitsConfig, Oversize, RobotsConfig, ScopeConfig,
     SiteScope, SitemapConfig,
 };
+pub use crawl_state::CrawlState;
 pub use manners::{nofollow_mask, parse_list, Directives};
+pub use options::Options;
 pub use progress::{format_line, format_log_line, log_writer, LogWriter, Progress};
 pub use seeds::{parse_seed, parse_seeds, parse_seeds_bytes, BadSeed};
+pub use site::site_with_port;
 pub use state::{
-    clusters_from_verdicts, write_clusters, Checkpoint, CheckpointPolicy, CrawlDir, CrawlState,
-    Resumed, INDEX, PAGES, STATE,
+    clusters_from_verdicts, write_clusters, Checkpoint, CheckpointPolicy, CrawlDir, Resumed, INDEX,
+    PAGES, STATE,
 };
 pub use summary::{format_summary, CrawlSummary};
 pub use warc::{payload_digest, Kept, WarcOut, WarcState, IDENTICAL_PAYLOAD};
@@ -171,151 +179,21 @@ use std::time::Instant;
 
 use url::Url;
 
-use crate::fetch::{FetchOutcome, Fetcher};
-use crate::frontier::{Canonicalizer, HostQueues, RobotsCache};
+use crate::fetch::Fetcher;
+use crate::frontier::{Canonicalizer, HostQueues};
 use neardup::Config;
 use neardup::Result;
 use neardup::SharedDeduper;
-use neardup::Verdict;
 use neardup_output::Sink;
 use neardup_output::Summary;
 
 use crate::decider::Decider;
 use crate::event_loop::Loop;
 use crate::frontier::pending::Frontier;
+use crate::outputs::{Outputs, Plain};
+use crate::shared::Shared;
 use crate::sitemaps::read_sitemaps;
 use crate::worker::spawn_workers;
-
-/// A page at least this large (bytes of body) is analyzed alone: its
-/// analysis holds about ten times its size in transient memory.
-const LARGE_PAGE: usize = 1 << 20;
-
-/// The crawl loop's limits: `[crawl.limits]` ([`Options::from_limits`]),
-/// or set in code.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Fetch workers; 0 uses `crawl.fetch.concurrency` (the fetcher's
-    /// global limit applies either way).
-    pub workers: usize,
-    /// Largest number of URLs waiting in the frontier queue (all hosts
-    /// together).
-    pub max_frontier: usize,
-    /// Largest number of pages dispatched but not yet decided (bodies held
-    /// in memory); 0 uses four per worker.
-    pub max_in_flight: usize,
-    /// Response-body bytes held at once, fetched and not yet analyzed (or
-    /// not yet decided when the outputs keep bodies, as the WARC output
-    /// does): a fetch waits for room before reading its body (see
-    /// [`crate::fetch::budget`]). Each body is also capped by
-    /// `crawl.fetch.max_body_bytes`.
-    pub max_body_memory: usize,
-}
-
-impl Default for Options {
-    /// The defaults of `[crawl.limits]`.
-    fn default() -> Self {
-        Options::from_limits(&config::LimitsConfig::default())
-    }
-}
-
-impl Options {
-    /// The loop settings of `[crawl.limits]`.
-    pub fn from_limits(limits: &config::LimitsConfig) -> Options {
-        Options {
-            workers: limits.workers,
-            max_frontier: limits.max_frontier,
-            max_in_flight: limits.max_in_flight,
-            max_body_memory: limits.max_body_memory_mib.saturating_mul(1 << 20),
-        }
-    }
-}
-
-struct Shared {
-    fetcher: Arc<Fetcher>,
-    robots: RobotsCache,
-    /// The analysis half of the deduper: pages are analyzed without its
-    /// lock, so a decision (which takes the write lock) never waits for
-    /// the analyses in progress, nor they for it.
-    analyzer: Arc<neardup::Analyzer>,
-    /// Scope test for redirect targets.
-    hops: hops::HopScope,
-    /// The crawl's URL rules, applied by the workers to a page's URLs.
-    canon: Canonicalizer,
-    /// `extract.max_links`.
-    max_links: usize,
-    /// Pages analyzed at once: one per core. Analysis is CPU work, so
-    /// more at once is not faster, and each analysis of a large page
-    /// holds many times its size in transient memory: a page larger than
-    /// [`LARGE_PAGE`] takes every permit (it is analyzed alone).
-    analysis: tokio::sync::Semaphore,
-    /// Permits of `analysis`.
-    analysis_permits: u32,
-    /// Whether the outputs need the bodies after analysis (WARC); if not,
-    /// a body is freed as soon as the page is analyzed.
-    keep_bodies: bool,
-    /// `crawl.fetch` limits with the crawl's body budget.
-    fetch_options: crate::fetch::FetchOptions,
-    /// `crawl.directives`.
-    directives: crate::config::DirectivesConfig,
-    /// `crawl.robots_token`, for `<meta name=TOKEN>` and `X-Robots-Tag`.
-    robots_token: String,
-    /// [`manners::nofollow_mask`] of `crawl.directives`.
-    nofollow_mask: u8,
-}
-
-/// Where the crawl loop writes, and when and how it checkpoints.
-pub(crate) trait Outputs {
-    /// The `pages.jsonl` writer.
-    fn pages(&mut self) -> &mut dyn Write;
-    /// Where checked pages go.
-    fn sink(&mut self) -> &mut dyn Sink;
-    /// Whether a checkpoint is due, `decided` pages after the last one.
-    fn checkpoint_due(&self, _decided: u64) -> bool {
-        false
-    }
-    /// Makes the outputs durable and records `state` (the index is already
-    /// flushed).
-    fn checkpoint(&mut self, _state: &state::CrawlState) -> Result<()> {
-        Ok(())
-    }
-    /// Whether [`Outputs::answer`] reads the response bodies (the WARC
-    /// output does); if not, bodies are freed right after analysis.
-    fn keeps_bodies(&self) -> bool {
-        false
-    }
-    /// Whether [`Outputs::checkpoint`] does anything (then the index is
-    /// flushed before each one).
-    fn durable(&self) -> bool {
-        false
-    }
-    /// An HTTP answer, with the page's verdict when it was checked (for
-    /// the WARC output).
-    fn answer(
-        &mut self,
-        _key: &str,
-        _outcome: &FetchOutcome,
-        _verdict: Option<&Verdict>,
-    ) -> Result<()> {
-        Ok(())
-    }
-    /// Counters after each decision, for a progress display.
-    fn progress(&mut self, _summary: &CrawlSummary, _queued: usize, _in_flight: u64) {}
-}
-
-/// The outputs of [`Crawler::run`]: plain writers, no checkpoints.
-struct Plain<'a> {
-    pages: &'a mut dyn Write,
-    sink: &'a mut dyn Sink,
-}
-
-impl Outputs for Plain<'_> {
-    fn pages(&mut self) -> &mut dyn Write {
-        self.pages
-    }
-    fn sink(&mut self) -> &mut dyn Sink {
-        self.sink
-    }
-}
 
 /// A crawl to run: what every crawl needs is given to [`Crawler::new`],
 /// the seeds and the loop's [`Options`] by builder methods (defaults: no
@@ -392,6 +270,29 @@ impl<'c> Crawler<'c> {
         self.drive(None, &mut out, shutdown).await
     }
 
+    /// Crawls into `dir` (fresh or resumed) from its seeds (those given
+    /// to [`Crawler::seeds`] are not used) with the deduper opened
+    /// on [`CrawlDir::index_path`]: pages indexed after the last
+    /// checkpoint are dropped first, and the cluster files are rebuilt
+    /// from `verdicts.jsonl` at the end. On `shutdown` the work in flight
+    /// is drained and a final checkpoint is written, so `--resume`
+    /// continues from there.
+    ///
+    /// # Errors
+    /// As [`Crawler::run`], and index or state write errors.
+    pub async fn run_in_dir(
+        self,
+        dir: &mut CrawlDir,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<CrawlSummary> {
+        dir.drop_unsaved(&self.deduper)?;
+        let seeds = dir.seeds();
+        let restored = dir.take_restored();
+        let summary = self.seeds(seeds).drive(restored, dir, shutdown).await?;
+        dir.finish()?;
+        Ok(summary)
+    }
+
     /// The crawl loop. `restored` is the state of an interrupted crawl to
     /// continue (then the seeds only define the scope). The steps: the
     /// frontier and the workers are set up ([`Shared::new`],
@@ -399,7 +300,7 @@ impl<'c> Crawler<'c> {
     /// ([`Loop::run`]) and the outputs are finished ([`Loop::finish`]).
     pub(crate) async fn drive(
         self,
-        restored: Option<state::CrawlState>,
+        restored: Option<CrawlState>,
         out: &mut dyn Outputs,
         shutdown: impl Future<Output = ()>,
     ) -> Result<CrawlSummary> {
@@ -495,52 +396,5 @@ impl<'c> Crawler<'c> {
             let _ = h.await;
         }
         l.finish(start, workers).await
-    }
-}
-
-impl Shared {
-    /// What the workers share: the fetcher, robots.txt cache, analyzer,
-    /// URL rules and the crawl's limits.
-    fn new(
-        crawl: &CrawlConfig,
-        options: &Options,
-        deduper: &SharedDeduper,
-        fetcher: &Arc<Fetcher>,
-        seeds: &[Url],
-        canon: Canonicalizer,
-        keep_bodies: bool,
-    ) -> Result<Shared> {
-        let cores = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .min(1024) as u32;
-        Ok(Shared {
-            fetcher: Arc::clone(fetcher),
-            robots: RobotsCache::new(crawl),
-            analyzer: deduper.read(|d| d.analyzer())?,
-            hops: hops::HopScope::new(canon.clone(), &crawl.scope, seeds)?,
-            canon,
-            max_links: deduper.read(|d| d.config().extract.max_links)?,
-            analysis: tokio::sync::Semaphore::new(cores as usize),
-            analysis_permits: cores,
-            keep_bodies,
-            fetch_options: crate::fetch::FetchOptions {
-                body_budget: Some(crate::fetch::BodyBudget::new(options.max_body_memory)),
-                ..crate::fetch::FetchOptions::from_config(&crawl.fetch)
-            },
-            directives: crawl.directives.clone(),
-            robots_token: crawl.robots_token.clone(),
-            nofollow_mask: manners::nofollow_mask(&crawl.directives),
-        })
-    }
-}
-
-/// The site of a crawled URL for reports: its host, with the port when it
-/// is not the scheme's default (two local test servers on one address are
-/// two sites).
-pub fn site_with_port(url: &Url) -> String {
-    let host = url.host_str().unwrap_or("-").to_ascii_lowercase();
-    match url.port() {
-        Some(p) => format!("{host}:{p}"),
-        None => host,
     }
 }

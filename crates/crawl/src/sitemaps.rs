@@ -5,10 +5,11 @@ use std::collections::HashSet;
 
 use url::Url;
 
+use crate::config::CrawlConfig;
 use crate::frontier::pending::Frontier;
 use crate::frontier::{Canonicalizer, SkipReason};
+use crate::shared::Shared;
 use crate::summary::CrawlSummary;
-use crate::{CrawlConfig, Shared};
 
 /// The page URLs of the start's sitemaps, with the depth they are queued
 /// at, and what reading them counted.

@@ -55,7 +55,6 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::future::Future;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -64,9 +63,11 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::progress::Progress;
-use super::{CrawlSummary, Outputs};
+use crate::crawl_state::CrawlState;
 use crate::decider::Decider;
 use crate::frontier::pending::{host_key, Frontier, Queued};
+use crate::outputs::Outputs;
+use crate::summary::CrawlSummary;
 use neardup::Config;
 use neardup::{Error, Result};
 use neardup::{Match, MatchBasis, Verdict, VerdictKind};
@@ -76,40 +77,6 @@ use neardup_output::{ClusterSink, OutputDir, Sink, VerdictLines};
 
 /// Version of `crawl-state.json`.
 const STATE_VERSION: u32 = 2;
-
-/// The frontier and decider part of a checkpoint.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct CrawlState {
-    /// URLs to fetch (as linked: request URLs, their keys are derived)
-    /// with their depth and the duplicates in a row before them (`crawl.scope.duplicate_hops`): those in flight first
-    /// (dispatch order), then the queue, all hosts merged in the order
-    /// URLs were queued.
-    pub queue: Vec<(String, u32, u32)>,
-    /// Keys (canonical URLs) ever queued (sorted).
-    pub seen: Vec<String>,
-    /// Keys of redirect targets fetched (sorted).
-    pub targets: Vec<String>,
-    /// Links not crawled, by reason.
-    pub skipped: BTreeMap<String, u64>,
-    /// Page key -> position in `verdicts.jsonl` order.
-    pub positions: BTreeMap<String, usize>,
-    /// Canonical URL fetched -> key of the page.
-    pub fetched: BTreeMap<String, String>,
-    /// Pages decided.
-    pub records: usize,
-    /// One past the highest index id given to a decided page.
-    pub watermark: u32,
-    /// Counters so far (over every run of this crawl).
-    pub summary: CrawlSummary,
-    /// The start's sitemaps were read and their URLs queued (a crawl
-    /// stopped while reading them reads them again on resume).
-    #[serde(default)]
-    pub sitemaps_read: bool,
-    /// Keys queued as a redirect stub's target -> stubs in a row that led
-    /// there (bounded by `crawl.fetch.max_redirects`).
-    #[serde(default)]
-    pub stub_hops: BTreeMap<String, u32>,
-}
 
 impl CrawlState {
     pub(super) fn capture<'a>(
@@ -596,27 +563,13 @@ impl CrawlDir {
     }
 }
 
-impl super::Crawler<'_> {
-    /// Crawls into `dir` (fresh or resumed) from its seeds (those given
-    /// to [`super::Crawler::seeds`] are not used) with the deduper opened
-    /// on [`CrawlDir::index_path`]: pages indexed after the last
-    /// checkpoint are dropped first, and the cluster files are rebuilt
-    /// from `verdicts.jsonl` at the end. On `shutdown` the work in flight
-    /// is drained and a final checkpoint is written, so `--resume`
-    /// continues from there.
-    ///
-    /// # Errors
-    /// As [`super::Crawler::run`], and index or state write errors.
-    pub async fn run_in_dir(
-        self,
-        dir: &mut CrawlDir,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<CrawlSummary> {
-        // Only a resumed crawl has pages to drop; a fresh crawl must not
-        // touch the index (it may be a shared one holding other workers'
-        // pages).
-        if let Some(watermark) = dir.restored.as_ref().map(|r| r.watermark) {
-            let dropped = self.deduper.with(|d| -> Result<usize> {
+impl CrawlDir {
+    /// Before a resumed crawl: drops the pages indexed after the last
+    /// checkpoint. A fresh crawl must not touch the index (it may be a
+    /// shared one holding other workers' pages).
+    pub(crate) fn drop_unsaved(&self, deduper: &neardup::SharedDeduper) -> Result<()> {
+        if let Some(watermark) = self.restored.as_ref().map(|r| r.watermark) {
+            let dropped = deduper.with(|d| -> Result<usize> {
                 let n = d.remove_ids_from(watermark)?;
                 d.flush()?;
                 Ok(n)
@@ -625,15 +578,22 @@ impl super::Crawler<'_> {
                 tracing::info!("resume: dropped {dropped} pages indexed after the last checkpoint");
             }
         }
-        let seeds = dir.seeds();
-        let restored = dir.restored.take();
-        let summary = self.seeds(seeds).drive(restored, dir, shutdown).await?;
-        if let Some(p) = &dir.progress {
+        Ok(())
+    }
+
+    /// The state restored from the last checkpoint, taken once.
+    pub(crate) fn take_restored(&mut self) -> Option<CrawlState> {
+        self.restored.take()
+    }
+
+    /// After the crawl: the progress display finished, the cluster files
+    /// rebuilt from `verdicts.jsonl` and `texts.jsonl` written.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        if let Some(p) = &self.progress {
             p.finish();
         }
-        write_clusters(&dir.dir)?;
-        write_texts(dir)?;
-        Ok(summary)
+        write_clusters(&self.dir)?;
+        write_texts(self)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::fetch::{FetchError, FetchOutcome};
 use crate::frontier::robots::RobotsSource;
 use crate::frontier::Links;
 use crate::frontier::Scope;
-use crate::{Shared, LARGE_PAGE};
+use crate::shared::{Shared, LARGE_PAGE};
 use neardup::{Analyzed, Error};
 
 pub(crate) struct Job {

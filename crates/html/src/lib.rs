@@ -7,7 +7,7 @@
 //!   title, links, canonical, robots directives, redirect stubs.
 //!
 //! This crate sits below the core (`neardup`) and beside `neardup-text`;
-//! tests/tidy.rs keeps it free of file, network and HTTP imports.
+//! tests/tidy/ keeps it free of file, network and HTTP code.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::Hint;
+use crate::model::Hint;
 
 /// URL-pattern hints ([`url_hints`]) that merge only pages carrying the
 /// same name. `pages` are `(url, title)`, `title` `None` when unknown (an

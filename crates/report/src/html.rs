@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use super::Report;
+use crate::model::Report;
 
 const CSS: &str = include_str!("report.css");
 const JS: &str = include_str!("report.js");

@@ -15,8 +15,8 @@ use futures_util::StreamExt as _;
 use serde::de::DeserializeOwned;
 use tokio::sync::OwnedSemaphorePermit;
 
+use crate::app_state::{AppState, Shared};
 use crate::error::{ApiError, ErrorCode};
-use crate::{AppState, Shared};
 
 /// Outermost layer: counts every answer by route and status, with latency,
 /// and writes the access log line.

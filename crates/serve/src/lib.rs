@@ -73,12 +73,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod app_state;
 mod conn;
 mod decider;
 pub mod dto;
 mod error;
 mod guard;
 mod metrics;
+mod options;
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -97,6 +99,7 @@ use axum::{Json, Router};
 use rayon::prelude::*;
 use tokio::sync::Semaphore;
 
+use app_state::{AppState, Shared};
 use decider::{Decider, Job, RemoveTarget};
 use dto::{BatchBody, BatchRequest, CheckRequest, DeletedBody, HealthBody, StatsBody, VerdictBody};
 use metrics::Metrics;
@@ -104,87 +107,7 @@ use neardup::{Analyzed, Analyzer, SharedDeduper};
 
 pub use error::ApiError;
 use guard::{auth, limit, parse_json, track};
-
-/// Server limits and access control.
-#[derive(Clone, Debug)]
-pub struct ServeOptions {
-    /// Largest request body, in bytes (413 above).
-    pub max_body: usize,
-    /// Longest a request may take once its body has arrived (504 after).
-    pub timeout: Duration,
-    /// Longest the upload of a request body may take, from the end of its
-    /// headers (408 after).
-    pub body_timeout: Duration,
-    /// Bytes of request bodies held in memory at once, over all requests
-    /// (503 above): bounds memory whatever the number of clients.
-    pub max_body_memory: usize,
-    /// Longest wait for a request's headers once its first byte arrived
-    /// (the connection is closed after).
-    pub header_timeout: Duration,
-    /// Longest a connection may stay open without a request in progress
-    /// (keep-alive included; closed after).
-    pub idle_timeout: Duration,
-    /// Open connections per client IP address (503 and closed above).
-    pub max_connections_per_address: usize,
-    /// Requests in flight on `/v1/*` before new ones get 503.
-    pub max_concurrency: usize,
-    /// Most pages in one batch (400 above).
-    pub max_batch: usize,
-    /// Bearer token required on every endpoint but `/healthz`, if set.
-    pub token: Option<String>,
-    /// Threads analyzing batches and single pages over 256 KB (smaller
-    /// single checks are analyzed on the async runtime's threads); 0 means
-    /// one per core.
-    pub workers: usize,
-}
-
-impl Default for ServeOptions {
-    fn default() -> ServeOptions {
-        ServeOptions {
-            max_body: 16 << 20,
-            timeout: Duration::from_secs(30),
-            body_timeout: Duration::from_secs(30),
-            max_body_memory: 256 << 20,
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            max_connections_per_address: 256,
-            max_concurrency: 256,
-            max_batch: 1000,
-            token: None,
-            workers: 0,
-        }
-    }
-}
-
-/// What every handler shares.
-struct AppState {
-    deduper: SharedDeduper,
-    /// Analysis needs no lock: pages are analyzed while the decider holds
-    /// the deduper for a decision or a commit.
-    analyzer: Arc<Analyzer>,
-    /// `canonical.max_url_len`: the longest `url` (and `key`) accepted, as
-    /// the crawl accepts no longer URL.
-    max_url_len: usize,
-    /// Decides pages in arrival order and commits them in groups.
-    decider: Decider,
-    options: ServeOptions,
-    /// Permits for requests in flight on `/v1/*`.
-    in_flight: Arc<Semaphore>,
-    /// One permit per byte of request body held in memory.
-    body_memory: Arc<Semaphore>,
-    /// Permits `body_memory` started with.
-    body_budget: usize,
-    metrics: Metrics,
-    /// Work off the runtime (pages over `INLINE_MAX`, stats reads, handing
-    /// a job to a full decider queue): a fixed pool, one thread per core, rather than
-    /// tokio's blocking pool, which grows a thread per waiting request.
-    workers: rayon::ThreadPool,
-    /// Where batches run, their pages analyzed in parallel; apart from
-    /// `workers` so that one large batch does not hold up single checks.
-    batch_workers: rayon::ThreadPool,
-}
-
-pub(crate) type Shared = Arc<AppState>;
+pub use options::ServeOptions;
 
 /// Serves the API on `listener` until `shutdown` completes, then stops
 /// accepting, lets requests in flight finish, and returns.

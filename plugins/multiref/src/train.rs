@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::{signature_cosine, Reference, Signer, TfVector};
+use crate::signer::{grams, signature_cosine, Reference, Signer, TfVector};
 
 /// Options of [`train`].
 #[derive(Clone, Debug)]
@@ -177,7 +177,7 @@ pub fn train(docs: &[Vec<String>], o: &TrainOptions) -> Result<TrainReport, Stri
     let mut rng = Rng::new(o.seed);
     // Shuffle (Fisher-Yates), then split train/holdout.
     let mut order: Vec<usize> = (0..docs.len())
-        .filter(|&i| docs.get(i).is_some_and(|w| !crate::grams(w).is_empty()))
+        .filter(|&i| docs.get(i).is_some_and(|w| !grams(w).is_empty()))
         .collect();
     if order.len() < 4 {
         return Err(format!(
@@ -195,7 +195,7 @@ pub fn train(docs: &[Vec<String>], o: &TrainOptions) -> Result<TrainReport, Stri
     };
     let (train_docs, hold_docs) = (words(train_ids), words(hold_ids));
 
-    let train_grams: Vec<Vec<String>> = train_docs.iter().map(|w| crate::grams(w)).collect();
+    let train_grams: Vec<Vec<String>> = train_docs.iter().map(|w| grams(w)).collect();
     let pool = tfidf_pool(&train_grams, o.pool);
     if pool.len() < o.parts {
         return Err(format!(

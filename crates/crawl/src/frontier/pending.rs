@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use url::Url;
 
+use crate::config::CrawlConfig;
 use crate::fetch::Politeness;
 use crate::frontier::{Canonicalizer, HostQueues, Links, Scope, SkipReason};
-use crate::{CrawlConfig, Options};
+use crate::options::Options;
 use neardup::{Error, Result};
 
 /// A URL waiting in the frontier (or fetched and not yet decided).

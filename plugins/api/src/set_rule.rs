@@ -1,0 +1,93 @@
+//! The decision rule of set detectors ([`SetRule`]) and the set
+//! similarity it judges.
+
+use crate::detector::{Judgement, Level, Signature, Similarity};
+
+/// The decision rule of set detectors (chunks, BSW, Mod_n): resemblance at
+/// or above `duplicate` is a duplicate, at or above `near_duplicate` a near
+/// duplicate; otherwise containment of the smaller set at or above
+/// `containment`, when that set has at least `min_features` features, is a
+/// near duplicate (an excerpt, page 1 of a "view all").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SetRule {
+    /// Resemblance threshold for a duplicate (`t1`).
+    pub duplicate: f64,
+    /// Resemblance threshold for a near duplicate (`t2`).
+    pub near_duplicate: f64,
+    /// Containment threshold; above 1.0 turns the containment rule off.
+    pub containment: f64,
+    /// Features the smaller set needs before containment is trusted.
+    pub min_features: usize,
+}
+
+impl SetRule {
+    /// Judges two set signatures. `what` names the detector's features in
+    /// the reason ("chunk" gives "chunk resemblance 0.82 >= 0.80" and
+    /// "chunk containment 0.91 >= 0.80 of 42 chunks").
+    pub fn judge(
+        &self,
+        what: &str,
+        query: &Signature,
+        earlier: &Signature,
+        sim: Similarity,
+    ) -> Option<Judgement> {
+        let r = sim.resemblance;
+        for (threshold, level) in [
+            (self.duplicate, Level::Duplicate),
+            (self.near_duplicate, Level::NearDuplicate),
+        ] {
+            if r >= threshold {
+                return Some(Judgement {
+                    level,
+                    score: r,
+                    reason: format!("{what} resemblance {r:.2} >= {threshold:.2}"),
+                });
+            }
+        }
+        let smaller = match (query, earlier) {
+            (Signature::Set(a), Signature::Set(b)) => a.len().min(b.len()),
+            _ => 0,
+        };
+        (sim.containment >= self.containment && smaller >= self.min_features).then(|| Judgement {
+            level: Level::NearDuplicate,
+            score: sim.containment,
+            reason: format!(
+                "{what} containment {:.2} >= {:.2} of {smaller} {what}s",
+                sim.containment, self.containment
+            ),
+        })
+    }
+}
+
+/// Resemblance and containment of two sorted, deduplicated sets.
+///
+/// Empty sets have similarity 0 (nothing to compare), never NaN.
+pub fn set_similarity(a: &[u32], b: &[u32]) -> Similarity {
+    if a.is_empty() || b.is_empty() {
+        return Similarity::default();
+    }
+    let shared = intersection_size(a, b) as f64;
+    let union = (a.len() + b.len()) as f64 - shared;
+    Similarity {
+        resemblance: shared / union,
+        containment: shared / a.len().min(b.len()) as f64,
+    }
+}
+
+/// Size of the intersection of two sorted, deduplicated slices (a linear
+/// merge; both are usually a few hundred entries).
+pub fn intersection_size(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
