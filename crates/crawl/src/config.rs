@@ -5,7 +5,8 @@
 //! (unknown keys are errors; a range error names the key, the value and
 //! what is allowed).
 
-use neardup::{Config, Error, Result};
+use crate::error::{CrawlError, Result};
+use neardup::Config;
 use neardup_api::SettingError;
 use serde::{Deserialize, Serialize};
 
@@ -289,17 +290,17 @@ impl CrawlConfig {
     /// Checks every key of `[crawl]`.
     ///
     /// # Errors
-    /// [`Error::Config`] naming the first bad key.
+    /// [`CrawlError::Config`] naming the first bad key.
     pub fn validate(&self) -> Result<()> {
         if self.user_agent.trim().is_empty() || self.user_agent.contains(['\r', '\n']) {
-            return Err(Error::Config {
+            return Err(CrawlError::Config {
                 key: "crawl.user_agent".into(),
                 value: format!("{:?}", self.user_agent),
                 allowed: "must be a non-empty single line".into(),
             });
         }
         if !valid_product_token(&self.robots_token) {
-            return Err(Error::Config {
+            return Err(CrawlError::Config {
                 key: "crawl.robots_token".into(),
                 value: format!("{:?}", self.robots_token),
                 allowed: "must be non-empty ASCII letters, `-` and `_` (RFC 9309 product-token; \
@@ -314,7 +315,7 @@ impl CrawlConfig {
         ] {
             for p in patterns {
                 if let Err(e) = regex::Regex::new(p) {
-                    return Err(Error::Config {
+                    return Err(CrawlError::Config {
                         key: key.into(),
                         value: format!("{p:?}"),
                         allowed: format!("must be a valid regex: {e}"),
@@ -323,7 +324,7 @@ impl CrawlConfig {
             }
         }
         if s.sites == SiteScope::AllowList && s.allow_hosts.is_empty() {
-            return Err(Error::Config {
+            return Err(CrawlError::Config {
                 key: "crawl.scope.allow_hosts".into(),
                 value: "[]".into(),
                 allowed: "must not be empty with crawl.scope.sites = \"allow_list\"".into(),
@@ -359,7 +360,7 @@ impl CrawlConfig {
         )?;
         for r in &self.directives.nofollow_rels {
             if neardup_html::LinkRels::bit(r).is_none() {
-                return Err(Error::Config {
+                return Err(CrawlError::Config {
                     key: "crawl.directives.nofollow_rels".into(),
                     value: format!("{r:?}"),
                     allowed: "entries must be \"nofollow\", \"ugc\" or \"sponsored\"".into(),
@@ -397,7 +398,7 @@ impl CrawlConfig {
         SettingError::range64("crawl.fetch.retry_base_ms", f.retry_base_ms, 1, 3_600_000)?;
         SettingError::range64("crawl.fetch.retry_max_ms", f.retry_max_ms, 1, 86_400_000)?;
         if f.retry_max_ms < f.retry_base_ms {
-            return Err(Error::Config {
+            return Err(CrawlError::Config {
                 key: "crawl.fetch.retry_max_ms".into(),
                 value: f.retry_max_ms.to_string(),
                 allowed: format!("must be >= crawl.fetch.retry_base_ms ({})", f.retry_base_ms),
@@ -411,7 +412,7 @@ impl CrawlConfig {
                 .ok()
                 .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
             if ok.is_none() {
-                return Err(Error::Config {
+                return Err(CrawlError::Config {
                     key: "crawl.fetch.proxy".into(),
                     // Never echo credentials.
                     value: "(the configured URL)".into(),
@@ -494,14 +495,13 @@ impl CrawlConfig {
     /// for what it leaves out).
     ///
     /// # Errors
-    /// [`Error::ConfigParse`] for an unknown key or a wrong type,
-    /// [`Error::Config`] for a value out of range.
+    /// [`CrawlError::ConfigParse`] for an unknown key or a wrong type,
+    /// [`CrawlError::Config`] for a value out of range.
     pub fn from_config(config: &Config) -> Result<CrawlConfig> {
         let crawl: CrawlConfig = toml::Value::Table(config.crawl.clone())
             .try_into()
-            .map_err(|e: toml::de::Error| Error::ConfigParse {
-                path: "<config>".into(),
-                message: format!("[crawl]: {}", e.to_string().trim()),
+            .map_err(|e: toml::de::Error| {
+                CrawlError::ConfigParse(e.to_string().trim().to_owned())
             })?;
         crawl.validate()?;
         Ok(crawl)
@@ -514,7 +514,7 @@ impl CrawlConfig {
     /// If the settings are invalid.
     pub fn write_to(&self, config: &mut Config) -> Result<()> {
         self.validate()?;
-        let value = toml::Value::try_from(self).map_err(|e| Error::Config {
+        let value = toml::Value::try_from(self).map_err(|e| CrawlError::Config {
             key: "crawl".into(),
             value: e.to_string(),
             allowed: "a serializable config".into(),
@@ -581,10 +581,18 @@ mod tests {
     fn crawl_keys_are_validated() {
         let err = crawl_of("[crawl.fetch]\nhost_concurrency = 0\n").unwrap_err();
         assert!(
+            matches!(&err, CrawlError::Config { key, .. } if key == "crawl.fetch.host_concurrency"),
+            "{err:?}"
+        );
+        assert!(
             err.to_string().contains("crawl.fetch.host_concurrency"),
             "{err}"
         );
         let err = crawl_of("[crawl.scope]\nexclude = [\"(\"]\n").unwrap_err();
+        assert!(
+            matches!(&err, CrawlError::Config { key, .. } if key == "crawl.scope.exclude"),
+            "a bad pattern is the crawl's config error: {err:?}"
+        );
         assert!(err.to_string().contains("crawl.scope.exclude"), "{err}");
         let err = crawl_of("[crawl.scope]\nsites = \"allow_list\"\n").unwrap_err();
         assert!(err.to_string().contains("crawl.scope.allow_hosts"), "{err}");
@@ -601,9 +609,17 @@ mod tests {
             "{err}"
         );
         let err = crawl_of("[crawl.fetch]\nretries = \"two\"\n").unwrap_err();
+        assert!(matches!(err, CrawlError::ConfigParse(_)), "{err:?}");
         assert!(err.to_string().contains("[crawl]"), "{err}");
         let err = crawl_of("[crawl.fech]\nretries = 1\n").unwrap_err();
+        assert!(matches!(err, CrawlError::ConfigParse(_)), "{err:?}");
         assert!(err.to_string().contains("fech"), "{err}");
+        // What the core refuses stays the core's error, wrapped.
+        let err = crawl_of("[simhash]\nshingle = 0\n").unwrap_err();
+        assert!(
+            matches!(err, CrawlError::Core(neardup::Error::Config { .. })),
+            "{err:?}"
+        );
     }
 
     #[test]

@@ -7,16 +7,18 @@ use std::io::Write;
 use serde::Serialize;
 use url::Url;
 
+use crate::crawl_state::DeciderState;
+use crate::error::Result;
 use crate::fetch::FetchOutcome;
 use crate::frontier::pending::Frontier;
 use crate::frontier::pending::PageLinks;
 use crate::frontier::SkipReason;
 use crate::outputs::Outputs;
 use crate::site::site_with_port;
-use crate::summary::{count_outcome, millis, CrawlSummary};
+use crate::summary::{millis, CrawlSummary};
 use crate::worker::{worker_gone, Done, Fetched, Job, Page};
+use neardup::Error;
 use neardup::{Analyzed, SharedDeduper};
-use neardup::{Error, Result};
 use neardup::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
 use neardup_output::{PageRecord, Summary};
 
@@ -52,6 +54,32 @@ pub(crate) struct Decider {
 }
 
 impl Decider {
+    /// The decider's part of a checkpoint.
+    pub(crate) fn to_state(&self) -> DeciderState {
+        DeciderState {
+            positions: self
+                .positions
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
+            fetched: self
+                .fetched
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            records: self.records,
+            watermark: self.watermark,
+        }
+    }
+
+    /// Puts back a checkpoint's part ([`Decider::to_state`]).
+    pub(crate) fn restore(&mut self, state: DeciderState) {
+        self.positions = state.positions.into_iter().collect();
+        self.fetched = state.fetched.into_iter().collect();
+        self.records = state.records;
+        self.watermark = state.watermark;
+    }
+
     /// A redirect stub (`extract.redirect_stubs`: a meta refresh or a
     /// one-link page) is a redirect hop, not a page: it is not decided (no
     /// verdict line) nor indexed, and its target is offered to the
@@ -311,7 +339,7 @@ impl Decider {
         &self,
         deduper: &SharedDeduper,
         analyzed: Analyzed,
-    ) -> Result<(Vec<(u32, neardup::Role)>, Result<Verdict>)> {
+    ) -> Result<(Vec<(u32, neardup::Role)>, neardup::Result<Verdict>)> {
         let decide = move |d: &mut neardup::Deduper| {
             let judged = d.content_roles(&analyzed).1;
             (judged, d.decide(analyzed))
@@ -323,9 +351,9 @@ impl Decider {
             // loop still waits for the verdict before the next page: the
             // order of decisions is unchanged.
             let d = deduper.clone();
-            tokio::task::spawn_blocking(move || d.with(decide))
+            Ok(tokio::task::spawn_blocking(move || d.with(decide))
                 .await
-                .map_err(|_| worker_gone())?
+                .map_err(|_| worker_gone())??)
         } else {
             // A store in this process: inline, not on the blocking pool.
             // Deciding is short (about a tenth of a page's analysis; a redb
@@ -333,7 +361,7 @@ impl Decider {
             // crawl's critical path, and a hand-off to a pool thread waits
             // for a core held by the analyses (measured: four times the
             // decision itself).
-            deduper.with(decide)
+            Ok(deduper.with(decide)?)
         }
     }
 
@@ -475,7 +503,7 @@ pub(crate) fn write_page_line(
         redirect_kind: stub.map(|r| r.kind.as_str()),
     };
     serde_json::to_writer(&mut *pages, &line).map_err(|e| io(e.into()))?;
-    pages.write_all(b"\n").map_err(io)
+    Ok(pages.write_all(b"\n").map_err(io)?)
 }
 
 /// A page to check for duplicates (a 2xx HTML answer, not a redirect
@@ -510,4 +538,18 @@ pub(crate) struct LineWithRobots<'a> {
     /// `meta_refresh` or `link_stub`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) redirect_kind: Option<&'static str>,
+}
+
+/// Counts an attempt's status or error kind in the summary.
+pub(crate) fn count_outcome(fetched: &Fetched, summary: &mut CrawlSummary) {
+    let kind = match fetched {
+        Fetched::Done { outcome, .. } => {
+            *summary.statuses.entry(outcome.status).or_insert(0) += 1;
+            return;
+        }
+        Fetched::Failed(e, _) => e.name(),
+        Fetched::Internal(_) => "internal",
+        Fetched::Disallowed { .. } => return,
+    };
+    *summary.errors.entry(kind.to_owned()).or_insert(0) += 1;
 }

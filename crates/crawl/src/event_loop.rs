@@ -8,14 +8,15 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use crate::decider::Decider;
+use crate::error::Result;
 use crate::fetch::Politeness;
 use crate::frontier::pending::{host_key, Frontier, Queued};
 use crate::frontier::queue::Poll;
 use crate::outputs::Outputs;
 use crate::summary::CrawlSummary;
 use crate::worker::{worker_gone, Channels, Done, Job};
+use neardup::Error;
 use neardup::SharedDeduper;
-use neardup::{Error, Result};
 
 /// The frontier task's state while the crawl loop runs.
 pub(crate) struct Loop<'o> {
@@ -89,7 +90,7 @@ impl Loop<'_> {
                 Some(seq) = ch.fetched_rx.recv(), if in_flight > 0 => self.fetch_over(seq),
                 done = ch.done_rx.recv(), if in_flight > 0 => {
                     let Some(done) = done else {
-                        return Err(worker_gone());
+                        return Err(worker_gone().into());
                     };
                     self.receive(done).await?;
                 }

@@ -10,11 +10,11 @@ use std::pin::Pin;
 use url::Url;
 
 use crate::config::ScopeConfig;
+use crate::error::Result;
 use crate::fetch::{FetchError, Fetcher, RedirectGuard};
 use crate::frontier::robots::RobotsSource;
 use crate::frontier::scope::SkipReason;
 use crate::frontier::{Canonicalizer, RobotsCache, Scope};
-use neardup::{Error, Result};
 
 /// The read-only scope test for redirect targets (the frontier's own
 /// [`Scope`] also counts budgets and lives on the frontier task).
@@ -36,11 +36,7 @@ impl HopScope {
             .iter()
             .filter_map(|s| canon.normalize(s.clone()).ok())
             .collect();
-        let scope = Scope::new(scope, &seeds).map_err(|e| Error::Config {
-            key: "crawl.scope".into(),
-            value: e.to_string(),
-            allowed: "valid regexes".into(),
-        })?;
+        let scope = Scope::new(scope, &seeds)?;
         Ok(HopScope { canon, scope })
     }
 }

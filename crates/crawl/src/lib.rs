@@ -11,7 +11,7 @@
 //!   and page budgets) and a size cap ([`Options::max_frontier`], over all
 //!   hosts): a link that finds the queue full is skipped with reason
 //!   `frontier_full`.
-//! - The queue is one FIFO per host ([`HostQueues`], keyed as the
+//! - The queue is one FIFO per host ([`HostQueues`](crate::frontier::HostQueues), keyed as the
 //!   fetcher's politeness limiter keys hosts: the host name, without
 //!   port). A URL is dispatched only when its host is ready: fewer of its
 //!   pages being fetched (dispatched, fetch not over; analysis does not
@@ -137,6 +137,7 @@
 mod config;
 mod crawl_state;
 mod decider;
+mod error;
 mod event_loop;
 pub mod fetch;
 pub mod frontier;
@@ -159,6 +160,7 @@ pub use config::{
     SiteScope, SitemapConfig,
 };
 pub use crawl_state::CrawlState;
+pub use error::{CrawlError, Result};
 pub use manners::{nofollow_mask, parse_list, Directives};
 pub use options::Options;
 pub use progress::{format_line, format_log_line, log_writer, LogWriter, Progress};
@@ -180,9 +182,8 @@ use std::time::Instant;
 use url::Url;
 
 use crate::fetch::Fetcher;
-use crate::frontier::{Canonicalizer, HostQueues};
+use crate::frontier::Canonicalizer;
 use neardup::Config;
-use neardup::Result;
 use neardup::SharedDeduper;
 use neardup_output::Sink;
 use neardup_output::Summary;
@@ -207,7 +208,7 @@ use crate::worker::spawn_workers;
 /// #     deduper: neardup::SharedDeduper,
 /// #     fetcher: std::sync::Arc<neardup_crawl::fetch::Fetcher>,
 /// #     sink: &mut dyn neardup_output::Sink,
-/// # ) -> neardup::Result<()> {
+/// # ) -> neardup_crawl::Result<()> {
 /// let seed = url::Url::parse("http://127.0.0.1:8080/").expect("seed");
 /// let mut pages = Vec::new();
 /// let summary = neardup_crawl::Crawler::new(config, deduper, fetcher)

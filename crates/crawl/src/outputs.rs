@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use neardup::{Result, Verdict};
+use crate::error::Result;
+use neardup::Verdict;
 use neardup_output::Sink;
 
 use crate::crawl_state::CrawlState;

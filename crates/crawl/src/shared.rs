@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use url::Url;
 
-use neardup::{Result, SharedDeduper};
+use crate::error::Result;
+use neardup::SharedDeduper;
 
 use crate::config::CrawlConfig;
 use crate::fetch::Fetcher;

@@ -65,11 +65,12 @@ use url::Url;
 use super::progress::Progress;
 use crate::crawl_state::CrawlState;
 use crate::decider::Decider;
-use crate::frontier::pending::{host_key, Frontier, Queued};
+use crate::error::{CrawlError, Result};
+use crate::frontier::pending::{Frontier, Queued};
 use crate::outputs::Outputs;
 use crate::summary::CrawlSummary;
 use neardup::Config;
-use neardup::{Error, Result};
+use neardup::Error;
 use neardup::{Match, MatchBasis, Verdict, VerdictKind};
 use neardup_output::EvidenceSpool;
 use neardup_output::PageRecord;
@@ -79,71 +80,30 @@ use neardup_output::{ClusterSink, OutputDir, Sink, VerdictLines};
 const STATE_VERSION: u32 = 2;
 
 impl CrawlState {
+    /// A checkpoint of the crawl so far: each part from its owner.
     pub(super) fn capture<'a>(
         frontier: &Frontier,
         decider: &Decider,
         summary: &CrawlSummary,
         in_flight: impl Iterator<Item = &'a Queued>,
     ) -> CrawlState {
-        let entry = |q: &Queued| (q.url.as_str().to_owned(), q.depth, q.dups);
-        let mut queue: Vec<(String, u32, u32)> = in_flight.map(entry).collect();
-        // Every host's queue merged back into the order URLs were queued:
-        // a resume pushes them in this order, so each host's FIFO and the
-        // order between hosts are kept.
-        queue.extend(frontier.queue.in_order().into_iter().map(entry));
-        let mut seen: Vec<String> = frontier.seen.iter().cloned().collect();
-        seen.sort_unstable();
-        let mut targets: Vec<String> = frontier.targets.iter().cloned().collect();
-        targets.sort_unstable();
         CrawlState {
-            queue,
-            seen,
-            targets,
-            skipped: frontier.skipped.clone(),
-            positions: decider
-                .positions
-                .iter()
-                .map(|(k, v)| (k.clone(), *v))
-                .collect(),
-            fetched: decider
-                .fetched
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            records: decider.records,
-            watermark: decider.watermark,
+            frontier: frontier.to_state(in_flight),
+            decider: decider.to_state(),
             summary: summary.clone(),
-            sitemaps_read: frontier.sitemaps_read,
-            stub_hops: frontier
-                .stub_hops
-                .iter()
-                .map(|(k, v)| (k.clone(), *v))
-                .collect(),
         }
     }
 
+    /// Puts a checkpoint back: each part to its owner; the summary's
+    /// per-run counters start again.
     pub(super) fn restore(
         self,
         frontier: &mut Frontier,
         decider: &mut Decider,
         summary: &mut CrawlSummary,
     ) {
-        frontier.queue = super::HostQueues::new();
-        for (url, depth, dups) in self.queue {
-            if let Ok(url) = Url::parse(&url) {
-                let queued = Queued { url, depth, dups };
-                frontier.queue.push(&host_key(&queued.url), queued);
-            }
-        }
-        frontier.seen = self.seen.into_iter().collect();
-        frontier.targets = self.targets.into_iter().collect();
-        frontier.skipped = self.skipped;
-        frontier.sitemaps_read = self.sitemaps_read;
-        frontier.stub_hops = self.stub_hops.into_iter().collect();
-        decider.positions = self.positions.into_iter().collect();
-        decider.fetched = self.fetched.into_iter().collect();
-        decider.records = self.records;
-        decider.watermark = self.watermark;
+        frontier.restore(self.frontier);
+        decider.restore(self.decider);
         *summary = CrawlSummary {
             interrupted: false,
             elapsed: Duration::ZERO,
@@ -235,8 +195,8 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |e| Error::io(path, e)
 }
 
-fn state_err(path: &Path, message: impl std::fmt::Display) -> Error {
-    Error::Input {
+fn state_err(path: &Path, message: impl std::fmt::Display) -> CrawlError {
+    CrawlError::Checkpoint {
         path: path.to_owned(),
         message: message.to_string(),
     }
@@ -249,7 +209,7 @@ fn config_hash(config: &Config) -> Result<String> {
     // The typed form, every key written: the same settings hash the same
     // whether a key was spelled out or left to its default.
     crate::config::CrawlConfig::edit(&mut config, |c| c.fetch.proxy.clear())?;
-    let json = serde_json::to_vec(&config).map_err(|e| Error::Config {
+    let json = serde_json::to_vec(&config).map_err(|e| CrawlError::Config {
         key: "<config>".into(),
         value: e.to_string(),
         allowed: "a serializable config".into(),
@@ -412,12 +372,12 @@ impl CrawlDir {
             } else {
                 o.append(true);
             }
-            o.open(&p).map(BufWriter::new).map_err(io_err(&p))
+            Ok(o.open(&p).map(BufWriter::new).map_err(io_err(&p))?)
         };
         let pages = open(PAGES)?;
         let verdicts = VerdictLines::new(open(OutputDir::VERDICTS)?, dir.join(OutputDir::VERDICTS));
-        let evidence =
-            EvidenceSpool::create(dir)?.starting_at(restored.as_ref().map_or(0, |r| r.records));
+        let evidence = EvidenceSpool::create(dir)?
+            .starting_at(restored.as_ref().map_or(0, |r| r.decider.records));
         Ok(CrawlDir {
             dir: dir.to_owned(),
             pages,
@@ -457,7 +417,7 @@ impl CrawlDir {
     /// Whether this continues an interrupted crawl, and how many pages it
     /// had decided.
     pub fn resumed_pages(&self) -> Option<usize> {
-        self.restored.as_ref().map(|r| r.records)
+        self.restored.as_ref().map(|r| r.decider.records)
     }
 
     /// Shows a progress bar while crawling.
@@ -484,14 +444,14 @@ impl CrawlDir {
 /// Verdict lines, plus each page's blocks spooled for the report's
 /// side-by-side view.
 impl Sink for CrawlDir {
-    fn begin(&mut self) -> Result<()> {
+    fn begin(&mut self) -> neardup::Result<()> {
         self.verdicts.begin()
     }
-    fn page(&mut self, page: &PageRecord) -> Result<()> {
+    fn page(&mut self, page: &PageRecord) -> neardup::Result<()> {
         self.verdicts.page(page)?;
         self.evidence.page(page)
     }
-    fn finish(&mut self, summary: &neardup_output::Summary) -> Result<()> {
+    fn finish(&mut self, summary: &neardup_output::Summary) -> neardup::Result<()> {
         self.verdicts.finish(summary)
     }
 }
@@ -520,7 +480,7 @@ impl Outputs for CrawlDir {
         self.meta.pages_len = pages_len;
         self.meta.verdicts_len = verdicts_len;
         self.meta.checkpoints += 1;
-        self.meta.finished = state.queue.is_empty();
+        self.meta.finished = state.frontier.queue.is_empty();
         self.meta.state = state.clone();
         self.write_state()
     }
@@ -568,7 +528,7 @@ impl CrawlDir {
     /// checkpoint. A fresh crawl must not touch the index (it may be a
     /// shared one holding other workers' pages).
     pub(crate) fn drop_unsaved(&self, deduper: &neardup::SharedDeduper) -> Result<()> {
-        if let Some(watermark) = self.restored.as_ref().map(|r| r.watermark) {
+        if let Some(watermark) = self.restored.as_ref().map(|r| r.decider.watermark) {
             let dropped = deduper.with(|d| -> Result<usize> {
                 let n = d.remove_ids_from(watermark)?;
                 d.flush()?;
@@ -607,7 +567,7 @@ fn write_texts(dir: &mut CrawlDir) -> Result<()> {
     let path = dir.dir.join(OutputDir::TEXTS);
     let mut file = neardup_output::AtomicFile::create(&path)?;
     dir.evidence.write_selected(&needed, &mut file)?;
-    file.commit()
+    Ok(file.commit()?)
 }
 
 /// One line of `verdicts.jsonl`, as read back.

@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::worker::Fetched;
-
 /// Counts of a finished (or interrupted) crawl.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CrawlSummary {
@@ -78,20 +76,6 @@ impl CrawlSummary {
             .map(|(_, n)| n)
             .sum()
     }
-}
-
-/// Counts an attempt's status or error kind in the summary.
-pub(crate) fn count_outcome(fetched: &Fetched, summary: &mut CrawlSummary) {
-    let kind = match fetched {
-        Fetched::Done { outcome, .. } => {
-            *summary.statuses.entry(outcome.status).or_insert(0) += 1;
-            return;
-        }
-        Fetched::Failed(e, _) => e.name(),
-        Fetched::Internal(_) => "internal",
-        Fetched::Disallowed { .. } => return,
-    };
-    *summary.errors.entry(kind.to_owned()).or_insert(0) += 1;
 }
 
 /// The crawl summary as the CLI prints it: counts, then the HTTP statuses

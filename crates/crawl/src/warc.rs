@@ -37,8 +37,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
+use crate::error::{CrawlError, Result};
 use crate::fetch::FetchOutcome;
-use neardup::{Error, Result};
+use neardup::Error;
 use neardup::{Verdict, VerdictKind};
 
 /// The revisit profile for a payload identical to the referred record's.
@@ -159,7 +160,7 @@ impl WarcOut {
             .map_err(io(&path))?;
         let actual = file.metadata().map_err(io(&path))?.len();
         if actual < state.len {
-            return Err(Error::Input {
+            return Err(CrawlError::Checkpoint {
                 path,
                 message: format!(
                     "{actual} bytes, the checkpoint recorded {}: the file was cut",
@@ -226,7 +227,7 @@ impl WarcOut {
             gz.write_all(&rec).map_err(io(&path))?;
             rec = gz.finish().map_err(io(&path))?;
         }
-        self.file.write_all(&rec).map_err(io(&path))
+        Ok(self.file.write_all(&rec).map_err(io(&path))?)
     }
 
     /// Writes the records for one HTTP answer: `verdict` is the page's

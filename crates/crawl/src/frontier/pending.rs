@@ -6,10 +6,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use url::Url;
 
 use crate::config::CrawlConfig;
+use crate::crawl_state::FrontierState;
+use crate::error::Result;
 use crate::fetch::Politeness;
 use crate::frontier::{Canonicalizer, HostQueues, Links, Scope, SkipReason};
 use crate::options::Options;
-use neardup::{Error, Result};
 
 /// A URL waiting in the frontier (or fetched and not yet decided).
 #[derive(Clone, Debug)]
@@ -54,6 +55,53 @@ pub(crate) struct Frontier {
 }
 
 impl Frontier {
+    /// The frontier's part of a checkpoint; `in_flight` are the URLs
+    /// dispatched and not yet decided, in dispatch order (they go first).
+    pub(crate) fn to_state<'a>(
+        &self,
+        in_flight: impl Iterator<Item = &'a Queued>,
+    ) -> FrontierState {
+        let entry = |q: &Queued| (q.url.as_str().to_owned(), q.depth, q.dups);
+        let mut queue: Vec<(String, u32, u32)> = in_flight.map(entry).collect();
+        // Every host's queue merged back into the order URLs were queued:
+        // a resume pushes them in this order, so each host's FIFO and the
+        // order between hosts are kept.
+        queue.extend(self.queue.in_order().into_iter().map(entry));
+        let mut seen: Vec<String> = self.seen.iter().cloned().collect();
+        seen.sort_unstable();
+        let mut targets: Vec<String> = self.targets.iter().cloned().collect();
+        targets.sort_unstable();
+        FrontierState {
+            queue,
+            seen,
+            targets,
+            skipped: self.skipped.clone(),
+            sitemaps_read: self.sitemaps_read,
+            stub_hops: self
+                .stub_hops
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
+        }
+    }
+
+    /// Puts back a checkpoint's part ([`Frontier::to_state`]); a queued
+    /// URL that no longer parses is left out.
+    pub(crate) fn restore(&mut self, state: FrontierState) {
+        self.queue = HostQueues::new();
+        for (url, depth, dups) in state.queue {
+            if let Ok(url) = Url::parse(&url) {
+                let queued = Queued { url, depth, dups };
+                self.queue.push(&host_key(&queued.url), queued);
+            }
+        }
+        self.seen = state.seen.into_iter().collect();
+        self.targets = state.targets.into_iter().collect();
+        self.skipped = state.skipped;
+        self.sitemaps_read = state.sitemaps_read;
+        self.stub_hops = state.stub_hops.into_iter().collect();
+    }
+
     pub(crate) fn new(
         crawl: &CrawlConfig,
         options: &Options,
@@ -70,11 +118,7 @@ impl Frontier {
             })
             .collect();
         let keys: Vec<Url> = seeds.iter().map(|(_, k)| k.clone()).collect();
-        let scope = Scope::new(&crawl.scope, &keys).map_err(|e| Error::Config {
-            key: "crawl.scope".into(),
-            value: e.to_string(),
-            allowed: "valid regexes".into(),
-        })?;
+        let scope = Scope::new(&crawl.scope, &keys)?;
         let mut f = Frontier {
             canon: canon.clone(),
             scope,
