@@ -49,14 +49,7 @@ pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         .into_iter()
         .map(|(d, c)| (d.to_owned(), c.to_owned()))
         .collect();
-    let missing = labels
-        .gold
-        .keys()
-        .filter(|d| !pred.contains_key(*d))
-        .count();
-    if missing > 0 {
-        eprintln!("note: {missing} labeled docs missing from predictions (singletons)");
-    }
+    super::score::note_missing(&labels, &pred);
     let score = eval::score(&labels, &pred, &order);
     let mut out = std::io::stdout().lock();
     write!(

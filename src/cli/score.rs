@@ -40,14 +40,7 @@ pub fn run(a: &ScoreArgs) -> anyhow::Result<ExitCode> {
     if unknown > 0 {
         eprintln!("warning: {unknown} predicted doc_ids not in labels (ignored)");
     }
-    let missing = labels
-        .gold
-        .keys()
-        .filter(|d| !pred.contains_key(*d))
-        .count();
-    if missing > 0 {
-        eprintln!("note: {missing} labeled docs missing from predictions (singletons)");
-    }
+    note_missing(&labels, &pred);
     let name = a
         .pred
         .file_name()
@@ -62,4 +55,16 @@ pub fn run(a: &ScoreArgs) -> anyhow::Result<ExitCode> {
     )?;
     writeln!(out, "{}", score.last_line())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says how many labeled docs the predictions leave out (scored as
+/// singletons), for `score` and `eval` alike.
+pub(super) fn note_missing(
+    labels: &eval::Labels,
+    pred: &std::collections::HashMap<String, String>,
+) {
+    let missing = labels.missing_from(pred);
+    if missing > 0 {
+        eprintln!("note: {missing} labeled docs missing from predictions (singletons)");
+    }
 }

@@ -35,6 +35,12 @@ impl Labels {
         ids.dedup();
         ids.len()
     }
+
+    /// Labeled docs that `pred` (doc -> cluster) does not name: the
+    /// scorer counts each as a singleton.
+    pub fn missing_from<V>(&self, pred: &HashMap<String, V>) -> usize {
+        self.gold.keys().filter(|d| !pred.contains_key(*d)).count()
+    }
 }
 
 fn bad(path: &Path, line: usize, message: impl std::fmt::Display) -> Error {
