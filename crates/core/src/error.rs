@@ -130,13 +130,6 @@ pub enum StoreError {
     Backend(String),
 }
 
-impl StoreError {
-    /// The message without the variant.
-    pub fn message(&self) -> String {
-        self.to_string()
-    }
-}
-
 impl Error {
     /// A [`Error::Store`] failure of the index at `path`.
     pub fn store(path: impl Into<PathBuf>, kind: StoreError) -> Error {

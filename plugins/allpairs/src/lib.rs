@@ -47,6 +47,7 @@
 
 use rayon::prelude::*;
 
+use neardup_api::intersection_size;
 pub use neardup_api::DocId;
 
 /// Seed of the shingle hash. Shingle ids are compared across documents and
@@ -264,27 +265,10 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// `|a ∩ b|` of two ascending, duplicate-free slices.
-pub fn intersection(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        match x.cmp(y) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
-}
-
 /// Jaccard of two documents; `None` when both are empty (0 / 0: two empty
 /// documents are never reported as a pair).
 pub fn jaccard(a: &DocSet, b: &DocSet) -> Option<f64> {
-    let c = intersection(a.ids(), b.ids());
+    let c = intersection_size(a.ids(), b.ids());
     let union = a.len() + b.len() - c;
     (union > 0).then(|| c as f64 / union as f64)
 }
@@ -299,7 +283,7 @@ pub fn brute_force(docs: &[DocSet], threshold: f64) -> Result<Vec<Pair>, Error> 
     let mut out = Vec::new();
     for (i, a) in docs.iter().enumerate() {
         for (j, b) in docs.iter().enumerate().skip(i + 1) {
-            let c = intersection(a.ids(), b.ids());
+            let c = intersection_size(a.ids(), b.ids());
             let union = a.len() + b.len() - c;
             if union > 0 && c as f64 / union as f64 >= threshold {
                 out.push(Pair {
@@ -395,7 +379,7 @@ pub fn length_scan(
                     continue;
                 };
                 comparisons += 1;
-                let c = intersection(dx.ids(), dy.ids());
+                let c = intersection_size(dx.ids(), dy.ids());
                 let union = dx.len() + dy.len() - c;
                 let score = c as f64 / union as f64;
                 if union > 0 && score >= threshold {

@@ -75,8 +75,9 @@ pub fn set_similarity(a: &[u32], b: &[u32]) -> Similarity {
 }
 
 /// Size of the intersection of two sorted, deduplicated slices (a linear
-/// merge; both are usually a few hundred entries).
-pub fn intersection_size(a: &[u32], b: &[u32]) -> usize {
+/// merge; both are usually a few hundred entries): feature hashes here,
+/// document ids in the all-pairs join.
+pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
