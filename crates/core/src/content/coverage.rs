@@ -3,7 +3,7 @@
 use super::evidence::EvidenceRef;
 use super::names::{for_each_hashed_word, place_words};
 use super::page::{shingle_count, ContentBlock, PageContent};
-use super::templates::{folder_depth, page_name, SiteTemplate};
+use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
 use super::{
     EXTENDS_MIN_COVERED, EXTENDS_MIN_HOLDS, ITEM_NAME_WORDS, MIN_NAMED, MIN_SAMPLED, MIN_SHINGLES,
     YOUNG_MIN_COVERAGE,
@@ -366,6 +366,8 @@ pub struct OwnContent {
     pub(super) title_edges: Vec<u32>,
     /// Its [`page_name`].
     pub(super) page_name: u64,
+    /// Its [`file_place`]: folder and file name.
+    pub(super) file: (u64, u64),
     /// How many folders its URL's path has ([`folder_depth`]).
     pub(super) folders: usize,
     /// Its main text's language ([`lang_code`]).
@@ -498,6 +500,7 @@ impl OwnContent {
         let own: Vec<&ContentBlock> = own.into_iter().map(|(_, b)| b).collect();
         OwnContent {
             page_name: page_name(url),
+            file: file_place(url),
             folders: folder_depth(url),
             title,
             title_edges: page.title_edges.clone(),
@@ -572,11 +575,11 @@ impl OwnContent {
             / self.name.len() as f64
     }
 
-    /// The share of a kept article found in this article (its shingles
-    /// `hit` in the kept page's sample, scaled by the sampling, over the
-    /// kept page's main content) when this article may extend it (see
+    /// The share of a kept article found in this article (`found`, the
+    /// kept article's words found here, over the kept page's main
+    /// content) when this article may extend it (see
     /// [`EXTENDS_MIN_HOLDS`]): it says more than the kept one (at most
-    /// twice as much: `covered`, the share of it that is the kept
+    /// 2.5 times as much: `covered`, the share of it that is the kept
     /// article, at least [`EXTENDS_MIN_COVERED`]) and the two name each
     /// other (at least [`MIN_NAMED`] of each name in the other's title,
     /// `named` being this page's share): a page holding a chapter under
@@ -586,7 +589,7 @@ impl OwnContent {
     pub(super) fn extends(
         &self,
         covered: f64,
-        hit: &[bool],
+        found: f64,
         kept: EvidenceRef<'_>,
         named: f64,
         holds: impl FnOnce() -> Option<f64>,
@@ -598,8 +601,7 @@ impl OwnContent {
         {
             return None;
         }
-        let m = f64::from(kept.modulus.max(1));
-        let share = hit.iter().filter(|&&h| h).count() as f64 * m / f64::from(kept.main_words);
+        let share = found / f64::from(kept.main_words);
         if share < EXTENDS_MIN_HOLDS {
             return None;
         }
@@ -817,17 +819,8 @@ impl OwnContent {
                 words: self.name.len() as u32,
             };
         }
-        // On one site, under a sibling folder (as many folders deep), the
-        // same page name is another variant (a platform, a version): an
-        // article there that says more than the kept one is that
-        // variant's, not the same story extended. A print or AMP view is
-        // a folder more or less, and may extend; so may another site's
-        // copy.
-        let sibling = mirror
-            && folder_depth(kept_url) == self.folders
-            && crate::canonical::site_of(kept_url) == self.site;
-        let holds = (basis == Basis::Article && !strict && !sibling)
-            .then(|| self.extends(covered, &hit, kept, named, holds))
+        let holds = (basis == Basis::Article && !is_sibling(self, kept_url, mirror))
+            .then(|| self.extends(covered, kept_words_found(cmp, &hit, m), kept, named, holds))
             .flatten();
         Coverage::Measured {
             covered,
@@ -837,6 +830,35 @@ impl OwnContent {
             mirror,
             holds,
         }
+    }
+}
+
+/// Whether `own` (a page whose compared blocks are the kept page's
+/// item under another folder when `mirror`) is a sibling of the kept page
+/// at `kept_url`, which it cannot extend (see [`EXTENDS_MIN_HOLDS`]). On
+/// one site, under a sibling folder (as many folders deep), the same page
+/// name is another variant (a platform, a version): an article there that
+/// says more than the kept one is that variant's, not the same story
+/// extended. In one folder, another file name is another entry of its
+/// listing (`struct.Stderr`, `fn.stderr`). A print or AMP view is a folder
+/// more or less, and may extend; so may another site's copy.
+fn is_sibling(own: &OwnContent, kept_url: &str, mirror: bool) -> bool {
+    let (folder, file) = file_place(kept_url);
+    (mirror
+        && folder_depth(kept_url) == own.folders
+        && crate::canonical::site_of(kept_url) == own.site)
+        || (folder == own.file.0 && file != own.file.1)
+}
+
+/// The kept article's words found in the compared blocks `cmp`, whose
+/// shingles the kept sample (every `m`th) holds where `hit`: by words when
+/// the kept page's shingles are all stored (`m == 1`), else its sampled
+/// shingles found, scaled by the sampling.
+fn kept_words_found(cmp: &Compared, hit: &[bool], m: u32) -> f64 {
+    if m == 1 {
+        words_covered(&cmp.spans, &cmp.rank_at, hit) * f64::from(cmp.words)
+    } else {
+        (hit.iter().filter(|&&h| h).count() as u64 * u64::from(m)) as f64
     }
 }
 

@@ -174,6 +174,32 @@ pub fn page_name(url: &str) -> u64 {
     h.digest()
 }
 
+/// Where `url`'s page file is: a hash of its host and folders, and one of
+/// its file name (query and fragment left out; `index.*` is its folder's
+/// page, as in [`page_name`]). Two pages of one folder under two file
+/// names are two entries of one listing (`struct.Stderr.html`,
+/// `fn.stderr.html`), whatever their titles share.
+pub fn file_place(url: &str) -> (u64, u64) {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split(['#', '?']).next().unwrap_or_default();
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let mut segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.last().is_some_and(|s| s.starts_with("index.")) {
+        segments.pop();
+    }
+    let file = segments.pop().unwrap_or_default();
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
+    h.update(host.as_bytes());
+    for s in &segments {
+        h.update(b"/");
+        h.update(s.as_bytes());
+    }
+    (
+        h.digest(),
+        xxhash_rust::xxh3::xxh3_64_with_seed(file.as_bytes(), neardup_api::HASH_SEED),
+    )
+}
+
 /// How many folders the path of `url` has: `/a/b/page.html` has two, the
 /// site's root one none. The same page name under as many folders is a
 /// sibling folder's page (`arm/x.rs`, `aarch64/x.rs`; `3.11/x`, `3.12/x`);
