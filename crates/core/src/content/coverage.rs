@@ -762,7 +762,8 @@ impl OwnContent {
         let words = cmp.words;
         let m = kept.modulus.max(1);
         let hit = found_in(&cmp.shingles, kept.sample);
-        let covered = if basis == Basis::Article && m == 1 && !strict {
+        let by_words = basis == Basis::Article && m == 1 && !strict;
+        let covered = if by_words {
             words_covered(&cmp.spans, &cmp.rank_at, &hit)
         } else {
             // The kept sample holds only shingles `0 mod m`: every hit is
@@ -820,7 +821,15 @@ impl OwnContent {
             };
         }
         let holds = (basis == Basis::Article && !is_sibling(self, kept_url, mirror))
-            .then(|| self.extends(covered, kept_words_found(cmp, &hit, m), kept, named, holds))
+            .then(|| {
+                // Measured by words above: the same count.
+                let found = if by_words {
+                    covered * f64::from(words)
+                } else {
+                    kept_words_found(cmp, &hit, m)
+                };
+                self.extends(covered, found, kept, named, holds)
+            })
             .flatten();
         Coverage::Measured {
             covered,
@@ -843,11 +852,13 @@ impl OwnContent {
 /// listing (`struct.Stderr`, `fn.stderr`). A print or AMP view is a folder
 /// more or less, and may extend; so may another site's copy.
 fn is_sibling(own: &OwnContent, kept_url: &str, mirror: bool) -> bool {
-    let (folder, file) = file_place(kept_url);
     (mirror
         && folder_depth(kept_url) == own.folders
         && crate::canonical::site_of(kept_url) == own.site)
-        || (folder == own.file.0 && file != own.file.1)
+        || {
+            let (folder, file) = file_place(kept_url);
+            folder == own.file.0 && file != own.file.1
+        }
 }
 
 /// The kept article's words found in the compared blocks `cmp`, whose

@@ -180,20 +180,22 @@ pub fn page_name(url: &str) -> u64 {
 /// names are two entries of one listing (`struct.Stderr.html`,
 /// `fn.stderr.html`), whatever their titles share.
 pub fn file_place(url: &str) -> (u64, u64) {
+    /// A path's folder and last segment (trailing slashes left out).
+    fn last(path: &str) -> (&str, &str) {
+        let path = path.trim_end_matches('/');
+        path.rsplit_once('/').unwrap_or(("", path))
+    }
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let rest = rest.split(['#', '?']).next().unwrap_or_default();
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let mut segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    if segments.last().is_some_and(|s| s.starts_with("index.")) {
-        segments.pop();
+    let (mut folder, mut file) = last(path);
+    if file.starts_with("index.") {
+        (folder, file) = last(folder);
     }
-    let file = segments.pop().unwrap_or_default();
     let mut h = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
     h.update(host.as_bytes());
-    for s in &segments {
-        h.update(b"/");
-        h.update(s.as_bytes());
-    }
+    h.update(b"/");
+    h.update(folder.trim_end_matches('/').as_bytes());
     (
         h.digest(),
         xxhash_rust::xxh3::xxh3_64_with_seed(file.as_bytes(), neardup_api::HASH_SEED),
