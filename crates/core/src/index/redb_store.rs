@@ -259,7 +259,7 @@ impl RedbStore {
     /// # Errors
     /// As [`RedbStore::open_with`].
     pub fn open(path: &Path, identity: &StoreIdentity) -> Result<RedbStore> {
-        let cache = super::IndexConfig::default().cache_bytes;
+        let cache = super::config::IndexConfig::default().cache_bytes;
         Self::open_with(path, identity, cache)
     }
 

@@ -170,7 +170,7 @@ impl Detector for ChunkDetector {
     /// What places the cuts; the thresholds and `max_postings` (an index
     /// parameter) may change over one index.
     fn signature_settings(&self) -> Option<Vec<(String, String)>> {
-        Some(super::settings_of(
+        Some(super::settings::settings_of(
             "chunks",
             &self.config,
             &["chunker", "avg_size", "min_size", "max_size", "window"],

@@ -181,7 +181,7 @@ impl Detector for SimhashDetector {
     /// Shingle size and weights; `max_distance` is a threshold (and the
     /// index's block count), so it may change over one index.
     fn signature_settings(&self) -> Option<Vec<(String, String)>> {
-        Some(super::settings_of(
+        Some(super::settings::settings_of(
             "simhash",
             &self.config,
             &["shingle", "weights"],

@@ -29,8 +29,8 @@ use url::Url;
 
 use super::limits::{Permit, Politeness};
 use super::net::{non_public, AddressFilter, PrivateAddressError, PublicOnlyResolver};
+use super::outcome::{FetchError, FetchOutcome, Redirect};
 use super::retry::{backoff, jitter, parse_retry_after};
-use super::{FetchError, FetchOutcome, Redirect};
 use crate::config::{CrawlConfig, FetchConfig, Oversize};
 
 /// Per-call overrides of the configured limits (robots.txt is fetched with
