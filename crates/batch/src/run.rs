@@ -5,9 +5,11 @@
 //! windows of [`Options::window`] pages on a rayon pool of
 //! [`Options::threads`] threads, and decides each window sequentially in
 //! input order while the next one is analyzed. Decisions therefore never
-//! depend on the thread count, and at most about three windows of page
-//! bodies (read, analyzed, decided) are in memory whatever the size of the
-//! input.
+//! depend on the thread count or the window. A page's body is freed as
+//! soon as it is analyzed, so at most about two windows of bodies (read
+//! ahead, being analyzed) are in memory whatever the size of the input.
+//! Decided pages reach the sinks after each commit of the index, every
+//! [`Options::commit_every`] pages.
 //!
 //! # What gets reported
 //! - Every page read becomes exactly one [`PageRecord`] (unique, duplicate
@@ -31,32 +33,56 @@ use std::time::Instant;
 use neardup_api::DocId;
 use rayon::prelude::*;
 
-use crate::input::{Item, Page};
+use crate::input::Item;
 use crate::sink::BatchSink;
 use neardup::VerdictKind;
 use neardup::{Analyzed, Deduper};
-use neardup_output::{block_roles, PageRecord, Summary};
+use neardup_output::{block_roles, InputWarning, PageRecord, Summary};
 
 /// How a batch run uses the machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Analysis threads; 0 means one per available core.
     pub threads: usize,
-    /// Pages analyzed per parallel window. Bounds memory (about three
-    /// windows of bodies are alive at once) while keeping every thread busy.
+    /// Pages analyzed per parallel window; 0 picks
+    /// [`Options::PAGES_PER_THREAD`] per analysis thread. Bounds memory
+    /// (about two windows of bodies are alive at once) while keeping every
+    /// thread busy.
     pub window: usize,
+    /// Pages decided between two commits of the index (and checkpoints of
+    /// the sinks, which hear of a page only once it is committed). A
+    /// commit of a persistent index costs a disk sync, so it is not made
+    /// per analysis window.
+    pub commit_every: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             threads: 0,
-            window: 256,
+            window: 0,
+            commit_every: 256,
         }
     }
 }
 
 impl Options {
+    /// The analysis window per thread when [`Options::window`] is 0. Small
+    /// enough that the bodies read for one window fit in the memory the
+    /// previous windows freed (a single-core run of 256-page windows
+    /// faulted in every page's buffer afresh), large enough that the
+    /// decide thread and the analysis threads both stay busy.
+    pub const PAGES_PER_THREAD: usize = 16;
+
+    /// Pages analyzed per window.
+    pub fn effective_window(&self) -> usize {
+        if self.window > 0 {
+            self.window
+        } else {
+            Self::PAGES_PER_THREAD * self.effective_threads()
+        }
+    }
+
     /// The number of analysis threads actually used.
     pub fn effective_threads(&self) -> usize {
         if self.threads > 0 {
@@ -131,7 +157,7 @@ pub fn run_items(
 ) -> neardup::Result<Summary> {
     let start = Instant::now();
     let threads = options.effective_threads();
-    let window = options.window.max(1);
+    let window = options.effective_window();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("neardup-analyze-{i}"))
@@ -142,7 +168,10 @@ pub fn run_items(
                 format!("cannot start {threads} threads: {e}"),
             )
         })?;
-    let mut run = Run::default();
+    let mut run = Run {
+        commit_every: options.commit_every.max(1),
+        ..Run::default()
+    };
     sink.begin()?;
     let analyzer = deduper.analyzer();
     let pool = &pool;
@@ -162,7 +191,7 @@ pub fn run_items(
         // Window `k + 1` is analyzed on the pool while window `k` is
         // decided on this thread: deciding is sequential, and would
         // otherwise leave every analysis thread idle.
-        let mut pending: Option<std::thread::ScopedJoinHandle<'_, AnalyzedWindow>> = None;
+        let mut pending: Option<std::thread::ScopedJoinHandle<'_, Vec<Ready>>> = None;
         loop {
             let mut batch: Vec<Item> = Vec::with_capacity(window);
             let mut failed = None;
@@ -182,12 +211,12 @@ pub fn run_items(
                 let analyzer = std::sync::Arc::clone(&analyzer);
                 scope.spawn(move || {
                     tracing::debug!(pages = batch.len(), "analyzing window");
-                    let analyzed = pool.install(|| {
+                    pool.install(|| {
                         batch
-                            .par_iter()
+                            .into_par_iter()
                             .map(|item| match item {
                                 Item::Page(p) => {
-                                    let mut a = analyzer.analyze(
+                                    let mut analyzed = analyzer.analyze(
                                         &p.key,
                                         &p.url,
                                         &p.body,
@@ -195,38 +224,45 @@ pub fn run_items(
                                     );
                                     // Free the per-word strings here, in
                                     // parallel, not on the deciding thread.
-                                    analyzer.shrink_for_decide(&mut a);
-                                    Some(a)
+                                    analyzer.shrink_for_decide(&mut analyzed);
+                                    // The body is dropped here too: deciding
+                                    // needs only its length.
+                                    Ready::Page {
+                                        key: p.key,
+                                        url: p.url,
+                                        bytes: p.body.len(),
+                                        analyzed: Box::new(analyzed),
+                                    }
                                 }
-                                Item::Warning(_) => None,
+                                Item::Warning(w) => Ready::Warning(w),
                             })
                             .collect()
-                    });
-                    (batch, analyzed)
+                    })
                 })
             });
             if let Some(previous) = pending.take() {
-                let (batch, analyzed) = previous
+                let ready = previous
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                decide_window(&mut run, deduper, sink, batch, analyzed)?;
+                run.decide_window(deduper, sink, ready)?;
             }
             // A stream error stops the run once every page read before it
-            // is decided.
+            // is decided and committed.
             if let Some(e) = failed {
                 if let Some(last) = next {
-                    let (batch, analyzed) = last
+                    let ready = last
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    decide_window(&mut run, deduper, sink, batch, analyzed)?;
+                    run.decide_window(deduper, sink, ready)?;
                 }
+                run.commit(deduper, sink)?;
                 return Err(e);
             }
             match next {
                 Some(next) => pending = Some(next),
                 // Dropping the receiver here (end of scope) unblocks the
                 // reader if it is still sending.
-                None => return Ok(()),
+                None => return run.commit(deduper, sink),
             }
         }
     })?;
@@ -244,51 +280,28 @@ pub fn run_items(
     Ok(summary)
 }
 
-/// A window of items and, per item, its analysis (`None` for a warning).
-type AnalyzedWindow = (Vec<Item>, Vec<Option<Analyzed>>);
-
-/// Decides a whole window in input order, makes it durable, and only then
-/// tells the sinks, and ends with [`Sink::checkpoint`]: a verdict written
-/// out is never lost by a crash of a persistent index, and a line never
-/// claims a page was indexed by a commit that did not happen.
-///
-/// [`Sink::checkpoint`]: neardup_output::Sink::checkpoint
-fn decide_window(
-    run: &mut Run,
-    deduper: &mut Deduper,
-    sink: &mut dyn BatchSink,
-    batch: Vec<Item>,
-    analyzed: Vec<Option<Analyzed>>,
-) -> neardup::Result<()> {
-    let mut outcomes = Vec::with_capacity(batch.len());
-    for (item, analyzed) in batch.into_iter().zip(analyzed) {
-        match (item, analyzed) {
-            (Item::Page(page), Some(a)) => {
-                outcomes.push(Ok(run.decide(deduper, page, a)?));
-            }
-            (Item::Warning(w), _) => {
-                run.summary.input_errors += 1;
-                outcomes.push(Err(w));
-            }
-            // A page always gets an analysis; nothing to do if that ever
-            // changes.
-            (Item::Page(_), None) => {}
-        }
-    }
-    deduper.flush()?;
-    for outcome in outcomes {
-        match outcome {
-            Ok(record) => sink.page(&record)?,
-            Err(w) => sink.input_error(&w)?,
-        }
-    }
-    sink.checkpoint()
+/// An input item after analysis, body dropped.
+enum Ready {
+    /// A page: its key and URL, its body's length, its analysis.
+    Page {
+        key: String,
+        url: String,
+        bytes: usize,
+        analyzed: Box<Analyzed>,
+    },
+    /// A record that could not be read.
+    Warning(InputWarning),
 }
 
 /// State of a run between windows.
 #[derive(Default)]
 struct Run {
     summary: Summary,
+    /// Pages decided between two commits ([`Options::commit_every`]).
+    commit_every: usize,
+    /// Outcomes decided since the last commit, in input order: the sinks
+    /// hear of them once the index holds them.
+    decided: Vec<Result<PageRecord, InputWarning>>,
     /// Index id -> position, to name the matched page of a verdict.
     positions: HashMap<DocId, usize>,
     /// Keys seen so far, to keep them unique.
@@ -299,6 +312,58 @@ struct Run {
 }
 
 impl Run {
+    /// Decides a window in input order; commits when
+    /// [`Options::commit_every`] pages wait for it.
+    fn decide_window(
+        &mut self,
+        deduper: &mut Deduper,
+        sink: &mut dyn BatchSink,
+        window: Vec<Ready>,
+    ) -> neardup::Result<()> {
+        for ready in window {
+            match ready {
+                Ready::Page {
+                    key,
+                    url,
+                    bytes,
+                    analyzed,
+                } => {
+                    let record = self.decide(deduper, key, url, bytes, *analyzed)?;
+                    self.decided.push(Ok(record));
+                }
+                Ready::Warning(w) => {
+                    self.summary.input_errors += 1;
+                    self.decided.push(Err(w));
+                }
+            }
+        }
+        if self.decided.len() >= self.commit_every {
+            self.commit(deduper, sink)?;
+        }
+        Ok(())
+    }
+
+    /// Makes every decision so far durable, and only then tells the sinks,
+    /// ending with [`Sink::checkpoint`]: a verdict written out is never
+    /// lost by a crash of a persistent index, and a line never claims a
+    /// page was indexed by a commit that did not happen.
+    ///
+    /// [`Sink::checkpoint`]: neardup_output::Sink::checkpoint
+    /// Nothing to do when nothing was decided since the last commit.
+    fn commit(&mut self, deduper: &mut Deduper, sink: &mut dyn BatchSink) -> neardup::Result<()> {
+        if self.decided.is_empty() {
+            return Ok(());
+        }
+        deduper.flush()?;
+        for outcome in self.decided.drain(..) {
+            match outcome {
+                Ok(record) => sink.page(&record)?,
+                Err(w) => sink.input_error(&w)?,
+            }
+        }
+        sink.checkpoint()
+    }
+
     /// Keeps keys unique: a repeated key gets the first free `#n` suffix.
     fn rename_repeated_key(&mut self, item: Item) -> Item {
         let Item::Page(mut page) = item else {
@@ -329,7 +394,9 @@ impl Run {
     fn decide(
         &mut self,
         deduper: &mut Deduper,
-        page: Page,
+        key: String,
+        url: String,
+        bytes: usize,
         mut analyzed: Analyzed,
     ) -> neardup::Result<PageRecord> {
         let site = analyzed.doc.site.clone();
@@ -339,7 +406,7 @@ impl Run {
         let roles = block_roles(blocks.len(), &deduper.content_roles(&analyzed).1);
         let title = analyzed.extracted.title.clone();
         let mut verdict = deduper.decide(analyzed)?;
-        if let Some(mut extra) = self.pending.remove(&page.key) {
+        if let Some(mut extra) = self.pending.remove(&key) {
             extra.append(&mut verdict.warnings);
             verdict.warnings = extra;
         }
@@ -353,7 +420,7 @@ impl Run {
             .and_then(|m| m.id.and_then(|id| self.positions.get(&id).copied()));
         let s = &mut self.summary;
         s.pages += 1;
-        s.bytes += page.body.len() as u64;
+        s.bytes += bytes as u64;
         match verdict.kind {
             VerdictKind::Unique => s.unique += 1,
             VerdictKind::Duplicate => s.duplicates += 1,
@@ -365,10 +432,10 @@ impl Run {
         }
         Ok(PageRecord {
             position,
-            key: page.key,
-            url: page.url,
+            key,
+            url,
             site,
-            bytes: page.body.len(),
+            bytes,
             title,
             verdict,
             of,
@@ -381,8 +448,9 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::Page;
     use neardup::Config;
-    use neardup_output::{InputWarning, Sink};
+    use neardup_output::Sink;
 
     /// Records everything a run pushes.
     #[derive(Default)]
@@ -393,6 +461,8 @@ mod tests {
         finished: Option<Summary>,
         /// Order of events: 'p' page, 'e' input error.
         events: String,
+        /// Items (pages and errors) heard of at each checkpoint.
+        checkpoints: Vec<usize>,
     }
 
     impl Sink for Recorder {
@@ -403,6 +473,10 @@ mod tests {
         fn page(&mut self, page: &PageRecord) -> neardup::Result<()> {
             self.pages.push(page.clone());
             self.events.push('p');
+            Ok(())
+        }
+        fn checkpoint(&mut self) -> neardup::Result<()> {
+            self.checkpoints.push(self.pages.len() + self.errors.len());
             Ok(())
         }
         fn finish(&mut self, summary: &Summary) -> neardup::Result<()> {
@@ -460,6 +534,7 @@ mod tests {
         let rec = run_with(Options {
             threads: 2,
             window: 7,
+            commit_every: 10,
         });
         assert!(rec.began);
         assert_eq!(rec.pages.len(), 40);
@@ -502,7 +577,11 @@ mod tests {
             v.push(page("after", &article(9)));
             let mut rec = Recorder::default();
             let mut d = Deduper::new(Config::default()).unwrap();
-            let options = Options { threads: 2, window };
+            let options = Options {
+                threads: 2,
+                window,
+                commit_every: 4,
+            };
             let err = run_items(Box::new(v.into_iter()), &mut d, &options, &mut rec);
             assert!(err.is_err(), "window {window}");
             let keys: Vec<&str> = rec.pages.iter().map(|p| p.key.as_str()).collect();
@@ -517,12 +596,36 @@ mod tests {
         let a = run_with(Options {
             threads: 1,
             window: 1,
+            commit_every: 1,
         });
         let b = run_with(Options {
             threads: 2,
             window: 256,
+            commit_every: 256,
         });
+        let c = run_with(Options::default());
         assert_eq!(a.pages, b.pages);
+        assert_eq!(a.pages, c.pages);
+    }
+
+    #[test]
+    fn sinks_hear_of_pages_at_commits_every_commit_every_items() {
+        // 43 items (40 pages, 3 unreadable records) in windows of 3: a
+        // commit once 10 wait, so after 12, 24 and 36 items, and one at
+        // the end for the last 7.
+        let rec = run_with(Options {
+            threads: 2,
+            window: 3,
+            commit_every: 10,
+        });
+        assert_eq!(rec.checkpoints, [12, 24, 36, 43]);
+        // One commit per window when a window is larger than commit_every.
+        let rec = run_with(Options {
+            threads: 1,
+            window: 20,
+            commit_every: 1,
+        });
+        assert_eq!(rec.checkpoints, [20, 40, 43]);
     }
 
     #[test]
