@@ -41,7 +41,7 @@ fn pages() -> Vec<String> {
     page_files()
         .iter()
         .filter_map(|f| std::fs::read(f).ok())
-        .map(|b| neardup_html::decode(&b, None).text)
+        .map(|b| neardup_html::decode(&b, None).text.into_owned())
         .collect()
 }
 

@@ -119,7 +119,7 @@ pub fn evaluate_dir(dir: &Path, config: &ExtractConfig) -> Result<QualityReport>
         let read = |f: &str| -> Result<String> {
             let path = dir.join(&name).join(f);
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            Ok(neardup_html::decode(&bytes, None).text)
+            Ok(neardup_html::decode(&bytes, None).text.into_owned())
         };
         let source = read("source.html")?;
         let expected = read("expected.html")?;

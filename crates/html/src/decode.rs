@@ -8,15 +8,19 @@
 //! the bytes, with a warning naming both. Invalid bytes become U+FFFD; this
 //! never panics.
 
+use std::borrow::Cow;
+
 use encoding_rs::{Encoding, UTF_8, WINDOWS_1252};
 
 use crate::extract::tokenizer::Attrs;
 
 /// A decoded body.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Decoded {
-    /// The text.
-    pub text: String,
+pub struct Decoded<'a> {
+    /// The text: borrowed from the body when it is valid UTF-8 without
+    /// NULs (most of the web), so that case costs one validation and no
+    /// copy.
+    pub text: Cow<'a, str>,
     /// The encoding used (WHATWG name, e.g. `UTF-8`, `windows-1252`).
     pub encoding: &'static str,
     /// Problems worth telling the user (a declared charset that was wrong,
@@ -54,12 +58,12 @@ impl Source {
 
 /// Decodes `bytes` to text. `content_type` is the HTTP header value, if any.
 /// NUL characters are removed from the text (with a warning).
-pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
+pub fn decode<'a>(bytes: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
     strip_nul(decode_raw(bytes, content_type))
 }
 
 /// [`decode`] without the NUL removal.
-fn decode_raw(bytes: &[u8], content_type: Option<&str>) -> Decoded {
+fn decode_raw<'a>(bytes: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
     let mut warnings = Vec::new();
 
     // 1. A BOM wins over everything (WHATWG "decode").
@@ -78,12 +82,12 @@ fn decode_raw(bytes: &[u8], content_type: Option<&str>) -> Decoded {
             prescan_meta(head).map(|e| (e, Source::Meta))
         });
 
-    // Fast path: UTF-8 (declared or not) that validates: one copy, no
+    // Fast path: UTF-8 (declared or not) that validates: borrowed, no
     // detection.
-    let utf8_ok = std::str::from_utf8(bytes).is_ok();
-    match declared {
-        None if utf8_ok => return utf8_owned(bytes, warnings),
-        Some((enc, _)) if enc == UTF_8 && utf8_ok => return utf8_owned(bytes, warnings),
+    let utf8 = std::str::from_utf8(bytes).ok();
+    match (declared, utf8) {
+        (None, Some(text)) => return utf8_borrowed(text, warnings),
+        (Some((enc, _)), Some(text)) if enc == UTF_8 => return utf8_borrowed(text, warnings),
         _ => {}
     }
 
@@ -104,7 +108,7 @@ fn decode_raw(bytes: &[u8], content_type: Option<&str>) -> Decoded {
                 }
                 return finish(enc, bytes, warnings);
             }
-            if utf8_ok && !bytes.is_ascii() {
+            if let Some(text) = utf8.filter(|_| !bytes.is_ascii()) {
                 // Valid non-ASCII UTF-8 is practically never legacy text
                 // that happens to validate: the declaration is stale.
                 warnings.push(format!(
@@ -112,7 +116,7 @@ fn decode_raw(bytes: &[u8], content_type: Option<&str>) -> Decoded {
                     enc.name(),
                     source.name()
                 ));
-                return utf8_owned(bytes, warnings);
+                return utf8_borrowed(text, warnings);
             }
             let (text, had_errors) = enc.decode_without_bom_handling(bytes);
             if had_errors {
@@ -128,7 +132,7 @@ fn decode_raw(bytes: &[u8], content_type: Option<&str>) -> Decoded {
                             detected.name()
                         ));
                         return Decoded {
-                            text: alt.into_owned(),
+                            text: alt,
                             encoding: detected.name(),
                             warnings,
                         };
@@ -140,7 +144,7 @@ fn decode_raw(bytes: &[u8], content_type: Option<&str>) -> Decoded {
                 ));
             }
             Decoded {
-                text: text.into_owned(),
+                text,
                 encoding: enc.name(),
                 warnings,
             }
@@ -219,10 +223,10 @@ pub fn binary_reason(body: &[u8]) -> Option<String> {
 
 /// Removes NUL characters from decoded text (a stray NUL in a page is
 /// noise: text never means one), with a warning saying how many.
-fn strip_nul(mut d: Decoded) -> Decoded {
+fn strip_nul(mut d: Decoded<'_>) -> Decoded<'_> {
     if d.text.contains('\0') {
         let before = d.text.len();
-        d.text.retain(|c| c != '\0');
+        d.text.to_mut().retain(|c| c != '\0');
         d.warnings.push(format!(
             "{} NUL character(s) removed from the text",
             before - d.text.len()
@@ -231,12 +235,16 @@ fn strip_nul(mut d: Decoded) -> Decoded {
     d
 }
 
-/// Validated UTF-8: the only copy is into the owned `String`.
-fn utf8_owned(bytes: &[u8], warnings: Vec<String>) -> Decoded {
-    finish(UTF_8, bytes, warnings)
+/// Validated UTF-8, borrowed as it is.
+fn utf8_borrowed(text: &str, warnings: Vec<String>) -> Decoded<'_> {
+    Decoded {
+        text: Cow::Borrowed(text),
+        encoding: UTF_8.name(),
+        warnings,
+    }
 }
 
-fn finish(enc: &'static Encoding, bytes: &[u8], mut warnings: Vec<String>) -> Decoded {
+fn finish<'a>(enc: &'static Encoding, bytes: &'a [u8], mut warnings: Vec<String>) -> Decoded<'a> {
     let (text, had_errors) = enc.decode_without_bom_handling(bytes);
     if had_errors {
         warnings.push(format!(
@@ -245,8 +253,8 @@ fn finish(enc: &'static Encoding, bytes: &[u8], mut warnings: Vec<String>) -> De
         ));
     }
     Decoded {
-        // For valid UTF-8 the Cow borrows `bytes`, so this is the one copy.
-        text: text.into_owned(),
+        // Borrows `bytes` when they needed no conversion.
+        text,
         encoding: enc.name(),
         warnings,
     }
@@ -357,6 +365,25 @@ fn trim(b: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn valid_utf8_is_borrowed_not_copied() {
+        let body = "<meta charset=utf-8><p>héllo".as_bytes();
+        for ct in [
+            None,
+            Some("text/html; charset=UTF-8"),
+            Some("text/html; charset=iso-8859-1"),
+        ] {
+            let d = decode(body, ct);
+            assert!(matches!(d.text, Cow::Borrowed(_)), "{ct:?}");
+            assert_eq!(d.text.as_ptr(), body.as_ptr(), "{ct:?}");
+        }
+        // Text that needed changing is owned: a legacy charset, NULs.
+        assert!(matches!(decode(b"caf\xe9", None).text, Cow::Owned(_)));
+        let d = decode(b"a\0b", None);
+        assert_eq!(d.text, "ab");
+        assert!(matches!(d.text, Cow::Owned(_)));
+    }
 
     #[test]
     fn plain_utf8_fast_path() {
