@@ -863,13 +863,77 @@ fn is_sibling(own: &OwnContent, kept_url: &str, mirror: bool) -> bool {
 
 /// The kept article's words found in the compared blocks `cmp`, whose
 /// shingles the kept sample (every `m`th) holds where `hit`: by words when
-/// the kept page's shingles are all stored (`m == 1`), else its sampled
-/// shingles found, scaled by the sampling.
+/// the kept page's shingles are all stored (`m == 1`), else by the words
+/// under its sampled shingles ([`sampled_words_covered`]).
 fn kept_words_found(cmp: &Compared, hit: &[bool], m: u32) -> f64 {
-    if m == 1 {
-        words_covered(&cmp.spans, &cmp.rank_at, hit) * f64::from(cmp.words)
+    let share = if m == 1 {
+        words_covered(&cmp.spans, &cmp.rank_at, hit)
     } else {
-        (hit.iter().filter(|&&h| h).count() as u64 * u64::from(m)) as f64
+        sampled_words_covered(cmp, hit, m)
+    };
+    share * f64::from(cmp.words)
+}
+
+/// [`words_covered`] when the kept page stores only its shingles `0 mod m`
+/// (`hit` can be true only for those): per block, the share of its words
+/// under a sampled shingle that are under one the kept page has, weighed
+/// by the block's words over its chance to be measured (blocks without a
+/// sampled shingle are not). Counting the sampled shingles found instead (times `m`)
+/// counts shingles, not words, and a block of `n` words has fewer than
+/// `n` of them: a record of short fields (two shingles to four words)
+/// that is wholly here would be measured as two thirds here.
+pub(super) fn sampled_words_covered(cmp: &Compared, hit: &[bool], m: u32) -> f64 {
+    let sampled = |r: u32| {
+        cmp.shingles
+            .get(r as usize)
+            .is_some_and(|s| s & (m - 1) == 0)
+    };
+    let is_hit = |r: u32| hit.get(r as usize).copied().unwrap_or(false);
+    let (mut total, mut found) = (0.0f64, 0.0f64);
+    for &(start, len) in &cmp.spans {
+        let (start, len) = (start as usize, len as usize);
+        let block = cmp
+            .rank_at
+            .get(start..start + shingle_count(len as u32))
+            .unwrap_or_default();
+        // As in `words_covered`, once for the words under a sampled
+        // shingle and once for those under a sampled shingle found.
+        let (mut under, mut under_found) = (0usize, 0usize);
+        if len < 3 {
+            if let Some(&r) = block.first().filter(|&&r| sampled(r)) {
+                under = len;
+                under_found = if is_hit(r) { len } else { 0 };
+            }
+        } else {
+            let (mut until, mut until_found) = (0, 0);
+            for (i, &r) in block.iter().enumerate() {
+                if !sampled(r) {
+                    continue;
+                }
+                under += i + 3 - i.max(until);
+                until = i + 3;
+                if is_hit(r) {
+                    under_found += i + 3 - i.max(until_found);
+                    until_found = i + 3;
+                }
+            }
+        }
+        if under > 0 {
+            // A block is measured when one of its `c` shingles is sampled,
+            // with chance `1 - (1 - 1/m)^c`: short blocks are measured less
+            // often and stand for those that were not (weighed by
+            // the inverse of that chance), so that long blocks do not
+            // outweigh them.
+            let c = i32::try_from(block.len()).unwrap_or(i32::MAX);
+            let weight = len as f64 / (1.0 - (1.0 - 1.0 / f64::from(m)).powi(c));
+            total += weight;
+            found += weight * under_found as f64 / under as f64;
+        }
+    }
+    if total > 0.0 {
+        found / total
+    } else {
+        0.0
     }
 }
 

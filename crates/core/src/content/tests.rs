@@ -547,6 +547,50 @@ fn a_story_with_a_table_its_print_view_leaves_out_extends_it() {
 }
 
 #[test]
+fn a_record_of_short_fields_is_held_whole_by_its_fuller_page() {
+    // A study record's summary kept first on another site: 600 short
+    // fields (four words each, two shingles) and a few sentences. The
+    // record's own page after it holds every field and sentence and
+    // says 0.7 times as much again in prose; the summary is large enough
+    // to be stored as a sample. Its fields have half as many shingles as
+    // words: counted as words, all of it is here, so the fuller page
+    // extends it, named alike.
+    let title = "Changes in circulating tumor DNA in patients with lung cancer";
+    let field = |f: usize| format!("field{f} value{f} unit{f} note{f}");
+    let sentence = |p: usize| -> String {
+        let words: Vec<String> = (0..30).map(|w| format!("word{p}x{w}")).collect();
+        format!("{}.", words.join(" "))
+    };
+    let mut kept: Vec<String> = (0..600).map(field).collect();
+    kept.extend((0..5).map(sentence));
+    let mut record = kept.clone();
+    record.extend((100..158).map(sentence));
+    let blocks =
+        |texts: &[String]| -> Vec<Block> { texts.iter().map(|t| block(t, true)).collect() };
+    let page = PageContent::from_page(title, &blocks(&record));
+    let kept_ev = PageContent::from_page(title, &blocks(&kept)).evidence();
+    assert!(kept_ev.modulus > 1, "the kept page must be sampled");
+    eprintln!(
+        "DBG main_words={} m={}",
+        kept_ev.main_words, kept_ev.modulus
+    );
+    let url = "http://registry.example/study/record.html";
+    let kept_url = "http://other.example/syndication/changes-in-circulating-tumor-dna";
+    let own = OwnContent::new(&page, SiteTemplate::default(), url);
+    let kept = Kept {
+        evidence: kept_ev.as_ref(),
+        page_name: page_name(kept_url),
+        url: kept_url,
+    };
+    let c = own.coverage(&page, kept, SiteTemplate::default(), true);
+    assert!(
+        matches!(c, Coverage::Measured { holds: Some(h), covered, .. } if h >= 0.9 && (EXTENDS_MIN_COVERED..0.5).contains(&covered)),
+        "{c:?}"
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+}
+
+#[test]
 fn an_entry_of_one_listing_does_not_extend_its_sibling() {
     // `struct.Stderr` after `fn.stderr`, one folder: named alike (the
     // case differs), it holds all of the function's page and says 70%
