@@ -1,8 +1,9 @@
 //! How much of a page's own content a kept page holds (`OwnContent`, `Coverage`): the content gate.
 
 use super::evidence::EvidenceRef;
+use super::measure::{found_in, sampled_words_covered, shingle_count, words_covered};
 use super::names::{for_each_hashed_word, place_words};
-use super::page::{shingle_count, ContentBlock, PageContent};
+use super::page::{ContentBlock, PageContent};
 use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
 use super::{
     EXTENDS_MIN_COVERED, EXTENDS_MIN_HOLDS, ITEM_NAME_WORDS, MIN_NAMED, MIN_SAMPLED, MIN_SHINGLES,
@@ -452,6 +453,19 @@ impl Compared {
     }
 }
 
+/// The kept article's words found in the compared blocks `cmp`, whose
+/// shingles the kept sample (every `m`th) holds where `hit`: by words when
+/// the kept page's shingles are all stored (`m == 1`), else by the words
+/// under its sampled shingles ([`sampled_words_covered`]).
+fn kept_words_found(cmp: &Compared, hit: &[bool], m: u32) -> f64 {
+    let share = if m == 1 {
+        words_covered(&cmp.spans, &cmp.rank_at, hit)
+    } else {
+        sampled_words_covered(&cmp.spans, &cmp.rank_at, &cmp.shingles, hit, m)
+    };
+    share * f64::from(cmp.words)
+}
+
 impl OwnContent {
     /// What of `page` is its own under `template`.
     pub fn new(page: &PageContent, template: SiteTemplate<'_>, url: &str) -> OwnContent {
@@ -861,82 +875,6 @@ fn is_sibling(own: &OwnContent, kept_url: &str, mirror: bool) -> bool {
         }
 }
 
-/// The kept article's words found in the compared blocks `cmp`, whose
-/// shingles the kept sample (every `m`th) holds where `hit`: by words when
-/// the kept page's shingles are all stored (`m == 1`), else by the words
-/// under its sampled shingles ([`sampled_words_covered`]).
-fn kept_words_found(cmp: &Compared, hit: &[bool], m: u32) -> f64 {
-    let share = if m == 1 {
-        words_covered(&cmp.spans, &cmp.rank_at, hit)
-    } else {
-        sampled_words_covered(cmp, hit, m)
-    };
-    share * f64::from(cmp.words)
-}
-
-/// [`words_covered`] when the kept page stores only its shingles `0 mod m`
-/// (`hit` can be true only for those): per block, the share of its words
-/// under a sampled shingle that are under one the kept page has, weighed
-/// by the block's words over its chance to be measured (blocks without a
-/// sampled shingle are not). Counting the sampled shingles found instead (times `m`)
-/// counts shingles, not words, and a block of `n` words has fewer than
-/// `n` of them: a record of short fields (two shingles to four words)
-/// that is wholly here would be measured as two thirds here.
-pub(super) fn sampled_words_covered(cmp: &Compared, hit: &[bool], m: u32) -> f64 {
-    let sampled = |r: u32| {
-        cmp.shingles
-            .get(r as usize)
-            .is_some_and(|s| s & (m - 1) == 0)
-    };
-    let is_hit = |r: u32| hit.get(r as usize).copied().unwrap_or(false);
-    let (mut total, mut found) = (0.0f64, 0.0f64);
-    for &(start, len) in &cmp.spans {
-        let (start, len) = (start as usize, len as usize);
-        let block = cmp
-            .rank_at
-            .get(start..start + shingle_count(len as u32))
-            .unwrap_or_default();
-        // As in `words_covered`, once for the words under a sampled
-        // shingle and once for those under a sampled shingle found.
-        let (mut under, mut under_found) = (0usize, 0usize);
-        if len < 3 {
-            if let Some(&r) = block.first().filter(|&&r| sampled(r)) {
-                under = len;
-                under_found = if is_hit(r) { len } else { 0 };
-            }
-        } else {
-            let (mut until, mut until_found) = (0, 0);
-            for (i, &r) in block.iter().enumerate() {
-                if !sampled(r) {
-                    continue;
-                }
-                under += i + 3 - i.max(until);
-                until = i + 3;
-                if is_hit(r) {
-                    under_found += i + 3 - i.max(until_found);
-                    until_found = i + 3;
-                }
-            }
-        }
-        if under > 0 {
-            // A block is measured when one of its `c` shingles is sampled,
-            // with chance `1 - (1 - 1/m)^c`: short blocks are measured less
-            // often and stand for those that were not (weighed by
-            // the inverse of that chance), so that long blocks do not
-            // outweigh them.
-            let c = i32::try_from(block.len()).unwrap_or(i32::MAX);
-            let weight = len as f64 / (1.0 - (1.0 - 1.0 / f64::from(m)).powi(c));
-            total += weight;
-            found += weight * under_found as f64 / under as f64;
-        }
-    }
-    if total > 0.0 {
-        found / total
-    } else {
-        0.0
-    }
-}
-
 /// How much of `page`'s own content (outside `template`) is in the kept
 /// page `kept` (see [`OwnContent::coverage`]); the tests' shorthand.
 #[cfg(test)]
@@ -954,66 +892,4 @@ pub fn coverage(
         url: "",
     };
     OwnContent::new(page, template, "").coverage(page, kept, template, strict)
-}
-
-/// The share of the words of the compared blocks (`spans`: first word's
-/// position, words) that lie in a word-3-shingle of the kept page, given
-/// which of the page's distinct shingles (`rank_at`: per word position,
-/// the index of the shingle starting there) the kept page has (`hit`); a
-/// block of one or two words counts when the kept page has it as a block.
-/// For prose this is the share of the text that is there: an edited word
-/// costs itself, not the three shingles around it.
-pub(super) fn words_covered(spans: &[(u32, u32)], rank_at: &[u32], hit: &[bool]) -> f64 {
-    let is_hit = |r: &u32| hit.get(*r as usize).copied().unwrap_or(false);
-    let (mut total, mut found) = (0usize, 0usize);
-    for &(start, len) in spans {
-        let (start, len) = (start as usize, len as usize);
-        let block = rank_at
-            .get(start..start + shingle_count(len as u32))
-            .unwrap_or_default();
-        total += len;
-        if len < 3 {
-            found += if block.first().is_some_and(is_hit) {
-                len
-            } else {
-                0
-            };
-            continue;
-        }
-        // Shingle `i` covers words `i..i + 3`; words before `until` are
-        // already counted.
-        let mut until = 0;
-        for (i, r) in block.iter().enumerate() {
-            if is_hit(r) {
-                found += i + 3 - i.max(until);
-                until = i + 3;
-            }
-        }
-    }
-    found as f64 / total.max(1) as f64
-}
-
-/// For each of the sorted, distinct `own` shingles, whether the sorted
-/// `kept` holds it: a merge of the two lists, or a binary search per
-/// shingle when `kept` is much the longer.
-pub(super) fn found_in(own: &[u32], kept: &[u32]) -> Vec<bool> {
-    if own.len().saturating_mul(16) < kept.len() {
-        return own.iter().map(|s| kept.binary_search(s).is_ok()).collect();
-    }
-    let mut hit = vec![false; own.len()];
-    let (mut i, mut j) = (0, 0);
-    while let (Some(&a), Some(&b)) = (own.get(i), kept.get(j)) {
-        if a < b {
-            i += 1;
-        } else if a > b {
-            j += 1;
-        } else {
-            if let Some(h) = hit.get_mut(i) {
-                *h = true;
-            }
-            i += 1;
-            j += 1;
-        }
-    }
-    hit
 }

@@ -101,6 +101,7 @@ pub const ANALYSIS_VERSION: u32 = 3;
 mod block_index;
 mod coverage;
 mod evidence;
+mod measure;
 mod names;
 mod page;
 mod templates;

@@ -326,16 +326,6 @@ impl PageContent {
     }
 }
 
-/// How many shingles [`block_shingles`] takes from a block of `words`
-/// words.
-pub(super) fn shingle_count(words: u32) -> usize {
-    match words {
-        0 => 0,
-        1 | 2 => 1,
-        n => n as usize - 2,
-    }
-}
-
 /// A preformatted block of at least this many words is cut into pieces
 /// ([`cut_pieces`]), each a block of its own for the template model.
 pub(super) const PIECE_BLOCK_WORDS: usize = 64;

@@ -1,5 +1,6 @@
 //! Unit tests of the content evidence.
 
+use super::measure::{found_in, words_covered};
 use super::*;
 use neardup_html::Block;
 
