@@ -209,9 +209,9 @@ fn main() -> anyhow::Result<()> {
                 "built {pages} pages in {:.0} s ({:.0} pages/s): {} unique, {} duplicates, {} near duplicates",
                 started.elapsed().as_secs_f64(),
                 pages as f64 / started.elapsed().as_secs_f64(),
-                s.unique,
-                s.duplicates,
-                s.near_duplicates
+                s.verdicts.unique,
+                s.verdicts.duplicates,
+                s.verdicts.near_duplicates
             );
             report(&d, &path, pages)?;
         }

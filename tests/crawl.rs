@@ -540,7 +540,7 @@ async fn links_of_duplicates_follow_duplicate_hops() {
         let fetched = |p: &str| hits.iter().any(|h| h == p);
         assert!(fetched("/copy.html"), "{hits:?}");
         assert_eq!(
-            summary.duplicates,
+            summary.verdicts.duplicates,
             1 + u64::from(hops >= 1),
             "hops {hops}: {hits:?}"
         );

@@ -69,8 +69,8 @@ fn a_stub_verdict_names_its_target() {
         link.redirect.as_ref().map(|r| (r.to.as_str(), r.kind)),
         Some(("https://e.com/manual/install.html", RedirectKind::LinkStub))
     );
-    assert_eq!(d.stats().unique, 2);
-    assert_eq!(d.stats().duplicates, 1);
+    assert_eq!(d.stats().verdicts.unique, 2);
+    assert_eq!(d.stats().verdicts.duplicates, 1);
 
     // The short real page is a page: judged and indexed.
     let page = d

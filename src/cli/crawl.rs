@@ -324,9 +324,9 @@ fn format_report(report: &neardup::ClusterReport) -> String {
             out,
             "{site}: {} pages, {} unique, {} duplicates, {} near duplicates, duplicate rate {:.1}%",
             s.pages,
-            s.unique,
-            s.duplicates,
-            s.near_duplicates,
+            s.verdicts.unique,
+            s.verdicts.duplicates,
+            s.verdicts.near_duplicates,
             s.duplicate_rate * 100.0
         );
         for c in &s.clusters {

@@ -124,9 +124,9 @@ pub fn summary_line(s: &Summary) -> String {
         "{} pages: {} unique, {} duplicates, {} near duplicates; {} warnings on {} pages, \
          {} unreadable records; {:.2} MB in {:.2} s = {:.2} MB/s, {:.0} pages/s ({} threads)",
         s.pages,
-        s.unique,
-        s.duplicates,
-        s.near_duplicates,
+        s.verdicts.unique,
+        s.verdicts.duplicates,
+        s.verdicts.near_duplicates,
         s.warnings,
         s.pages_with_warnings,
         s.input_errors,

@@ -35,7 +35,6 @@ use rayon::prelude::*;
 
 use crate::input::Item;
 use crate::sink::BatchSink;
-use neardup::VerdictKind;
 use neardup::{Analyzed, Deduper};
 use neardup_output::{block_roles, InputWarning, PageRecord, Summary};
 
@@ -271,7 +270,7 @@ pub fn run_items(
     summary.threads = threads;
     tracing::info!(
         pages = summary.pages,
-        unique = summary.unique,
+        unique = summary.verdicts.unique,
         input_errors = summary.input_errors,
         secs = summary.elapsed.as_secs_f64(),
         "batch run done"
@@ -421,11 +420,7 @@ impl Run {
         let s = &mut self.summary;
         s.pages += 1;
         s.bytes += bytes as u64;
-        match verdict.kind {
-            VerdictKind::Unique => s.unique += 1,
-            VerdictKind::Duplicate => s.duplicates += 1,
-            VerdictKind::NearDuplicate => s.near_duplicates += 1,
-        }
+        s.verdicts.add(verdict.kind);
         if !verdict.warnings.is_empty() {
             s.pages_with_warnings += 1;
             s.warnings += verdict.warnings.len() as u64;
@@ -548,10 +543,10 @@ mod tests {
             assert_eq!(p.position, i);
             assert_eq!(p.key, format!("p{i}"));
             if i < 13 {
-                assert_eq!(p.verdict.kind, VerdictKind::Unique, "{i}");
+                assert_eq!(p.verdict.kind, neardup::VerdictKind::Unique, "{i}");
                 assert_eq!(p.of, None);
             } else {
-                assert_eq!(p.verdict.kind, VerdictKind::Duplicate, "{i}");
+                assert_eq!(p.verdict.kind, neardup::VerdictKind::Duplicate, "{i}");
                 // Exact copies match the first page with that article.
                 assert_eq!(p.of, Some(i % 13), "{i}");
                 let m = p.verdict.matched.as_ref().unwrap();
@@ -559,7 +554,10 @@ mod tests {
             }
         }
         let s = rec.finished.unwrap();
-        assert_eq!((s.pages, s.unique, s.duplicates), (40, 13, 27));
+        assert_eq!(
+            (s.pages, s.verdicts.unique, s.verdicts.duplicates),
+            (40, 13, 27)
+        );
         assert_eq!(s.input_errors, 3);
         assert_eq!(s.threads, 2);
     }

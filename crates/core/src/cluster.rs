@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::verdict::VerdictKind;
+use crate::verdict::{VerdictCounts, VerdictKind};
 
 /// One page's outcome, as the clustering needs it.
 #[derive(Clone, Debug)]
@@ -124,14 +124,11 @@ pub struct ClusterMember {
 pub struct SiteSummary {
     /// Pages of this site.
     pub pages: usize,
-    /// Unique pages.
-    pub unique: usize,
-    /// Pages with the verdict `duplicate` (a copy up to trivial changes),
+    /// Its verdicts by kind (`duplicates`: a copy up to trivial changes,
     /// whichever detector found it; the exact detector's share is in
-    /// `detectors`.
-    pub duplicates: usize,
-    /// Near duplicates.
-    pub near_duplicates: usize,
+    /// `detectors`).
+    #[serde(flatten)]
+    pub verdicts: VerdictCounts,
     /// Dropped / pages.
     pub duplicate_rate: f64,
     /// Clusters whose pages are all on this site, largest first.
@@ -156,11 +153,7 @@ pub fn summarize(members: &[Member], roots: &[usize]) -> ClusterReport {
     for m in members {
         let s = report.sites.entry(m.site.clone()).or_default();
         s.pages += 1;
-        match m.kind {
-            VerdictKind::Unique => s.unique += 1,
-            VerdictKind::Duplicate => s.duplicates += 1,
-            VerdictKind::NearDuplicate => s.near_duplicates += 1,
-        }
+        s.verdicts.add(m.kind);
     }
     let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, &r) in roots.iter().enumerate().take(members.len()) {
@@ -217,7 +210,7 @@ pub fn summarize(members: &[Member], roots: &[usize]) -> ClusterReport {
         s.duplicate_rate = if s.pages == 0 {
             0.0
         } else {
-            (s.duplicates + s.near_duplicates) as f64 / s.pages as f64
+            s.verdicts.dropped() as f64 / s.pages as f64
         };
         s.clusters.sort_by(by_size);
     }
@@ -271,9 +264,10 @@ mod tests {
         let r = summarize(&members, &roots);
         let x = &r.sites["x.com"];
         assert_eq!(
-            (x.pages, x.unique, x.duplicates, x.near_duplicates),
-            (3, 2, 1, 0)
+            (x.pages, x.verdicts.unique, x.verdicts.duplicates),
+            (3, 2, 1)
         );
+        assert_eq!(x.verdicts.near_duplicates, 0);
         assert!((x.duplicate_rate - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(x.clusters.len(), 1);
         assert_eq!(x.clusters[0].id, "a");

@@ -74,7 +74,7 @@ pub use deduper::{
     store_identity, Analyzed, Analyzer, Clock, Deduper, SharedDeduper, Stats, CONTENT, SAME_URL,
 };
 pub use error::{Error, Result, StoreError};
-pub use verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictKind};
+pub use verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictCounts, VerdictKind};
 
 // Configuration: the core's `Config` and each section (owned by the module
 // or crate that validates it).

@@ -43,6 +43,42 @@ impl VerdictKind {
     }
 }
 
+/// How many verdicts of each kind: the one tally that the library's
+/// [`crate::Stats`], a run's summary, the crawl's summary and the report's
+/// per-site counts share, so that a new kind is counted everywhere or
+/// nowhere. Serialized flat (`unique`, `duplicates`, `near_duplicates`)
+/// inside the structs that carry it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictCounts {
+    /// Pages kept as unique.
+    pub unique: u64,
+    /// Pages dropped as duplicates.
+    pub duplicates: u64,
+    /// Pages dropped as near duplicates.
+    pub near_duplicates: u64,
+}
+
+impl VerdictCounts {
+    /// Counts one verdict of `kind`.
+    pub fn add(&mut self, kind: VerdictKind) {
+        match kind {
+            VerdictKind::Unique => self.unique += 1,
+            VerdictKind::Duplicate => self.duplicates += 1,
+            VerdictKind::NearDuplicate => self.near_duplicates += 1,
+        }
+    }
+
+    /// Pages dropped: duplicates and near duplicates.
+    pub fn dropped(&self) -> u64 {
+        self.duplicates + self.near_duplicates
+    }
+
+    /// Every verdict counted.
+    pub fn total(&self) -> u64 {
+        self.unique + self.dropped()
+    }
+}
+
 /// What a match rests on: a detector's comparison of the content, or the
 /// URLs alone.
 ///
@@ -205,6 +241,32 @@ pub struct Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verdict_counts_count_each_kind_and_serialize_flat_in_stats() {
+        let mut c = VerdictCounts::default();
+        for k in [
+            VerdictKind::Unique,
+            VerdictKind::Duplicate,
+            VerdictKind::NearDuplicate,
+            VerdictKind::NearDuplicate,
+        ] {
+            c.add(k);
+        }
+        assert_eq!((c.unique, c.duplicates, c.near_duplicates), (1, 1, 2));
+        assert_eq!((c.dropped(), c.total()), (3, 4));
+        // The stats' JSON keeps the flat keys clients read.
+        let stats = crate::Stats {
+            checked: 4,
+            verdicts: c,
+            indexed: 1,
+        };
+        let v = serde_json::to_value(stats).expect("serialize");
+        assert_eq!(
+            v,
+            serde_json::json!({"checked": 4, "unique": 1, "duplicates": 1, "near_duplicates": 2, "indexed": 1})
+        );
+    }
 
     /// The basis serializes as the `detector` string of format 1, and reads
     /// back as the same basis.

@@ -393,20 +393,8 @@ impl Decider {
             b.pages_with_warnings += 1;
             b.warnings += verdict.warnings.len() as u64;
         }
-        match verdict.kind {
-            VerdictKind::Unique => {
-                summary.unique += 1;
-                b.unique += 1;
-            }
-            VerdictKind::Duplicate => {
-                summary.duplicates += 1;
-                b.duplicates += 1;
-            }
-            VerdictKind::NearDuplicate => {
-                summary.near_duplicates += 1;
-                b.near_duplicates += 1;
-            }
-        }
+        summary.verdicts.add(verdict.kind);
+        b.verdicts.add(verdict.kind);
         (position, of)
     }
 }

@@ -222,7 +222,7 @@ pub fn format_log_line(
         0.0
     };
     let per_min = recent as f64 * 60.0 / interval.as_secs_f64().max(1e-3);
-    let dropped = s.duplicates + s.near_duplicates;
+    let dropped = s.verdicts.dropped();
     let http_errors = s.http_errors();
     let skipped: u64 = s.skipped.values().sum();
     format!(
@@ -250,7 +250,7 @@ pub fn format_line(
     } else {
         0.0
     };
-    let dups = s.duplicates + s.near_duplicates;
+    let dups = s.verdicts.dropped();
     let dup_rate = if s.pages > 0 {
         dups as f64 * 100.0 / s.pages as f64
     } else {
@@ -350,8 +350,11 @@ mod tests {
         let s = CrawlSummary {
             attempts: 30,
             pages: 20,
-            duplicates: 4,
-            near_duplicates: 1,
+            verdicts: neardup::VerdictCounts {
+                unique: 15,
+                duplicates: 4,
+                near_duplicates: 1,
+            },
             fetch_errors: 2,
             ..CrawlSummary::default()
         };

@@ -17,12 +17,10 @@ pub struct CrawlSummary {
     pub robots_disallowed: u64,
     /// Pages checked for duplicates (2xx HTML answers).
     pub pages: u64,
-    /// Unique pages.
-    pub unique: u64,
-    /// Duplicates (content, `canonical` or `redirect`).
-    pub duplicates: u64,
-    /// Near duplicates.
-    pub near_duplicates: u64,
+    /// Their verdicts by kind (`duplicates`: by content, `canonical` or
+    /// `redirect`).
+    #[serde(flatten)]
+    pub verdicts: neardup::VerdictCounts,
     /// Duplicates by `<link rel=canonical>`.
     pub canonical_duplicates: u64,
     /// Links not crawled, by reason (`off_site`, `too_deep`,
@@ -87,10 +85,10 @@ pub fn format_summary(s: &CrawlSummary) -> Vec<String> {
         "{} fetches, {} pages checked: {} unique, {} duplicates ({} by rel=canonical), {} near duplicates, {} noindex, {} redirect stubs in {:.2}s{}",
         s.attempts,
         s.pages,
-        s.unique,
-        s.duplicates,
+        s.verdicts.unique,
+        s.verdicts.duplicates,
         s.canonical_duplicates,
-        s.near_duplicates,
+        s.verdicts.near_duplicates,
         s.noindex,
         s.redirect_stubs,
         s.elapsed.as_secs_f64(),

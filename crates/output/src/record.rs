@@ -75,14 +75,9 @@ impl std::fmt::Display for InputWarning {
 pub struct Summary {
     /// Pages checked.
     pub pages: u64,
-    /// Unique pages.
-    pub unique: u64,
-    /// Pages with the verdict `duplicate` (a copy up to trivial changes),
-    /// whichever detector found it; the exact detector's share is in
-    /// `detectors`.
-    pub duplicates: u64,
-    /// Near duplicates.
-    pub near_duplicates: u64,
+    /// Their verdicts by kind (`duplicates`: a copy up to trivial
+    /// changes, whichever detector found it).
+    pub verdicts: neardup::VerdictCounts,
     /// Pages with at least one warning.
     pub pages_with_warnings: u64,
     /// Warnings on pages, all together.

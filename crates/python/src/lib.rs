@@ -473,10 +473,10 @@ impl Deduper {
         let s = self.read(neardup::Deduper::stats)?;
         let d = PyDict::new(py);
         d.set_item("checked", s.checked)?;
-        d.set_item("unique", s.unique)?;
-        d.set_item("duplicates", s.duplicates)?;
+        d.set_item("unique", s.verdicts.unique)?;
+        d.set_item("duplicates", s.verdicts.duplicates)?;
         d.set_item("unchanged", self.unchanged.load(Ordering::Relaxed))?;
-        d.set_item("near_duplicates", s.near_duplicates)?;
+        d.set_item("near_duplicates", s.verdicts.near_duplicates)?;
         d.set_item("indexed", s.indexed)?;
         Ok(d)
     }

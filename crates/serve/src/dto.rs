@@ -184,9 +184,9 @@ impl StatsBody {
     pub fn new(stats: Stats, detectors: Vec<String>, memory: Vec<(String, usize)>) -> StatsBody {
         StatsBody {
             checked: stats.checked,
-            unique: stats.unique,
-            duplicates: stats.duplicates,
-            near_duplicates: stats.near_duplicates,
+            unique: stats.verdicts.unique,
+            duplicates: stats.verdicts.duplicates,
+            near_duplicates: stats.verdicts.near_duplicates,
             indexed: stats.indexed,
             detectors,
             memory: memory

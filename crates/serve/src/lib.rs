@@ -571,9 +571,11 @@ async fn metrics(State(state): State<Shared>) -> Result<Response, ApiError> {
     let snap = snapshot(&state).await?;
     let stats = neardup::Stats {
         checked: snap.checked,
-        unique: snap.unique,
-        duplicates: snap.duplicates,
-        near_duplicates: snap.near_duplicates,
+        verdicts: neardup::VerdictCounts {
+            unique: snap.unique,
+            duplicates: snap.duplicates,
+            near_duplicates: snap.near_duplicates,
+        },
         indexed: snap.indexed,
     };
     let memory: Vec<(String, usize)> = snap

@@ -141,7 +141,7 @@ impl Metrics {
              neardup_index_commits_total {}\n\
              # HELP neardup_index_memory_bytes Approximate heap bytes, by tier.\n\
              # TYPE neardup_index_memory_bytes gauge",
-            stats.unique, stats.duplicates, stats.near_duplicates, stats.indexed, commits
+            stats.verdicts.unique, stats.verdicts.duplicates, stats.verdicts.near_duplicates, stats.indexed, commits
         );
         for (tier, bytes) in memory {
             let _ = writeln!(

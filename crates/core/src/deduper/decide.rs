@@ -208,11 +208,7 @@ impl Deduper {
         };
         // Counted only once nothing can fail any more.
         self.stats.checked += 1;
-        match kind {
-            VerdictKind::Unique => self.stats.unique += 1,
-            VerdictKind::Duplicate => self.stats.duplicates += 1,
-            VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
-        }
+        self.stats.verdicts.add(kind);
         if let Some(redirect) = &redirect {
             warnings.push(redirect_warning(redirect));
         }

@@ -42,7 +42,7 @@ use crate::config::Config;
 use crate::derived::Derived;
 use crate::index::{unix_now, DocStore, IndexLocation, MemoryStore, RedisLocation};
 use crate::registry::Registry;
-use crate::verdict::{Verdict, VerdictKind};
+use crate::verdict::{Verdict, VerdictCounts, VerdictKind};
 
 mod analyze;
 mod chain;
@@ -60,12 +60,9 @@ pub use shared::SharedDeduper;
 pub struct Stats {
     /// Pages checked.
     pub checked: u64,
-    /// Pages found unique.
-    pub unique: u64,
-    /// Exact or near-exact copies.
-    pub duplicates: u64,
-    /// Near duplicates.
-    pub near_duplicates: u64,
+    /// Their verdicts, by kind.
+    #[serde(flatten)]
+    pub verdicts: VerdictCounts,
     /// Documents currently indexed.
     pub indexed: u64,
 }
@@ -410,11 +407,7 @@ impl Deduper {
     /// names an indexed page as its canonical URL) in [`Deduper::stats`].
     pub fn count_verdict(&mut self, kind: VerdictKind) {
         self.stats.checked += 1;
-        match kind {
-            VerdictKind::Unique => self.stats.unique += 1,
-            VerdictKind::Duplicate => self.stats.duplicates += 1,
-            VerdictKind::NearDuplicate => self.stats.near_duplicates += 1,
-        }
+        self.stats.verdicts.add(kind);
     }
 
     /// Reaches the document store: for a shared store (Redis), one round

@@ -62,7 +62,7 @@ fn exact_copy_is_a_duplicate_of_the_first_page() {
     );
     assert_eq!(m.url, "https://a.example/1");
     assert_eq!(b.indexed_as, None, "exact duplicates are not indexed");
-    assert_eq!(d.stats().duplicates, 1);
+    assert_eq!(d.stats().verdicts.duplicates, 1);
 }
 
 #[test]
