@@ -502,6 +502,29 @@ fn a_longer_page_under_a_sibling_folder_does_not_extend_it() {
     assert!(c.allows_drop(0.8), "{c:?}");
 }
 
+/// The coverage, found through the block index (strict), of a page of
+/// main-content blocks `texts` at `url` by a kept page of blocks
+/// `kept_texts` at `kept_url`, both titled `title`; and the kept page's
+/// sampling modulus.
+fn strict_coverage_of_texts(
+    title: &str,
+    (texts, url): (&[String], &str),
+    (kept_texts, kept_url): (&[String], &str),
+) -> (Coverage, u32) {
+    let blocks =
+        |texts: &[String]| -> Vec<Block> { texts.iter().map(|t| block(t, true)).collect() };
+    let page = PageContent::from_page(title, &blocks(texts));
+    let kept_ev = PageContent::from_page(title, &blocks(kept_texts)).evidence();
+    let own = OwnContent::new(&page, SiteTemplate::default(), url);
+    let kept = Kept {
+        evidence: kept_ev.as_ref(),
+        page_name: page_name(kept_url),
+        url: kept_url,
+    };
+    let c = own.coverage(&page, kept, SiteTemplate::default(), true);
+    (c, kept_ev.modulus)
+}
+
 #[test]
 fn a_story_with_a_table_its_print_view_leaves_out_extends_it() {
     // The print view kept first: seven paragraphs. The story's page
@@ -521,19 +544,9 @@ fn a_story_with_a_table_its_print_view_leaves_out_extends_it() {
         (0..50).map(|r| format!("district{r} cases{r} 1{r}0 recovered{r} 2{r} deaths{r} {r}")),
     );
     story.extend((0..4).map(|r| format!("Source: ministry of health bulletin number {r} updated daily with district counts and state totals for every region listed above.")));
-    let blocks =
-        |texts: &[String]| -> Vec<Block> { texts.iter().map(|t| block(t, true)).collect() };
-    let page = PageContent::from_page(title, &blocks(&story));
-    let kept_ev = PageContent::from_page(title, &blocks(&kept)).evidence();
     let url = "http://s/india-news/trump-retaliation-2207327";
     let kept_url = "http://s/print/india-news/trump-retaliation-2207327";
-    let own = OwnContent::new(&page, SiteTemplate::default(), url);
-    let kept = Kept {
-        evidence: kept_ev.as_ref(),
-        page_name: page_name(kept_url),
-        url: kept_url,
-    };
-    let c = own.coverage(&page, kept, SiteTemplate::default(), true);
+    let (c, _) = strict_coverage_of_texts(title, (&story, url), (&kept, kept_url));
     assert!(
         matches!(c, Coverage::Measured { holds: Some(h), covered, .. } if h >= EXTENDS_MIN_HOLDS && (EXTENDS_MIN_COVERED..0.5).contains(&covered)),
         "{c:?}"
@@ -541,9 +554,7 @@ fn a_story_with_a_table_its_print_view_leaves_out_extends_it() {
     assert!(c.allows_drop(0.8), "{c:?}");
     // Three times the print view: a page that includes it.
     story.extend((0..8).map(|p| paragraph(100 + p)));
-    let page = PageContent::from_page(title, &blocks(&story));
-    let own = OwnContent::new(&page, SiteTemplate::default(), url);
-    let c = own.coverage(&page, kept, SiteTemplate::default(), true);
+    let (c, _) = strict_coverage_of_texts(title, (&story, url), (&kept, kept_url));
     assert!(!c.allows_drop(0.8), "{c:?}");
 }
 
@@ -566,24 +577,10 @@ fn a_record_of_short_fields_is_held_whole_by_its_fuller_page() {
     kept.extend((0..5).map(sentence));
     let mut record = kept.clone();
     record.extend((100..158).map(sentence));
-    let blocks =
-        |texts: &[String]| -> Vec<Block> { texts.iter().map(|t| block(t, true)).collect() };
-    let page = PageContent::from_page(title, &blocks(&record));
-    let kept_ev = PageContent::from_page(title, &blocks(&kept)).evidence();
-    assert!(kept_ev.modulus > 1, "the kept page must be sampled");
-    eprintln!(
-        "DBG main_words={} m={}",
-        kept_ev.main_words, kept_ev.modulus
-    );
     let url = "http://registry.example/study/record.html";
     let kept_url = "http://other.example/syndication/changes-in-circulating-tumor-dna";
-    let own = OwnContent::new(&page, SiteTemplate::default(), url);
-    let kept = Kept {
-        evidence: kept_ev.as_ref(),
-        page_name: page_name(kept_url),
-        url: kept_url,
-    };
-    let c = own.coverage(&page, kept, SiteTemplate::default(), true);
+    let (c, modulus) = strict_coverage_of_texts(title, (&record, url), (&kept, kept_url));
+    assert!(modulus > 1, "the kept page must be sampled");
     assert!(
         matches!(c, Coverage::Measured { holds: Some(h), covered, .. } if h >= 0.9 && (EXTENDS_MIN_COVERED..0.5).contains(&covered)),
         "{c:?}"
