@@ -1,7 +1,7 @@
 //! How much of a page's own content a kept page holds (`OwnContent`, `Coverage`): the content gate.
 
 use super::evidence::EvidenceRef;
-use super::measure::{found_in, sampled_words_covered, shingle_count, words_covered};
+use super::measure::{found_in, shingle_count, words_covered};
 use super::names::{for_each_hashed_word, place_words};
 use super::page::{ContentBlock, PageContent};
 use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
@@ -456,14 +456,9 @@ impl Compared {
 /// The kept article's words found in the compared blocks `cmp`, whose
 /// shingles the kept sample (every `m`th) holds where `hit`: by words when
 /// the kept page's shingles are all stored (`m == 1`), else by the words
-/// under its sampled shingles ([`sampled_words_covered`]).
+/// under its sampled shingles ([`words_covered`]).
 fn kept_words_found(cmp: &Compared, hit: &[bool], m: u32) -> f64 {
-    let share = if m == 1 {
-        words_covered(&cmp.spans, &cmp.rank_at, hit)
-    } else {
-        sampled_words_covered(&cmp.spans, &cmp.rank_at, &cmp.shingles, hit, m)
-    };
-    share * f64::from(cmp.words)
+    words_covered(&cmp.spans, &cmp.rank_at, &cmp.shingles, hit, m) * f64::from(cmp.words)
 }
 
 impl OwnContent {
@@ -778,7 +773,7 @@ impl OwnContent {
         let hit = found_in(&cmp.shingles, kept.sample);
         let by_words = basis == Basis::Article && m == 1 && !strict;
         let covered = if by_words {
-            words_covered(&cmp.spans, &cmp.rank_at, &hit)
+            words_covered(&cmp.spans, &cmp.rank_at, &cmp.shingles, &hit, 1)
         } else {
             // The kept sample holds only shingles `0 mod m`: every hit is
             // one. (`m` is a power of two: a mask, not a division.)

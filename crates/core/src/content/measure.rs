@@ -1,24 +1,33 @@
 //! How much of a page's compared blocks a kept page holds, counted in
-//! words: an edited word costs itself, not the
-//! three shingles around it, and a kept page stored as a sample of its
-//! shingles is measured in words too.
+//! words: an edited word costs itself, not the three shingles around it,
+//! and a kept page stored as a sample of its shingles is measured in
+//! words too.
 
-/// [`words_covered`] when the kept page stores only its shingles `0 mod m`
-/// (`hit` can be true only for those): per block, the share of its words
-/// under a sampled shingle that are under one the kept page has, weighed
-/// by the block's words over its chance to be measured (blocks without a
-/// sampled shingle are not). Counting the sampled shingles found instead (times `m`)
-/// counts shingles, not words, and a block of `n` words has fewer than
-/// `n` of them: a record of short fields (two shingles to four words)
-/// that is wholly here would be measured as two thirds here.
-pub(super) fn sampled_words_covered(
+/// The share of the words of the compared blocks (`spans`: first word's
+/// position, words) that lie in a word-3-shingle of the kept page, given
+/// which of the page's distinct `shingles` (`rank_at`: per word position,
+/// the index of the shingle starting there) the kept page has (`hit`); a
+/// block of one or two words counts when the kept page has it as a block.
+/// For prose this is the share of the text that is there: an edited word
+/// costs itself, not the three shingles around it.
+///
+/// When the kept page stores only its shingles `0 mod m` (`m > 1`; `hit`
+/// can be true only for those), each block is measured on its words
+/// under a sampled shingle, and weighed by its words over its chance to
+/// have one (blocks without one are not measured). Counting the sampled
+/// shingles found (times `m`) instead would count shingles, not words, and
+/// a block of `n` words has fewer than `n` of them: a record of short
+/// fields (two shingles to four words) wholly here would measure two
+/// thirds here. With `m == 1` every shingle is sampled and each block
+/// weighs its words.
+pub(super) fn words_covered(
     spans: &[(u32, u32)],
     rank_at: &[u32],
     shingles: &[u32],
     hit: &[bool],
     m: u32,
 ) -> f64 {
-    let sampled = |r: u32| shingles.get(r as usize).is_some_and(|s| s & (m - 1) == 0);
+    let sampled = |r: u32| m == 1 || shingles.get(r as usize).is_some_and(|s| s & (m - 1) == 0);
     let is_hit = |r: u32| hit.get(r as usize).copied().unwrap_or(false);
     let (mut total, mut found) = (0.0f64, 0.0f64);
     for &(start, len) in spans {
@@ -26,8 +35,8 @@ pub(super) fn sampled_words_covered(
         let block = rank_at
             .get(start..start + shingle_count(len as u32))
             .unwrap_or_default();
-        // As in `words_covered`, once for the words under a sampled
-        // shingle and once for those under a sampled shingle found.
+        // The words under a sampled shingle, and those under a sampled
+        // shingle the kept page has.
         let (mut under, mut under_found) = (0usize, 0usize);
         if len < 3 {
             if let Some(&r) = block.first().filter(|&&r| sampled(r)) {
@@ -35,6 +44,8 @@ pub(super) fn sampled_words_covered(
                 under_found = if is_hit(r) { len } else { 0 };
             }
         } else {
+            // Shingle `i` covers words `i..i + 3`; words before `until`
+            // are already counted.
             let (mut until, mut until_found) = (0, 0);
             for (i, &r) in block.iter().enumerate() {
                 if !sampled(r) {
@@ -48,15 +59,20 @@ pub(super) fn sampled_words_covered(
                 }
             }
         }
-        if under > 0 {
-            // A block is measured when one of its `c` shingles is sampled,
-            // with chance `1 - (1 - 1/m)^c`: short blocks are measured less
-            // often and stand for those that were not (weighed by
-            // the inverse of that chance), so that long blocks do not
+        let weight = if m == 1 {
+            len as f64
+        } else if under > 0 {
+            // A block has a sampled shingle with chance `1 - (1 - 1/m)^c`
+            // (`c` shingles): short blocks are measured less often and
+            // stand for those that were not, so that long blocks do not
             // outweigh them.
             let c = i32::try_from(block.len()).unwrap_or(i32::MAX);
-            let weight = len as f64 / (1.0 - (1.0 - 1.0 / f64::from(m)).powi(c));
-            total += weight;
+            len as f64 / (1.0 - (1.0 - 1.0 / f64::from(m)).powi(c))
+        } else {
+            continue;
+        };
+        total += weight;
+        if under > 0 {
             found += weight * under_found as f64 / under as f64;
         }
     }
@@ -65,43 +81,6 @@ pub(super) fn sampled_words_covered(
     } else {
         0.0
     }
-}
-
-/// The share of the words of the compared blocks (`spans`: first word's
-/// position, words) that lie in a word-3-shingle of the kept page, given
-/// which of the page's distinct shingles (`rank_at`: per word position,
-/// the index of the shingle starting there) the kept page has (`hit`); a
-/// block of one or two words counts when the kept page has it as a block.
-/// For prose this is the share of the text that is there: an edited word
-/// costs itself, not the three shingles around it.
-pub(super) fn words_covered(spans: &[(u32, u32)], rank_at: &[u32], hit: &[bool]) -> f64 {
-    let is_hit = |r: &u32| hit.get(*r as usize).copied().unwrap_or(false);
-    let (mut total, mut found) = (0usize, 0usize);
-    for &(start, len) in spans {
-        let (start, len) = (start as usize, len as usize);
-        let block = rank_at
-            .get(start..start + shingle_count(len as u32))
-            .unwrap_or_default();
-        total += len;
-        if len < 3 {
-            found += if block.first().is_some_and(is_hit) {
-                len
-            } else {
-                0
-            };
-            continue;
-        }
-        // Shingle `i` covers words `i..i + 3`; words before `until` are
-        // already counted.
-        let mut until = 0;
-        for (i, r) in block.iter().enumerate() {
-            if is_hit(r) {
-                found += i + 3 - i.max(until);
-                until = i + 3;
-            }
-        }
-    }
-    found as f64 / total.max(1) as f64
 }
 
 /// For each of the sorted, distinct `own` shingles, whether the sorted

@@ -204,15 +204,15 @@ fn words_covered_counts_each_word_once() {
     let rank_at = [0, 1, 2, 0, 0, 3, 0];
     // Shingles 0 and 2 overlap on word 2: words 0..5 all covered once.
     assert_eq!(
-        words_covered(&spans, &rank_at, &[true, false, true, false]),
+        words_covered(&spans, &rank_at, &[], &[true, false, true, false], 1),
         5.0 / 7.0
     );
     assert_eq!(
-        words_covered(&spans, &rank_at, &[false, true, false, true]),
+        words_covered(&spans, &rank_at, &[], &[false, true, false, true], 1),
         5.0 / 7.0
     );
-    assert_eq!(words_covered(&spans, &rank_at, &[false; 4]), 0.0);
-    assert_eq!(words_covered(&spans, &rank_at, &[true; 4]), 1.0);
+    assert_eq!(words_covered(&spans, &rank_at, &[], &[false; 4], 1), 0.0);
+    assert_eq!(words_covered(&spans, &rank_at, &[], &[true; 4], 1), 1.0);
 }
 
 #[test]

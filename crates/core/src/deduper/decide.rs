@@ -207,8 +207,7 @@ impl Deduper {
             }
         };
         // Counted only once nothing can fail any more.
-        self.stats.checked += 1;
-        self.stats.verdicts.add(kind);
+        self.count_verdict(kind);
         if let Some(redirect) = &redirect {
             warnings.push(redirect_warning(redirect));
         }

@@ -403,8 +403,9 @@ impl Deduper {
             .map(|(id, rec)| (id, rec.key.clone(), rec.url.clone())))
     }
 
-    /// Counts a verdict reached without [`Deduper::decide`] (a page that
-    /// names an indexed page as its canonical URL) in [`Deduper::stats`].
+    /// Counts a verdict in [`Deduper::stats`]: one of [`Deduper::decide`],
+    /// or one reached without it (a page that names an indexed page as its
+    /// canonical URL).
     pub fn count_verdict(&mut self, kind: VerdictKind) {
         self.stats.checked += 1;
         self.stats.verdicts.add(kind);
