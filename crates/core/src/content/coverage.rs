@@ -1,13 +1,13 @@
 //! How much of a page's own content a kept page holds (`OwnContent`, `Coverage`): the content gate.
 
 use super::evidence::EvidenceRef;
-use super::measure::{found_in, shingle_count, words_covered};
+use super::measure::{found_in, shingle_count, words_covered, words_revised};
 use super::names::{for_each_hashed_word, place_words};
 use super::page::{ContentBlock, PageContent};
 use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
 use super::{
-    EXTENDS_MIN_COVERED, EXTENDS_MIN_HOLDS, ITEM_NAME_WORDS, MIN_NAMED, MIN_SAMPLED, MIN_SHINGLES,
-    YOUNG_MIN_COVERAGE,
+    EXTENDS_MAX_REVISED, EXTENDS_MIN_COVERED, EXTENDS_MIN_HOLDS, ITEM_NAME_WORDS, MIN_NAMED,
+    MIN_SAMPLED, MIN_SHINGLES, YOUNG_MIN_COVERAGE,
 };
 
 /// What was compared to judge a drop.
@@ -592,7 +592,9 @@ impl OwnContent {
     /// article, at least [`EXTENDS_MIN_COVERED`]) and the two name each
     /// other (at least [`MIN_NAMED`] of each name in the other's title,
     /// `named` being this page's share): a page holding a chapter under
-    /// its book's title is not that chapter extended.
+    /// its book's title is not that chapter extended; and what it adds is
+    /// not new sentences inside the kept article's paragraphs (`revised`,
+    /// the share of its words that are, at most [`EXTENDS_MAX_REVISED`]).
     /// `holds` is the kept page's name share in this page's title
     /// ([`OwnContent::holds_name_of`]).
     pub(super) fn extends(
@@ -602,6 +604,7 @@ impl OwnContent {
         kept: EvidenceRef<'_>,
         named: f64,
         holds: impl FnOnce() -> Option<f64>,
+        revised: impl FnOnce() -> f64,
     ) -> Option<f64> {
         if !(EXTENDS_MIN_COVERED..YOUNG_MIN_COVERAGE).contains(&covered)
             || kept.main_words == 0
@@ -611,10 +614,10 @@ impl OwnContent {
             return None;
         }
         let share = found / f64::from(kept.main_words);
-        if share < EXTENDS_MIN_HOLDS {
+        if share < EXTENDS_MIN_HOLDS || !holds().is_some_and(|h| h >= MIN_NAMED) {
             return None;
         }
-        holds().is_some_and(|h| h >= MIN_NAMED).then_some(share)
+        (revised() <= EXTENDS_MAX_REVISED).then_some(share)
     }
 
     /// Whether this page carries the name of the kept page (see
@@ -837,7 +840,8 @@ impl OwnContent {
                 } else {
                     kept_words_found(cmp, &hit, m)
                 };
-                self.extends(covered, found, kept, named, holds)
+                let revised = || words_revised(&cmp.spans, &cmp.rank_at, &cmp.shingles, &hit, m);
+                self.extends(covered, found, kept, named, holds, revised)
             })
             .flatten();
         Coverage::Measured {

@@ -27,10 +27,77 @@ pub(super) fn words_covered(
     hit: &[bool],
     m: u32,
 ) -> f64 {
-    let sampled = |r: u32| m == 1 || shingles.get(r as usize).is_some_and(|s| s & (m - 1) == 0);
-    let is_hit = |r: u32| hit.get(r as usize).copied().unwrap_or(false);
     let (mut total, mut found) = (0.0f64, 0.0f64);
-    for &(start, len) in spans {
+    for b in measured_blocks(spans, rank_at, shingles, hit, m) {
+        total += b.weight;
+        found += b.weight * b.found;
+    }
+    if total > 0.0 {
+        found / total
+    } else {
+        0.0
+    }
+}
+
+/// The share of the words of the compared blocks (measured and weighed as
+/// in [`words_covered`]) that are new words inside a block the kept page
+/// partly has: a block of which at least a tenth and less than
+/// [`REVISED_BELOW`] is found is one of the kept page's paragraphs
+/// rewritten (new sentences in it, an annotation run into it), and its
+/// words not found are counted here. A copy's edits leave most of each
+/// block found (a word in twenty changed leaves about 85% of a block's
+/// words under a found shingle), and what a copy adds around the kept
+/// text (comments, a table, a video's transcript) are blocks of its own,
+/// found not at all.
+pub(super) fn words_revised(
+    spans: &[(u32, u32)],
+    rank_at: &[u32],
+    shingles: &[u32],
+    hit: &[bool],
+    m: u32,
+) -> f64 {
+    let (mut total, mut revised) = (0.0f64, 0.0f64);
+    for b in measured_blocks(spans, rank_at, shingles, hit, m) {
+        total += b.weight;
+        if (REVISED_FROM..REVISED_BELOW).contains(&b.found) {
+            revised += b.weight * (1.0 - b.found);
+        }
+    }
+    if total > 0.0 {
+        revised / total
+    } else {
+        0.0
+    }
+}
+
+/// A block of which at least this share is found in the kept page...
+pub(super) const REVISED_FROM: f64 = 0.25;
+/// ...and less than this share is a rewritten paragraph
+/// ([`words_revised`]).
+pub(super) const REVISED_BELOW: f64 = 0.6;
+
+/// One compared block as measured against a kept page: its weight (its
+/// words, or over its chance of having a sampled shingle) and the share of
+/// its measured words that the kept page has.
+struct MeasuredBlock {
+    weight: f64,
+    found: f64,
+}
+
+/// Each compared block that can be measured against the kept page (all of
+/// them when `m == 1`; those with a sampled shingle otherwise), in order:
+/// see [`words_covered`].
+fn measured_blocks<'a>(
+    spans: &'a [(u32, u32)],
+    rank_at: &'a [u32],
+    shingles: &'a [u32],
+    hit: &'a [bool],
+    m: u32,
+) -> impl Iterator<Item = MeasuredBlock> + 'a {
+    let sampled =
+        move |r: u32| m == 1 || shingles.get(r as usize).is_some_and(|s| s & (m - 1) == 0);
+    let is_hit = |r: u32| hit.get(r as usize).copied().unwrap_or(false);
+    spans.iter().filter_map(move |&(start, len)| {
         let (start, len) = (start as usize, len as usize);
         let block = rank_at
             .get(start..start + shingle_count(len as u32))
@@ -69,18 +136,15 @@ pub(super) fn words_covered(
             let c = i32::try_from(block.len()).unwrap_or(i32::MAX);
             len as f64 / (1.0 - (1.0 - 1.0 / f64::from(m)).powi(c))
         } else {
-            continue;
+            return None;
         };
-        total += weight;
-        if under > 0 {
-            found += weight * under_found as f64 / under as f64;
-        }
-    }
-    if total > 0.0 {
-        found / total
-    } else {
-        0.0
-    }
+        let found = if under > 0 {
+            under_found as f64 / under as f64
+        } else {
+            0.0
+        };
+        Some(MeasuredBlock { weight, found })
+    })
 }
 
 /// For each of the sorted, distinct `own` shingles, whether the sorted

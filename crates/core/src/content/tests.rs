@@ -589,6 +589,56 @@ fn a_record_of_short_fields_is_held_whole_by_its_fuller_page() {
 }
 
 #[test]
+fn an_annotated_edition_does_not_extend_the_story() {
+    // An interview kept first: twelve paragraphs of 40 words. Its
+    // annotated edition after it, under the same headline in another
+    // folder: the same paragraphs, each with a 35-word annotation run
+    // into it after its first sentence. It holds all of the interview,
+    // and about half of it is the interview, but the other half is new
+    // sentences inside the interview's paragraphs: another edition of
+    // the story, kept. The same interview with the same 420 words added
+    // as paragraphs of their own (comments, a sidebar) still extends it.
+    let title = "Greg Berlanti knows the secret to superhero TV";
+    let sentence = |p: usize, from: usize, to: usize| -> String {
+        let words: Vec<String> = (from..to).map(|w| format!("word{p}x{w}")).collect();
+        words.join(" ")
+    };
+    let note = |p: usize| -> String {
+        let words: Vec<String> = (0..35).map(|w| format!("note{p}x{w}")).collect();
+        words.join(" ")
+    };
+    let kept: Vec<String> = (0..12)
+        .map(|p| format!("{}. {}.", sentence(p, 0, 20), sentence(p, 20, 40)))
+        .collect();
+    let annotated: Vec<String> = (0..12)
+        .map(|p| {
+            format!(
+                "{}. {}. {}.",
+                sentence(p, 0, 20),
+                note(p),
+                sentence(p, 20, 40)
+            )
+        })
+        .collect();
+    let url = "http://s/print/2016/08/berlanti.html";
+    let kept_url = "http://s/2016/09/berlanti.html";
+    let (c, _) = strict_coverage_of_texts(title, (&annotated, url), (&kept, kept_url));
+    assert!(
+        matches!(c, Coverage::Measured { holds: None, covered, .. } if (EXTENDS_MIN_COVERED..0.8).contains(&covered)),
+        "{c:?}"
+    );
+    assert!(!c.allows_drop(0.8), "{c:?}");
+    let mut around = kept.clone();
+    around.extend((0..12).map(|p| format!("{}.", note(p))));
+    let (c, _) = strict_coverage_of_texts(title, (&around, url), (&kept, kept_url));
+    assert!(
+        matches!(c, Coverage::Measured { holds: Some(h), covered, .. } if h >= 0.9 && covered < 0.8),
+        "{c:?}"
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+}
+
+#[test]
 fn an_entry_of_one_listing_does_not_extend_its_sibling() {
     // `struct.Stderr` after `fn.stderr`, one folder: named alike (the
     // case differs), it holds all of the function's page and says 70%
