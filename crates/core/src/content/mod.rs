@@ -97,8 +97,10 @@
 /// instead of quietly missing copies. 2: pages without an article get
 /// their content blocks as main text; long preformatted blocks are cut for
 /// the template model. 3: the main text's language and the title's edge
-/// words are part of a page's content and evidence.
-pub const ANALYSIS_VERSION: u32 = 3;
+/// words are part of a page's content and evidence. 4: extraction widens
+/// the article to a common ancestor of strong candidates only when their
+/// text, not their class names, made them strong.
+pub const ANALYSIS_VERSION: u32 = 4;
 
 mod block_index;
 mod coverage;

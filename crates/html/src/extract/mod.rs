@@ -632,6 +632,49 @@ mod tests {
     }
 
     #[test]
+    fn a_carousel_of_headline_cards_does_not_take_the_article_over() {
+        // A gated magazine article: three paragraphs in a content section,
+        // under a wrapper whose class reads as negative ("scroll"), and a
+        // carousel of twelve headline cards whose bodies' classes read as
+        // positive ("body"). Each card starts as a candidate nearly as good
+        // as the article by its class alone, but its text earned it two
+        // points to the article's ten: the cards are not the article split
+        // into parts, so the article is not widened to the page holding
+        // both (where the cleaner then drops the "scroll" wrapper and the
+        // cards are all that is left).
+        let para = |i: usize| {
+            format!(
+                "<p>Paragraph {i} of the story, with a clause, another clause, and a third one \
+                 that runs on about the history of toys, the catalogs that sold them, the \
+                 studies that measured what children learn from play, and what parents \
+                 can do about it at home.</p>"
+            )
+        };
+        let cards: String = (0..12)
+            .map(|i| {
+                format!(
+                    "<div class=\"card\"><div class=\"tile-body\"><h3>Read this next: \
+                     headline number {i} of the carousel</h3></div></div>"
+                )
+            })
+            .collect();
+        let html = format!(
+            "<html><head><title>Toys</title></head><body><div class=\"layout\">\
+             <div class=\"scrollspy-container\"><article class=\"article-wrapper\">\
+             <section class=\"article-content\"><div>{}{}{}</div></section></article></div>\
+             <div class=\"carousel\"><h2>Read This Next</h2>{cards}</div></div></body></html>",
+            para(1),
+            para(2),
+            para(3)
+        );
+        let e = ex_url(&html, "https://example.com/magazine/toys");
+        let main = e.text(ExtractMode::Main);
+        assert!(main.contains("Paragraph 1 of the story"), "{main}");
+        assert!(main.contains("Paragraph 3 of the story"), "{main}");
+        assert!(!main.contains("headline number"), "{main}");
+    }
+
+    #[test]
     fn metadata() {
         let e = ex_url(
             &fixture("news-article.html"),

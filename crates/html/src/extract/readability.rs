@@ -17,6 +17,12 @@ pub(super) const CLEAN_CONDITIONALLY: u8 = 1 << 2;
 pub(super) const CHAR_THRESHOLD: u32 = 500;
 /// Candidates remembered when looking for a common ancestor.
 pub(super) const TOP_CANDIDATES: usize = 5;
+/// The least share of the best candidate's earned score (see
+/// [`Pass::earned`]) that another candidate must have earned to count
+/// towards their common ancestor ([`Pass::common_ancestor`]). Readability's
+/// split steps earn a third to a half of the best's (ehow's how-to pages).
+pub(super) const ALTERNATIVE_MIN_EARNED: f32 = 0.25;
+
 /// Paragraph score is credited to this many ancestors.
 pub(super) const SCORE_LEVELS: usize = 5;
 
@@ -486,13 +492,24 @@ impl<'a, 'p> Pass<'a, 'p> {
     }
 
     /// Several strong candidates (at least 3 within 75% of the best's
-    /// score) under one ancestor of the best `t`: that ancestor.
+    /// score) under one ancestor of the best `t`: that ancestor. A
+    /// candidate counts only when its text earned it at least
+    /// [`ALTERNATIVE_MIN_EARNED`] of what the best's earned it: a div
+    /// starts at 5 points and a positive class adds 25, so a headline
+    /// card's body (`BaseTile__Body`, one short heading: 2 points) would
+    /// otherwise count as the article split in parts, and the article be
+    /// widened to the page holding both (National Geographic's gated
+    /// articles and their carousel of further reading, on neardup-dev2).
     pub(super) fn common_ancestor(&self, mut t: u32, top: &[u32]) -> u32 {
         let ts = at(&self.score, t);
+        let te = self.earned(t);
         let mut counts: HashMap<u32, u8> = HashMap::new();
         let mut lists = 0;
         for &c in top.iter().skip(1) {
-            if ts > 0.0 && at(&self.score, c) / ts >= 0.75 {
+            if ts > 0.0
+                && at(&self.score, c) / ts >= 0.75
+                && self.earned(c) >= ALTERNATIVE_MIN_EARNED * te
+            {
                 lists += 1;
                 let mut a = self.parent_of(c as usize);
                 while a != NONE {
@@ -512,6 +529,14 @@ impl<'a, 'p> Pass<'a, 'p> {
             }
         }
         t
+    }
+
+    /// What a candidate's text earned it: its score less what its tag and
+    /// class gave it to start with (both scaled by `1 - link density`,
+    /// as in [`Pass::top_candidates`]).
+    pub(super) fn earned(&self, c: u32) -> f32 {
+        let start = base_score(self.tag_of(c)) + self.class_weight(c);
+        at(&self.score, c) - start * (1.0 - self.density(c))
     }
 
     /// A scored ancestor of `t` scoring higher than the one below it
