@@ -648,6 +648,12 @@ const WITH_COMMENTS: &str = "story/solar-farm-airfield-approved";
 /// as its title.
 const PRINT: &str = "print/news/2026/03/16/solar-farm-approved.html";
 
+/// The Gazette's annotated edition of the article a week later, under
+/// the same headline in another date folder: each of its eight paragraphs
+/// with a sentence or two of background run into it (257 new words to
+/// the article's 326).
+const ANNOTATED: &str = "news/2026/03/24/solar-farm-approved.html";
+
 /// Checks `first` then `second` (each a site and a path) after `seeds`,
 /// asserts `first` kept and returns the verdict on `second`.
 fn copy_after(seeds: &[(Site, &[&str])], first: (Site, &str), second: (Site, &str)) -> Verdict {
@@ -682,6 +688,23 @@ fn an_edited_copy_with_a_new_date_is_a_near_duplicate() {
     let v = copy_after(&seeds, (GAZETTE, EDITED), (GAZETTE, ORIGINAL));
     assert_eq!(v.kind, VerdictKind::NearDuplicate, "{}", show(&v));
     assert_copy_of(&v, GAZETTE.url(EDITED));
+}
+
+/// The annotated edition holds the whole article under its name, and the
+/// article is more than 40% of it, but what it adds is inside the
+/// article's paragraphs: another edition, kept, where an edited copy (a
+/// word changed here and there, an advert around the text) is dropped.
+/// The article after its annotated edition is wholly in it under its
+/// name: a copy.
+#[test]
+fn an_annotated_edition_is_not_a_copy_of_the_article() {
+    let seeded: [(Site, &[&str]); 1] = [(GAZETTE, &GAZETTE_SEED)];
+    for seeds in [&seeded[..], &[]] {
+        let v = copy_after(seeds, (GAZETTE, ORIGINAL), (GAZETTE, ANNOTATED));
+        assert_eq!(v.kind, VerdictKind::Unique, "{}", show(&v));
+        let v = copy_after(seeds, (GAZETTE, ANNOTATED), (GAZETTE, ORIGINAL));
+        assert_copy_of(&v, GAZETTE.url(ANNOTATED));
+    }
 }
 
 #[test]

@@ -41,14 +41,15 @@ pub(super) fn words_covered(
 
 /// The share of the words of the compared blocks (measured and weighed as
 /// in [`words_covered`]) that are new words inside a block the kept page
-/// partly has: a block of which at least a tenth and less than
-/// [`REVISED_BELOW`] is found is one of the kept page's paragraphs
-/// rewritten (new sentences in it, an annotation run into it), and its
-/// words not found are counted here. A copy's edits leave most of each
-/// block found (a word in twenty changed leaves about 85% of a block's
-/// words under a found shingle), and what a copy adds around the kept
-/// text (comments, a table, a video's transcript) are blocks of its own,
-/// found not at all.
+/// partly has: a block of which at least [`REVISED_FROM`] and less than
+/// [`REVISED_BELOW`] is found, with a sentence of the kept page in it
+/// ([`REVISED_MIN_RUN`] words in one run), is one of the kept page's
+/// paragraphs rewritten (new sentences in it, an annotation run into it),
+/// and its words not found are counted here. A copy's edits leave most of
+/// each block found (a word in twenty changed leaves about 85% of a
+/// block's words under a found shingle); what a copy adds around the kept
+/// text (comments, a table, a box of key facts, photo captions) are blocks
+/// of its own, which share at most a phrase with the kept text.
 pub(super) fn words_revised(
     spans: &[(u32, u32)],
     rank_at: &[u32],
@@ -59,7 +60,7 @@ pub(super) fn words_revised(
     let (mut total, mut revised) = (0.0f64, 0.0f64);
     for b in measured_blocks(spans, rank_at, shingles, hit, m) {
         total += b.weight;
-        if (REVISED_FROM..REVISED_BELOW).contains(&b.found) {
+        if (REVISED_FROM..REVISED_BELOW).contains(&b.found) && b.run >= REVISED_MIN_RUN {
             revised += b.weight * (1.0 - b.found);
         }
     }
@@ -73,8 +74,11 @@ pub(super) fn words_revised(
 /// A block of which at least this share is found in the kept page...
 pub(super) const REVISED_FROM: f64 = 0.25;
 /// ...and less than this share is a rewritten paragraph
-/// ([`words_revised`]).
+/// ([`words_revised`])...
 pub(super) const REVISED_BELOW: f64 = 0.6;
+/// ...when it carries at least this many of the kept page's words in one
+/// run (a sentence of it).
+pub(super) const REVISED_MIN_RUN: usize = 12;
 
 /// One compared block as measured against a kept page: its weight (its
 /// words, or over its chance of having a sampled shingle) and the share of
@@ -82,6 +86,9 @@ pub(super) const REVISED_BELOW: f64 = 0.6;
 struct MeasuredBlock {
     weight: f64,
     found: f64,
+    /// The longest run of its words under found shingles, with no
+    /// measured shingle that is not found inside it.
+    run: usize,
 }
 
 /// Each compared block that can be measured against the kept page (all of
@@ -104,16 +111,18 @@ fn measured_blocks<'a>(
             .unwrap_or_default();
         // The words under a sampled shingle, and those under a sampled
         // shingle the kept page has.
-        let (mut under, mut under_found) = (0usize, 0usize);
+        let (mut under, mut under_found, mut run) = (0usize, 0usize, 0usize);
         if len < 3 {
             if let Some(&r) = block.first().filter(|&&r| sampled(r)) {
                 under = len;
                 under_found = if is_hit(r) { len } else { 0 };
+                run = under_found;
             }
         } else {
             // Shingle `i` covers words `i..i + 3`; words before `until`
             // are already counted.
             let (mut until, mut until_found) = (0, 0);
+            let mut run_from = None;
             for (i, &r) in block.iter().enumerate() {
                 if !sampled(r) {
                     continue;
@@ -123,6 +132,10 @@ fn measured_blocks<'a>(
                 if is_hit(r) {
                     under_found += i + 3 - i.max(until_found);
                     until_found = i + 3;
+                    let from = *run_from.get_or_insert(i);
+                    run = run.max(i + 3 - from);
+                } else {
+                    run_from = None;
                 }
             }
         }
@@ -143,7 +156,7 @@ fn measured_blocks<'a>(
         } else {
             0.0
         };
-        Some(MeasuredBlock { weight, found })
+        Some(MeasuredBlock { weight, found, run })
     })
 }
 
