@@ -2,7 +2,7 @@
 
 use super::evidence::EvidenceRef;
 use super::measure::{found_in, shingle_count, words_covered, words_revised};
-use super::names::{for_each_hashed_word, place_words};
+use super::names::{file_words, for_each_hashed_word, place_words};
 use super::page::{ContentBlock, PageContent};
 use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
 use super::{
@@ -474,12 +474,25 @@ impl OwnContent {
         let title = page.title_words();
         let name: Vec<u32> = if own.iter().any(|(_, b)| b.source == 0) {
             let place = place_words(url);
+            // A short edge segment is taken for the site's name while the
+            // site is young, unless the URL's file name spells it: then it
+            // is the page's (`tinyorm.fields.IntegerField — TinyORM 3.11
+            // documentation`).
+            let file = if sel.young {
+                file_words(url)
+            } else {
+                Vec::new()
+            };
             title
                 .iter()
                 .copied()
                 .filter(|&w| !template.common_title_word(w))
                 .filter(|w| place.binary_search(w).is_err())
-                .filter(|w| !sel.young || page.title_edges.binary_search(w).is_err())
+                .filter(|w| {
+                    !sel.young
+                        || page.title_edges.binary_search(w).is_err()
+                        || file.binary_search(w).is_ok()
+                })
                 .collect()
         } else {
             Vec::new()
@@ -550,16 +563,27 @@ impl OwnContent {
     pub(super) fn holds_name_of(
         &self,
         kept_title: &[u32],
-        kept_place: &[u32],
+        kept_url: &str,
         template: SiteTemplate<'_>,
     ) -> Option<f64> {
+        let kept_place = place_words(kept_url);
+        // As for this page's name (see [`OwnContent::new`]).
+        let kept_file = if self.young {
+            file_words(kept_url)
+        } else {
+            Vec::new()
+        };
         let name: Vec<u32> = kept_title
             .iter()
             .copied()
             .filter(|&w| !template.common_title_word(w))
             .filter(|w| kept_place.binary_search(w).is_err())
             // A site's name around both titles, while its site is young.
-            .filter(|w| !self.young || self.title_edges.binary_search(w).is_err())
+            .filter(|w| {
+                !self.young
+                    || self.title_edges.binary_search(w).is_err()
+                    || kept_file.binary_search(w).is_ok()
+            })
             .collect();
         if name.is_empty() {
             return None;
@@ -821,10 +845,8 @@ impl OwnContent {
         // Who the page is: its name must be the kept page's.
         // The kept page's place words only when its name is needed, once.
         let kept_holds = std::cell::OnceCell::new();
-        let holds = || {
-            *kept_holds
-                .get_or_init(|| self.holds_name_of(kept.title, &place_words(kept_url), template))
-        };
+        let holds =
+            || *kept_holds.get_or_init(|| self.holds_name_of(kept.title, kept_url, template));
         let (named, known) = self.name_known(kept, weak, holds);
         if !known {
             return Coverage::OtherName {

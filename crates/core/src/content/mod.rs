@@ -44,7 +44,9 @@
 //!   less those its section's titles commonly share ([`title_threshold`]),
 //!   those of its URL's host and folders ([`place_words`]: a module path,
 //!   a version or language folder says where a page is) and, while its site
-//!   is young, a short edge segment (`Headline | Site`). A page without an
+//!   is young, a short edge segment (`Headline | Site`) unless the URL's
+//!   file name spells it ([`file_words`]: `tinyorm.fields.IntegerField —
+//!   TinyORM 3.11 documentation`). A page without an
 //!   article must carry the kept page's name and the kept page its name
 //!   (two API items, commands or tables of contents share most of their
 //!   text and differ in what they are called); an article, whose headline

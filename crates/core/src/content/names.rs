@@ -101,6 +101,38 @@ pub fn place_words(url: &str) -> Vec<u32> {
     out
 }
 
+/// The words of `url`'s file name (its last path segment, or its folder's
+/// for an `index.*` page; an extension of up to five letters left out),
+/// split as [`word_hashes`] splits a title and also at `-`, `_` and `.`.
+/// Sorted and distinct. A title segment spelled in the file name names
+/// the page (`tinyorm.fields.IntegerField.html`), whatever its length.
+pub fn file_words(url: &str) -> Vec<u32> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split(['#', '?']).next().unwrap_or_default();
+    let path = rest.split_once('/').map_or("", |(_, p)| p);
+    let mut segments = path.split('/').filter(|s| !s.is_empty()).rev();
+    let mut file = segments.next().unwrap_or_default();
+    if file.starts_with("index.") {
+        file = segments.next().unwrap_or_default();
+    }
+    let stem = match file.rsplit_once('.') {
+        Some((stem, ext))
+            if !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphabetic()) =>
+        {
+            stem
+        }
+        _ => file,
+    };
+    let decoded = percent_encoding::percent_decode_str(stem).decode_utf8_lossy();
+    let mut out = word_hashes(&decoded);
+    out.extend(word_hashes(&decoded.replace(['.', '-', '_'], " ")));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// The words that name a page wherever it lives, from its `title` and
 /// `url` alone: the title's words (as `word_hashes` splits them) less its URL's
 /// `place_words` (host labels, folders) and the words spelled inside a

@@ -363,6 +363,32 @@ fn a_page_mirrored_under_other_folders_counts_once() {
 }
 
 #[test]
+fn file_words_are_the_file_name_without_its_extension() {
+    let words = |text: &str| {
+        let mut w = word_hashes(text);
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
+    let f = file_words("http://h/en/stable/api/tinyorm.fields.IntegerField.html?x=1#top");
+    for w in words("tinyorm.fields.IntegerField tinyorm fields integerfield") {
+        assert!(f.binary_search(&w).is_ok());
+    }
+    assert!(f.binary_search(&words("html")[0]).is_err());
+    assert!(f.binary_search(&words("api")[0]).is_err());
+    // A folder's index page is named by its folder; a slug splits at dashes.
+    assert_eq!(
+        file_words("http://h/guide/part-one/index.html"),
+        words("part-one part one")
+    );
+    assert_eq!(
+        file_words("http://h/story/solar-farm"),
+        words("solar-farm solar farm")
+    );
+    assert!(file_words("http://h/").is_empty());
+}
+
+#[test]
 fn page_names_are_the_last_segment_or_the_folder_of_an_index() {
     assert_eq!(
         page_name("http://a/x/y.html"),
