@@ -101,7 +101,8 @@
 /// the template model. 3: the main text's language and the title's edge
 /// words are part of a page's content and evidence. 4: extraction widens
 /// the article to a common ancestor of strong candidates only when their
-/// text, not their class names, made them strong.
+/// text, not their class names, made them strong; of two title edge
+/// segments as long as each other and as any, the last is an edge.
 pub const ANALYSIS_VERSION: u32 = 4;
 
 mod block_index;

@@ -42,8 +42,8 @@ pub(super) const TITLE_EDGE_WORDS: usize = 4;
 
 /// The words of `title` found only in its first or last segment when
 /// that segment is short (at most [`TITLE_EDGE_WORDS`] words) and another
-/// segment is the longer one (at least 3 words): a site's name around a
-/// headline. Sorted and distinct. Only set aside while the site's common
+/// segment is the longer one (at least 3 words), or the first is as long
+/// and it is the last: a site's name around a headline. Sorted and distinct. Only set aside while the site's common
 /// title words are not known ([`OwnContent::new`]): a syndicated copy
 /// carries another site's name, a page's version or item name sits in a
 /// middle segment or is the longest.
@@ -62,8 +62,14 @@ pub(super) fn title_edges(title: &str) -> Vec<u32> {
     }
     let longest = words.iter().map(Vec::len).max().unwrap_or(0);
     let last = words.len() - 1;
+    // Of two edge segments as long as each other and as any, the last is
+    // the site's name (`Part II: Querying — TinyORM 3.11 documentation`):
+    // titles put the page first far more often than the site.
+    let tied_last = |i: usize| i == last && words[0].len() == longest;
     let edge = |i: usize| {
-        (i == 0 || i == last) && words[i].len() <= TITLE_EDGE_WORDS && words[i].len() < longest
+        (i == 0 || i == last)
+            && words[i].len() <= TITLE_EDGE_WORDS
+            && (words[i].len() < longest || tied_last(i))
     };
     if longest < 3 {
         return Vec::new();

@@ -363,6 +363,38 @@ fn a_page_mirrored_under_other_folders_counts_once() {
 }
 
 #[test]
+fn title_edges_are_a_short_site_name_around_the_page_name() {
+    let sorted = |text: &str| {
+        let mut w = word_hashes(text);
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
+    let edges = |title: &str| super::names::title_edges(title);
+    // The shorter edge segment; of two as long, the last.
+    assert_eq!(
+        edges("Part I: Getting started \u{2014} TinyORM 3.11 documentation"),
+        sorted("TinyORM 3.11 documentation")
+    );
+    assert_eq!(
+        edges("Part II: Querying \u{2014} TinyORM 3.11 documentation"),
+        sorted("TinyORM 3.11 documentation")
+    );
+    assert_eq!(
+        edges("Council approves solar farm on former airfield | Riverside Gazette"),
+        sorted("Riverside Gazette")
+    );
+    // A word also in the page's segment stays; a title of one segment,
+    // or of short segments only, has no edge.
+    assert_eq!(
+        edges("Herald wins award for local news | Herald"),
+        Vec::<u32>::new()
+    );
+    assert!(edges("Solar farm approved").is_empty());
+    assert!(edges("Index | TinyORM").is_empty());
+}
+
+#[test]
 fn file_words_are_the_file_name_without_its_extension() {
     let words = |text: &str| {
         let mut w = word_hashes(text);
