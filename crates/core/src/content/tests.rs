@@ -362,14 +362,18 @@ fn a_page_mirrored_under_other_folders_counts_once() {
     assert!(!t.of("s", "http://s/x").contains(7));
 }
 
+/// The distinct words of `text` as [`word_hashes`] counts them, sorted:
+/// the form of the name and place word sets.
+fn sorted_words(text: &str) -> Vec<u32> {
+    let mut w = word_hashes(text);
+    w.sort_unstable();
+    w.dedup();
+    w
+}
+
 #[test]
 fn title_edges_are_a_short_site_name_around_the_page_name() {
-    let sorted = |text: &str| {
-        let mut w = word_hashes(text);
-        w.sort_unstable();
-        w.dedup();
-        w
-    };
+    let sorted = sorted_words;
     let edges = |title: &str| super::names::title_edges(title);
     // The shorter edge segment; of two as long, the last.
     assert_eq!(
@@ -396,12 +400,7 @@ fn title_edges_are_a_short_site_name_around_the_page_name() {
 
 #[test]
 fn file_words_are_the_file_name_without_its_extension() {
-    let words = |text: &str| {
-        let mut w = word_hashes(text);
-        w.sort_unstable();
-        w.dedup();
-        w
-    };
+    let words = sorted_words;
     let f = file_words("http://h/en/stable/api/tinyorm.fields.IntegerField.html?x=1#top");
     for w in words("tinyorm.fields.IntegerField tinyorm fields integerfield") {
         assert!(f.binary_search(&w).is_ok());
