@@ -237,3 +237,41 @@ fn json_shows_the_name_language_size_and_basis_the_policy_reads() {
     let words = |i: usize| policy(i)["main_words"].as_u64().expect("a count");
     assert!(words(7) > 3 * words(6), "{} vs {}", words(7), words(6));
 }
+
+/// A page without an article titled like its siblings is called by the
+/// words of its heading that its file name spells: `policy.heading_name`
+/// shows them (`Index – B` on `genindex-B.html`), and none where the
+/// heading says nothing the title does not (`genindex-all.html`).
+#[test]
+fn json_shows_the_heading_words_a_file_name_spells() {
+    let dir = Dir::new();
+    let sphinx = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/generators/sphinx/en/stable"
+    );
+    for f in ["genindex-B.html", "genindex-all.html"] {
+        let body = std::fs::read(format!("{sphinx}/{f}")).expect("fixture");
+        dir.write(f, body);
+    }
+    let run = dir
+        .run(&["extract", "--json", "genindex-B.html", "genindex-all.html"])
+        .expect_code(0);
+    let objs: Vec<serde_json::Value> = run
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(objs[0]["policy"]["basis"], "page", "{}", objs[0]);
+    assert_eq!(
+        objs[0]["policy"]["heading_name"],
+        serde_json::json!(["b"]),
+        "{}",
+        objs[0]
+    );
+    assert_eq!(
+        objs[1]["policy"]["heading_name"],
+        serde_json::json!([]),
+        "{}",
+        objs[1]
+    );
+}

@@ -447,7 +447,6 @@ fn tiny_index_pages_are_distinct() {
 
 /// The same tiny pages as a site's first pages.
 #[test]
-#[ignore = "issue 28: on a young site the chrome counts as a tiny page's content and the block fallback drops it: genindex-B is near_duplicate of genindex-A, shares its own blocks with the kept page; 91% of this page's own content (66 words of its page, site template not yet known) is in the kept page"]
 fn tiny_index_pages_are_distinct_on_a_new_site() {
     sphinx_all_kept(false, &INDEX_LETTERS);
 }
@@ -455,7 +454,6 @@ fn tiny_index_pages_are_distinct_on_a_new_site() {
 /// `genindex-all.html` holds every letter's entries. A letter's page is
 /// a part of it, not its copy: kept when it comes after the full index.
 #[test]
-#[ignore = "issue 28: a letter page is folded into the all-in-one index by the block fallback: genindex-V.html is near_duplicate of genindex-all.html, shares its own blocks with the kept page; 91% of this page's own content (22 words of its page, site template removed) is in the kept page"]
 fn index_letters_after_the_full_index_are_kept() {
     let mut pages = vec![FULL_INDEX];
     pages.extend(INDEX_LETTERS);
@@ -484,7 +482,6 @@ const INDEX_LETTERS_LONGER: [&str; 2] = ["en/stable/genindex-C.html", "en/stable
 /// A letter's page that can be measured, after the full index, names it as
 /// the page it is `contained_in`.
 #[test]
-#[ignore = "issue 28: after genindex-all.html, genindex-C.html is unique with contained_in=None and no warning (no candidate found), and genindex-V.html is dropped into it (near_duplicate, shares its own blocks with the kept page; 91% of this page's own content (22 words of its page, site template removed))"]
 fn an_index_letter_is_contained_in_the_full_index() {
     let mut d = fresh();
     SPHINX.seed(&mut d, &SPHINX_SEED);
@@ -869,7 +866,6 @@ fn offline_compare_judges_copies_and_translations_as_online() {
 /// Distinct pages of one template, judged as a pair (a pair has no site
 /// around it: a new site's rule): offline as online, and kept.
 #[test]
-#[ignore = "issue 28: one of its nine pairs is still dropped offline and online alike on a new site (genindex-A / genindex-B: see tiny_index_pages_are_distinct_on_a_new_site); the other eight are kept"]
 fn offline_compare_keeps_distinct_pages_as_online() {
     assert_pairs(&[
         (

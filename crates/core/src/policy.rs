@@ -123,7 +123,9 @@ impl Policy {
             Via::Blocks => true,
         };
         let coverage = own.coverage_of(page, kept, template, strict, weak);
-        if coverage.contained(min_coverage) {
+        // Containment keeps the page and only names the larger one, so
+        // the fallback's stricter bar for a drop does not apply to it.
+        if coverage.contained(self.min_coverage) {
             return (coverage, Ruling::ContainedIn);
         }
         // A short page found through its blocks: only an identical or

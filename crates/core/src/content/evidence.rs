@@ -25,7 +25,8 @@ pub struct Evidence {
     /// The main text's language (a stable hash of its ISO 639-3 code; 0 when unknown).
     pub lang: u32,
     /// Words of its main content (its article, or for a page without one
-    /// its content blocks), navigation left out: how much it says.
+    /// its content blocks), link text in it included
+    /// ([`PageContent::main_words`]): how much it says.
     pub main_words: u32,
 }
 
@@ -142,6 +143,6 @@ pub struct EvidenceRef<'a> {
     pub title: &'a [u32],
     /// The main text's language (a stable hash of its ISO 639-3 code; 0 when unknown).
     pub lang: u32,
-    /// Words of its main content, navigation left out.
+    /// Words of its main content ([`Evidence::main_words`]).
     pub main_words: u32,
 }

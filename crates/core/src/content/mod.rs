@@ -46,7 +46,11 @@
 //!   a version or language folder says where a page is) and, while its site
 //!   is young, a short edge segment (`Headline | Site`) unless the URL's
 //!   file name spells it ([`file_words`]: `tinyorm.fields.IntegerField —
-//!   TinyORM 3.11 documentation`). A page without an
+//!   TinyORM 3.11 documentation`). A page without an article is also
+//!   called by the words of its top-level heading that its URL's file
+//!   name spells (`Index – B` on `genindex-B.html`, where every index
+//!   page has the title `Index — TinyORM`): the kept page's title or file
+//!   name must carry them. A page without an
 //!   article must carry the kept page's name and the kept page its name
 //!   (two API items, commands or tables of contents share most of their
 //!   text and differ in what they are called); an article, whose headline
@@ -102,8 +106,10 @@
 /// words are part of a page's content and evidence. 4: extraction widens
 /// the article to a common ancestor of strong candidates only when their
 /// text, not their class names, made them strong; of two title edge
-/// segments as long as each other and as any, the last is an edge.
-pub const ANALYSIS_VERSION: u32 = 4;
+/// segments as long as each other and as any, the last is an edge. 5: a
+/// page's main-content size counts the link text in it (an index's
+/// entries are links).
+pub const ANALYSIS_VERSION: u32 = 5;
 
 mod block_index;
 mod coverage;

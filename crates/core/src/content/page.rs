@@ -270,11 +270,13 @@ impl PageContent {
     }
 
     /// Words of the main content (the article, or for a page without one
-    /// its content blocks), navigation left out.
+    /// its content blocks), link text in it included: an index's or a
+    /// table of contents' entries are links, and what it says. Navigation
+    /// is outside the main content.
     pub fn main_words(&self) -> u32 {
         self.blocks
             .iter()
-            .filter(|b| b.main && !b.links)
+            .filter(|b| b.main)
             .map(ContentBlock::words)
             .sum()
     }

@@ -873,3 +873,74 @@ fn a_page_without_article_is_judged_on_the_whole_page() {
     assert_eq!(basis, Basis::Article);
     assert!(judged.iter().any(|r| r.1 == Role::Chrome), "{judged:?}");
 }
+
+/// The coverage of an alphabetical index's page for `letter` (a page
+/// without an article, titled like every index page of its site, named by
+/// its heading and its file name) against the page of `kept_letter` with
+/// the same blocks but its heading, at `kept_folder`.
+fn index_letter_coverage(letter: &str, kept_letter: &str, kept_folder: &str) -> Coverage {
+    let blocks = |letter: &str| -> Vec<Block> {
+        let mut blocks = vec![Block {
+            text: format!("Index – {letter}"),
+            tag: "h1".into(),
+            link_density: 0.0,
+            is_main: false,
+        }];
+        blocks.extend(
+            [
+                "Full index on one page, every entry of every letter.",
+                "add() (tinyorm.Session method) apply() (tinyorm.migrations.Migration method)",
+                "BigIntegerField (class in tinyorm.fields) CharField (class in tinyorm.fields)",
+            ]
+            .map(|t| block(t, false)),
+        );
+        blocks
+    };
+    let title = "Index — TinyORM 3.11 documentation";
+    let url = format!("http://docs.example/en/genindex-{letter}.html");
+    let kept_url = format!("http://docs.example/{kept_folder}/genindex-{kept_letter}.html");
+    let page = PageContent::from_page(title, &blocks(letter));
+    let kept = PageContent::from_page(title, &blocks(kept_letter)).evidence();
+    let own = OwnContent::new(&page, SiteTemplate::default(), &url);
+    assert_eq!(own.heading_name, sorted_words(letter), "{letter}");
+    own.coverage(
+        &page,
+        Kept {
+            evidence: kept.as_ref(),
+            page_name: page_name(&kept_url),
+            url: &kept_url,
+        },
+        SiteTemplate::default(),
+        false,
+    )
+}
+
+#[test]
+fn a_page_is_named_by_the_heading_words_its_file_name_spells() {
+    // `Index – B` on genindex-B.html is not `Index – A`, whatever else the
+    // two pages share under one title...
+    let other = index_letter_coverage("B", "A", "en");
+    assert!(matches!(other, Coverage::OtherName { .. }), "{other:?}");
+    // ...but is the same letter's page under another folder.
+    let same = index_letter_coverage("B", "B", "fr");
+    assert!(matches!(same, Coverage::Measured { .. }), "{same:?}");
+    assert!(same.allows_drop(0.8), "{same:?}");
+}
+
+#[test]
+fn main_words_count_the_link_text_of_the_main_content() {
+    let entries = Block {
+        text: "add() apply() BigIntegerField CharField".into(),
+        tag: "li".into(),
+        link_density: 1.0,
+        is_main: true,
+    };
+    let nav = Block {
+        is_main: false,
+        ..entries.clone()
+    };
+    let page = PageContent::from_page("", &[block("Index of every entry", true), entries, nav]);
+    // An index's entries are links, and what it says: 4 + 4 words; the
+    // same links outside the main content are navigation.
+    assert_eq!(page.main_words(), 8);
+}

@@ -458,8 +458,12 @@ impl Deduper {
     /// `neardup extract --json`.
     pub fn content_facts(&self, analyzed: &Analyzed) -> crate::content::PageFacts {
         let (site, url) = (&analyzed.doc.site, &analyzed.doc.url);
-        OwnContent::new(&analyzed.content, self.derived.templates.of(site, url), url)
-            .facts(&analyzed.extracted.title, &analyzed.doc.lang)
+        let headings = analyzed.extracted.blocks.iter().filter(|b| b.tag == "h1");
+        OwnContent::new(&analyzed.content, self.derived.templates.of(site, url), url).facts(
+            &analyzed.extracted.title,
+            headings.map(|b| b.text.as_str()),
+            &analyzed.doc.lang,
+        )
     }
 
     /// Returns true if and only if `matched` names a kept page whose whole
