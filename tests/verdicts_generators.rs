@@ -8,9 +8,6 @@
 //! real case has them, then asserts the verdict on the pair. A site's
 //! first pages (`*_on_a_new_site`) and the offline pair judgement
 //! (`Deduper::compare`) are tested on the same pairs.
-//!
-//! Tests marked `#[ignore = "issue 28: ..."]` fail on the code they were
-//! written against; the reason quotes the verdict it gave.
 
 use neardup::Config;
 use neardup::Deduper;
@@ -214,7 +211,6 @@ fn rustdoc_iterator_structs_are_distinct_on_a_new_site() {
 /// trait listings, but are two types with their own descriptions: not the
 /// same item under another folder.
 #[test]
-#[ignore = "issue 28: the same page name in another module is taken for the same item: std/ascii/struct.EscapeDefault.html is duplicate of std/char/struct.EscapeDefault.html, chunk resemblance 0.94 >= 0.80; 80% of this page's own content (115 words of its page, site template removed; the same item under another folder: its title and heading judged by name) is in the kept page"]
 fn rustdoc_structs_of_one_name_in_two_modules_are_distinct() {
     let mut d = fresh();
     RUSTDOC.seed(&mut d, &STD_SEED);

@@ -1,8 +1,8 @@
 //! How much of a page's own content a kept page holds (`OwnContent`, `Coverage`): the content gate.
 
 use super::evidence::EvidenceRef;
-use super::measure::{found_in, shingle_count, words_covered, words_revised};
-use super::names::{file_words, for_each_hashed_word, place_words};
+use super::measure::{found_in, own_sentence_words, shingle_count, words_covered, words_revised};
+use super::names::{file_words, for_each_hashed_word, heading_name, place_words};
 use super::page::{ContentBlock, PageContent};
 use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
 use super::{
@@ -53,6 +53,11 @@ pub enum Coverage {
         /// the kept page's main content found in this page (see
         /// [`EXTENDS_MIN_HOLDS`]); `None` otherwise.
         holds: Option<f64>,
+        /// For the same item under another folder (`mirror`): words of its
+        /// paragraphs that are sentences of its own, mostly not in the kept
+        /// page. Any makes it another item of the same name (a namesake in
+        /// another module), not a copy; 0 otherwise.
+        own_sentences: u32,
     },
     /// The page's own content is in the kept page, but the kept page
     /// holds [`CONTAINED_RATIO`] ([`ARTICLE_CONTAINED_RATIO`] for an
@@ -111,8 +116,12 @@ impl Coverage {
                 young,
                 basis,
                 holds,
+                own_sentences,
                 ..
             } => {
+                if own_sentences > 0 {
+                    return false;
+                }
                 let strict = young && basis == Basis::Page;
                 let extends =
                     holds.is_some_and(|h| h >= EXTENDS_MIN_HOLDS) && covered >= EXTENDS_MIN_COVERED;
@@ -166,8 +175,9 @@ impl Coverage {
                 young,
                 mirror,
                 holds,
+                own_sentences,
             } => format!(
-                "{:.0}% of this page's own content ({words} words of its {}, {}{}) is in the kept page{}",
+                "{:.0}% of this page's own content ({words} words of its {}, {}{}) is in the kept page{}{}",
                 covered * 100.0,
                 basis.as_str(),
                 if young {
@@ -186,6 +196,11 @@ impl Coverage {
                         h.min(1.0) * 100.0
                     ),
                     None => String::new(),
+                },
+                if own_sentences > 0 {
+                    format!("; but {own_sentences} words of its paragraphs are sentences of its own, not in the kept page: another item of the same name")
+                } else {
+                    String::new()
                 }
             ),
             Coverage::OtherName { named, words } => format!(
@@ -428,12 +443,15 @@ pub(super) struct Compared {
     pub(super) shingles: Vec<u32>,
     /// The blocks: (hash, words), for the block-level fallback.
     pub(super) blocks: Vec<(u32, u32)>,
+    /// Per block, whether it is a paragraph ([`ContentBlock::para`]).
+    pub(super) paras: Vec<bool>,
 }
 
 impl Compared {
     pub(super) fn new(page: &PageContent, own: &[&ContentBlock]) -> Compared {
         let blocks: Vec<(u32, u32)> = own.iter().map(|b| (b.hash, b.words())).collect();
         let spans = own.iter().map(|b| (b.start, b.words())).collect();
+        let paras = own.iter().map(|b| b.para).collect();
         // The page's shingles are sorted once at analysis: keeping those
         // of compared blocks gives the distinct shingles and each
         // position's index among them in one pass.
@@ -463,6 +481,7 @@ impl Compared {
             rank_at,
             shingles,
             blocks,
+            paras,
         }
     }
 }
@@ -914,6 +933,11 @@ impl OwnContent {
                 self.extends(covered, found, kept, named, holds, revised)
             })
             .flatten();
+        let own_sentences = if mirror {
+            self.own_sentences(cmp, &hit, m, kept_url)
+        } else {
+            0
+        };
         Coverage::Measured {
             covered,
             basis,
@@ -921,33 +945,28 @@ impl OwnContent {
             young,
             mirror,
             holds,
+            own_sentences,
         }
     }
 }
 
-/// The words of `page`'s compared top-level headings (`own`) that the
-/// file name of its `url` spells ([`file_words`]), less those of its
-/// `title` (sorted) and its [`place_words`]: sorted and distinct (see
-/// [`OwnContent::heading_name`]).
-fn heading_name(
-    page: &PageContent,
-    own: &[(usize, &ContentBlock)],
-    title: &[u32],
-    url: &str,
-) -> Vec<u32> {
-    let mut headings = own.iter().filter(|(_, b)| b.h1 && b.source != 0).peekable();
-    if headings.peek().is_none() {
-        return Vec::new();
+impl OwnContent {
+    /// For a page without an article measured as the same item under
+    /// another folder (`cmp`, against a kept page at `kept_url` sampled
+    /// every `m`th shingle, found where `hit`): the words of its paragraphs
+    /// that are sentences of its own ([`own_sentence_words`]), when the
+    /// kept page is under a sibling folder of its site (another module,
+    /// platform or version, whose sentences must be the kept page's); 0
+    /// otherwise. A print or AMP view is a folder more, and its copy of an
+    /// article edits sentences.
+    fn own_sentences(&self, cmp: &Compared, hit: &[bool], m: u32, kept_url: &str) -> u32 {
+        let sibling_folder = folder_depth(kept_url) == self.folders
+            && crate::canonical::site_of(kept_url) == self.site;
+        if self.basis != Basis::Page || !sibling_folder {
+            return 0;
+        }
+        own_sentence_words(&cmp.spans, &cmp.rank_at, &cmp.shingles, hit, m, &cmp.paras)
     }
-    let (file, place) = (file_words(url), place_words(url));
-    let mut out: Vec<u32> = headings
-        .flat_map(|(_, b)| page.words_of(b).iter().copied())
-        .filter(|w| file.binary_search(w).is_ok())
-        .filter(|w| title.binary_search(w).is_err() && place.binary_search(w).is_err())
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Whether `own` (a page whose compared blocks are the kept page's

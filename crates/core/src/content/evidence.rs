@@ -26,7 +26,7 @@ pub struct Evidence {
     pub lang: u32,
     /// Words of its main content (its article, or for a page without one
     /// its content blocks), link text in it included
-    /// ([`PageContent::main_words`]): how much it says.
+    /// (`PageContent::main_words`): how much it says.
     pub main_words: u32,
 }
 

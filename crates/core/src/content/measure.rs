@@ -71,6 +71,41 @@ pub(super) fn words_revised(
     }
 }
 
+/// Words of the paragraphs among the compared blocks (`paras`, by block)
+/// that are sentences of this page's own: a paragraph of at least
+/// [`OWN_SENTENCE_MIN_WORDS`] words of which less than
+/// [`OWN_SENTENCE_FOUND_BELOW`] is found in the kept page (measured as in
+/// [`words_covered`]; with a sampled kept page, only the paragraphs that
+/// can be measured). An item's page says what the item is in sentences;
+/// the same item under another folder says it in the same sentences (what
+/// differs there is a path in a signature, a platform in a note), while a
+/// namesake says its own (`An iterator over the escaped version of a
+/// byte.` against `... of a char.`).
+pub(super) fn own_sentence_words(
+    spans: &[(u32, u32)],
+    rank_at: &[u32],
+    shingles: &[u32],
+    hit: &[bool],
+    m: u32,
+    paras: &[bool],
+) -> u32 {
+    measured_blocks(spans, rank_at, shingles, hit, m)
+        .filter(|b| paras.get(b.index).copied().unwrap_or(false))
+        .filter_map(|b| spans.get(b.index).map(|s| (s.1, b.found)))
+        .filter(|&(words, found)| {
+            words >= OWN_SENTENCE_MIN_WORDS && found < OWN_SENTENCE_FOUND_BELOW
+        })
+        .map(|(words, _)| words)
+        .sum()
+}
+
+/// A paragraph of at least this many words is a sentence
+/// ([`own_sentence_words`])...
+pub(super) const OWN_SENTENCE_MIN_WORDS: u32 = 6;
+/// ...of the page's own when less than this share of it is found in the
+/// kept page: an edit (a name, a path) leaves most of a sentence found.
+pub(super) const OWN_SENTENCE_FOUND_BELOW: f64 = 0.6;
+
 /// A block of which at least this share is found in the kept page...
 pub(super) const REVISED_FROM: f64 = 0.25;
 /// ...and less than this share is a rewritten paragraph
@@ -84,6 +119,8 @@ pub(super) const REVISED_MIN_RUN: usize = 12;
 /// words, or over its chance of having a sampled shingle) and the share of
 /// its measured words that the kept page has.
 struct MeasuredBlock {
+    /// Its index among the compared blocks.
+    index: usize,
     weight: f64,
     found: f64,
     /// The longest run of its words under found shingles, with no
@@ -104,60 +141,68 @@ fn measured_blocks<'a>(
     let sampled =
         move |r: u32| m == 1 || shingles.get(r as usize).is_some_and(|s| s & (m - 1) == 0);
     let is_hit = |r: u32| hit.get(r as usize).copied().unwrap_or(false);
-    spans.iter().filter_map(move |&(start, len)| {
-        let (start, len) = (start as usize, len as usize);
-        let block = rank_at
-            .get(start..start + shingle_count(len as u32))
-            .unwrap_or_default();
-        // The words under a sampled shingle, and those under a sampled
-        // shingle the kept page has.
-        let (mut under, mut under_found, mut run) = (0usize, 0usize, 0usize);
-        if len < 3 {
-            if let Some(&r) = block.first().filter(|&&r| sampled(r)) {
-                under = len;
-                under_found = if is_hit(r) { len } else { 0 };
-                run = under_found;
-            }
-        } else {
-            // Shingle `i` covers words `i..i + 3`; words before `until`
-            // are already counted.
-            let (mut until, mut until_found) = (0, 0);
-            let mut run_from = None;
-            for (i, &r) in block.iter().enumerate() {
-                if !sampled(r) {
-                    continue;
+    spans
+        .iter()
+        .enumerate()
+        .filter_map(move |(index, &(start, len))| {
+            let (start, len) = (start as usize, len as usize);
+            let block = rank_at
+                .get(start..start + shingle_count(len as u32))
+                .unwrap_or_default();
+            // The words under a sampled shingle, and those under a sampled
+            // shingle the kept page has.
+            let (mut under, mut under_found, mut run) = (0usize, 0usize, 0usize);
+            if len < 3 {
+                if let Some(&r) = block.first().filter(|&&r| sampled(r)) {
+                    under = len;
+                    under_found = if is_hit(r) { len } else { 0 };
+                    run = under_found;
                 }
-                under += i + 3 - i.max(until);
-                until = i + 3;
-                if is_hit(r) {
-                    under_found += i + 3 - i.max(until_found);
-                    until_found = i + 3;
-                    let from = *run_from.get_or_insert(i);
-                    run = run.max(i + 3 - from);
-                } else {
-                    run_from = None;
+            } else {
+                // Shingle `i` covers words `i..i + 3`; words before `until`
+                // are already counted.
+                let (mut until, mut until_found) = (0, 0);
+                let mut run_from = None;
+                for (i, &r) in block.iter().enumerate() {
+                    if !sampled(r) {
+                        continue;
+                    }
+                    under += i + 3 - i.max(until);
+                    until = i + 3;
+                    if is_hit(r) {
+                        under_found += i + 3 - i.max(until_found);
+                        until_found = i + 3;
+                        let from = *run_from.get_or_insert(i);
+                        run = run.max(i + 3 - from);
+                    } else {
+                        run_from = None;
+                    }
                 }
             }
-        }
-        let weight = if m == 1 {
-            len as f64
-        } else if under > 0 {
-            // A block has a sampled shingle with chance `1 - (1 - 1/m)^c`
-            // (`c` shingles): short blocks are measured less often and
-            // stand for those that were not, so that long blocks do not
-            // outweigh them.
-            let c = i32::try_from(block.len()).unwrap_or(i32::MAX);
-            len as f64 / (1.0 - (1.0 - 1.0 / f64::from(m)).powi(c))
-        } else {
-            return None;
-        };
-        let found = if under > 0 {
-            under_found as f64 / under as f64
-        } else {
-            0.0
-        };
-        Some(MeasuredBlock { weight, found, run })
-    })
+            let weight = if m == 1 {
+                len as f64
+            } else if under > 0 {
+                // A block has a sampled shingle with chance `1 - (1 - 1/m)^c`
+                // (`c` shingles): short blocks are measured less often and
+                // stand for those that were not, so that long blocks do not
+                // outweigh them.
+                let c = i32::try_from(block.len()).unwrap_or(i32::MAX);
+                len as f64 / (1.0 - (1.0 - 1.0 / f64::from(m)).powi(c))
+            } else {
+                return None;
+            };
+            let found = if under > 0 {
+                under_found as f64 / under as f64
+            } else {
+                0.0
+            };
+            Some(MeasuredBlock {
+                index,
+                weight,
+                found,
+                run,
+            })
+        })
 }
 
 /// For each of the sorted, distinct `own` shingles, whether the sorted

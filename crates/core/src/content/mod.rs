@@ -58,7 +58,13 @@
 //!   way, once its site's title template is known or when the match is
 //!   weak (a chapter against its manual's print view). The same item
 //!   under another folder (the same [`page_name`]) is measured without its
-//!   title and naming headings. Within a site, a main text in another
+//!   title and naming headings; a page without an article there, under a
+//!   sibling folder of its site (another module, platform or version),
+//!   must also say nothing in its paragraphs that the kept page does not:
+//!   a sentence of its own makes it a namesake, another item
+//!   (`std::ascii::EscapeDefault`, an iterator over a byte's escape, and
+//!   `std::char::EscapeDefault`, over a char's; `measure::own_sentence_words`).
+//!   Within a site, a main text in another
 //!   language under another title is a translation ([`Coverage::OtherLanguage`]).
 //! - Size: a page without an article whose content is in a kept page that
 //!   says [`CONTAINED_RATIO`] times as much (an article:

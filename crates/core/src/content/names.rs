@@ -2,7 +2,7 @@
 
 use neardup_api::hash64;
 
-use super::page::{lowercase_into, PageContent};
+use super::page::{lowercase_into, ContentBlock, PageContent};
 
 /// Stable hashes of the words of `text` as the page's blocks hash them
 /// (lowercased, Unicode words, symbols-only tokens left out).
@@ -167,4 +167,29 @@ pub fn lang_code(lang: &str) -> u32 {
     } else {
         (hash64(lang.as_bytes()) as u32).max(1)
     }
+}
+
+/// The words of `page`'s compared top-level headings (`own`) that the
+/// file name of its `url` spells ([`file_words`]), less those of its
+/// `title` (sorted) and its [`place_words`]: sorted and distinct (see
+/// `OwnContent::heading_name`).
+pub(super) fn heading_name(
+    page: &PageContent,
+    own: &[(usize, &ContentBlock)],
+    title: &[u32],
+    url: &str,
+) -> Vec<u32> {
+    let mut headings = own.iter().filter(|(_, b)| b.h1 && b.source != 0).peekable();
+    if headings.peek().is_none() {
+        return Vec::new();
+    }
+    let (file, place) = (file_words(url), place_words(url));
+    let mut out: Vec<u32> = headings
+        .flat_map(|(_, b)| page.words_of(b).iter().copied())
+        .filter(|w| file.binary_search(w).is_ok())
+        .filter(|w| title.binary_search(w).is_err() && place.binary_search(w).is_err())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }

@@ -21,6 +21,11 @@ pub struct ContentBlock {
     pub links: bool,
     /// A top-level heading (`h1`): with the title, what names the page.
     pub h1: bool,
+    /// A paragraph (`p`) of text, not navigation: what an item's page says
+    /// of it in sentences (see [`crate::content::Coverage::Measured`]'s
+    /// `own_sentences`).
+    #[serde(default)]
+    pub para: bool,
     /// The block's words: `words[start..end]` of the page.
     pub(super) start: u32,
     pub(super) end: u32,
@@ -181,22 +186,15 @@ impl PageContent {
         let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
         let edges = title_edges(title);
         let title = (!title.trim().is_empty()).then_some((0, title, true, Kind::Title));
-        let title =
-            title.map(|(source, text, main, kind)| (source, text, main, kind, false, false));
+        let title = title
+            .map(|(source, text, main, kind)| (source, text, main, kind, [false, false, false]));
         let blocks = blocks.iter().enumerate().map(|(i, b)| {
-            let (h1, pre) = (b.tag == "h1", b.tag == "pre");
-            (
-                i as u32 + 1,
-                b.text.as_str(),
-                b.is_main,
-                Kind::of(b),
-                h1,
-                pre,
-            )
+            let tags = [b.tag == "h1", b.tag == "pre", b.tag == "p"];
+            (i as u32 + 1, b.text.as_str(), b.is_main, Kind::of(b), tags)
         });
         let mut numbers = Vec::new();
         let mut pieces = Vec::new();
-        for (source, text, main, kind, h1, pre) in title.into_iter().chain(blocks) {
+        for (source, text, main, kind, [h1, pre, para]) in title.into_iter().chain(blocks) {
             lowercase_into(text, &mut lower);
             let start = out.words.len();
             numbers.clear();
@@ -258,6 +256,7 @@ impl PageContent {
                     source,
                     links,
                     h1,
+                    para: para && !links,
                     start: at as u32,
                     end: (at + words.len()) as u32,
                 });

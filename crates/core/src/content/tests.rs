@@ -944,3 +944,105 @@ fn main_words_count_the_link_text_of_the_main_content() {
     // same links outside the main content are navigation.
     assert_eq!(page.main_words(), 8);
 }
+
+/// The coverage of an item's page (no article) at `url` against the page
+/// of the same name at `kept_url`, the two made of the same blocks but
+/// `(own, kept)`, a block of tag `tag` that differs.
+fn namesake_coverage(url: &str, kept_url: &str, tag: &str, (own, kept): (&str, &str)) -> Coverage {
+    let blocks = |differing: &str| -> Vec<Block> {
+        let mut blocks: Vec<Block> = [
+            "impl Clone for EscapeDefault, impl Debug for EscapeDefault, impl Display for EscapeDefault",
+            "fn clone(&self) -> EscapeDefault returns a copy of the value",
+            "fn fmt(&self, f: &mut Formatter<'_>) -> Result formats the value using the given formatter",
+            "impl Iterator for EscapeDefault, impl ExactSizeIterator for EscapeDefault, impl FusedIterator",
+            "This struct is created by the escape_default function. See its documentation for more.",
+        ]
+        .map(|t| block(t, false))
+        .to_vec();
+        blocks.insert(
+            0,
+            Block {
+                tag: tag.into(),
+                ..block(differing, false)
+            },
+        );
+        blocks
+    };
+    let title = "EscapeDefault in std - Rust";
+    let page = PageContent::from_page(title, &blocks(own));
+    let kept = PageContent::from_page(title, &blocks(kept)).evidence();
+    let own = OwnContent::new(&page, SiteTemplate::default(), url);
+    own.coverage(
+        &page,
+        Kept {
+            evidence: kept.as_ref(),
+            page_name: page_name(kept_url),
+            url: kept_url,
+        },
+        SiteTemplate::default(),
+        false,
+    )
+}
+
+#[test]
+fn a_namesake_in_a_sibling_module_says_sentences_of_its_own() {
+    let (ascii, char) = (
+        "http://doc.example/std/ascii/struct.EscapeDefault.html",
+        "http://doc.example/std/char/struct.EscapeDefault.html",
+    );
+    // Another type of the same name: its description is its own.
+    let sentences = (
+        "An iterator over the escaped version of a byte.",
+        "An iterator that yields the literal escape code of a char.",
+    );
+    let c = namesake_coverage(ascii, char, "p", sentences);
+    assert!(
+        matches!(
+            c,
+            Coverage::Measured {
+                mirror: true,
+                own_sentences: 9,
+                ..
+            }
+        ),
+        "{c:?}"
+    );
+    assert!(!c.allows_drop(0.8), "{c:?}");
+    // The same item on another platform: a note (not a paragraph) says
+    // where it is available, its sentences are the kept page's.
+    let note = (
+        "Available on ARM and target feature crc only.",
+        "Available on AArch64 and target feature crc only.",
+    );
+    let c = namesake_coverage(ascii, char, "div", note);
+    assert!(
+        matches!(
+            c,
+            Coverage::Measured {
+                mirror: true,
+                own_sentences: 0,
+                ..
+            }
+        ),
+        "{c:?}"
+    );
+    assert!(c.allows_drop(0.8), "{c:?}");
+    // A folder more (a print view) is not a sibling module: its edits are
+    // a copy's.
+    let c = namesake_coverage(
+        "http://doc.example/std/ascii/print/struct.EscapeDefault.html",
+        char,
+        "p",
+        sentences,
+    );
+    assert!(
+        matches!(
+            c,
+            Coverage::Measured {
+                own_sentences: 0,
+                ..
+            }
+        ),
+        "{c:?}"
+    );
+}
