@@ -505,17 +505,12 @@ impl OwnContent {
             .filter(|(_, b)| sel.role(b) == Role::Compared)
             .collect();
         let title = page.title_words();
+        let (place, file) = (place_words(url), file_words(url));
         let name: Vec<u32> = if own.iter().any(|(_, b)| b.source == 0) {
-            let place = place_words(url);
             // A short edge segment is taken for the site's name while the
             // site is young, unless the URL's file name spells it: then it
             // is the page's (`tinyorm.fields.IntegerField — TinyORM 3.11
             // documentation`).
-            let file = if sel.young {
-                file_words(url)
-            } else {
-                Vec::new()
-            };
             title
                 .iter()
                 .copied()
@@ -533,7 +528,7 @@ impl OwnContent {
         // What a page without an article is called where its title is
         // its site's: the words of its headings that its file name spells.
         let heading_name = if sel.basis == Basis::Page {
-            heading_name(page, &own, &title, url)
+            heading_name(page, &own, &title, &file, &place)
         } else {
             Vec::new()
         };
@@ -960,9 +955,7 @@ impl OwnContent {
     /// otherwise. A print or AMP view is a folder more, and its copy of an
     /// article edits sentences.
     fn own_sentences(&self, cmp: &Compared, hit: &[bool], m: u32, kept_url: &str) -> u32 {
-        let sibling_folder = folder_depth(kept_url) == self.folders
-            && crate::canonical::site_of(kept_url) == self.site;
-        if self.basis != Basis::Page || !sibling_folder {
+        if self.basis != Basis::Page || !under_sibling_folder(self, kept_url) {
             return 0;
         }
         own_sentence_words(&cmp.spans, &cmp.rank_at, &cmp.shingles, hit, m, &cmp.paras)
@@ -979,13 +972,18 @@ impl OwnContent {
 /// listing (`struct.Stderr`, `fn.stderr`). A print or AMP view is a folder
 /// more or less, and may extend; so may another site's copy.
 fn is_sibling(own: &OwnContent, kept_url: &str, mirror: bool) -> bool {
-    (mirror
-        && folder_depth(kept_url) == own.folders
-        && crate::canonical::site_of(kept_url) == own.site)
-        || {
-            let (folder, file) = file_place(kept_url);
-            folder == own.file.0 && file != own.file.1
-        }
+    (mirror && under_sibling_folder(own, kept_url)) || {
+        let (folder, file) = file_place(kept_url);
+        folder == own.file.0 && file != own.file.1
+    }
+}
+
+/// Whether the kept page at `kept_url` is on `own`'s site under a folder
+/// as many folders deep (another module, platform, version or language
+/// folder, when the two have the same page name); a print or AMP view is a
+/// folder more or less.
+fn under_sibling_folder(own: &OwnContent, kept_url: &str) -> bool {
+    folder_depth(kept_url) == own.folders && crate::canonical::site_of(kept_url) == own.site
 }
 
 /// How much of `page`'s own content (outside `template`) is in the kept

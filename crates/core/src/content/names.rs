@@ -43,7 +43,8 @@ pub(super) const TITLE_EDGE_WORDS: usize = 4;
 /// The words of `title` found only in its first or last segment when
 /// that segment is short (at most [`TITLE_EDGE_WORDS`] words) and another
 /// segment is the longer one (at least 3 words), or the first is as long
-/// and it is the last: a site's name around a headline. Sorted and distinct. Only set aside while the site's common
+/// and it is the last: a site's name around a headline. Sorted and
+/// distinct. Only set aside while the site's common
 /// title words are not known ([`OwnContent::new`]): a syndicated copy
 /// carries another site's name, a page's version or item name sits in a
 /// middle segment or is the longest.
@@ -169,21 +170,18 @@ pub fn lang_code(lang: &str) -> u32 {
     }
 }
 
-/// The words of `page`'s compared top-level headings (`own`) that the
-/// file name of its `url` spells ([`file_words`]), less those of its
-/// `title` (sorted) and its [`place_words`]: sorted and distinct (see
-/// `OwnContent::heading_name`).
+/// The words of `page`'s compared top-level headings (`own`) that its
+/// URL's file name spells (`file`, its [`file_words`]), less those of its
+/// `title` and its URL's `place` ([`place_words`]; all three sorted):
+/// sorted and distinct (see `OwnContent::heading_name`).
 pub(super) fn heading_name(
     page: &PageContent,
     own: &[(usize, &ContentBlock)],
     title: &[u32],
-    url: &str,
+    file: &[u32],
+    place: &[u32],
 ) -> Vec<u32> {
-    let mut headings = own.iter().filter(|(_, b)| b.h1 && b.source != 0).peekable();
-    if headings.peek().is_none() {
-        return Vec::new();
-    }
-    let (file, place) = (file_words(url), place_words(url));
+    let headings = own.iter().filter(|(_, b)| b.h1 && b.source != 0);
     let mut out: Vec<u32> = headings
         .flat_map(|(_, b)| page.words_of(b).iter().copied())
         .filter(|w| file.binary_search(w).is_ok())
