@@ -789,7 +789,7 @@ fn format_1_namespace_opens_with_its_own_config_and_is_rewritten() {
         .arg("{nd:own}:meta")
         .query(&mut redis.con())
         .unwrap();
-    assert_eq!(meta.first(), Some(&3), "format 3 now");
+    assert_eq!(meta.first(), Some(&4), "format 4 now");
 }
 
 /// A log entry as formats 1 and 2 wrote it: the content evidence as
@@ -835,7 +835,7 @@ fn format_2_log_is_rewritten_with_typed_records() {
     }
     let loc = RedisLocation::parse(&redis.url("old")).unwrap();
     for round in 0..2 {
-        // Rewritten on the first open; the second reads format 3 as is.
+        // Rewritten on the first open; the second reads format 4 as is.
         let mut store = RedisStore::open(&loc, &identity).unwrap();
         let mut changes = Vec::new();
         store
@@ -860,7 +860,7 @@ fn format_2_log_is_rewritten_with_typed_records() {
             .arg("{nd:old}:meta")
             .query(&mut con)
             .unwrap();
-        assert_eq!(meta.first(), Some(&3), "format 3 now");
+        assert_eq!(meta.first(), Some(&4), "format 4 now");
         let left: i64 = redis::cmd("EXISTS")
             .arg("{nd:old}:log:rewrite")
             .query(&mut con)
@@ -870,4 +870,124 @@ fn format_2_log_is_rewritten_with_typed_records() {
     // A Deduper over it counts the one kept page as indexed.
     let d = Deduper::open_redis(Config::default(), &registry, &loc).unwrap();
     assert_eq!(d.stats().indexed, 1);
+}
+
+/// A log entry as format 3 wrote it: typed, its sets as varint gaps
+/// (`Evidence`'s and `Signature`'s own serde), key and site in full.
+#[derive(serde::Serialize)]
+enum EntryV3 {
+    Add {
+        key: String,
+        url: String,
+        site: String,
+        kind: RecordKind,
+        signatures: Vec<Signature>,
+        evidence: Evidence,
+    },
+    Remove(u32),
+}
+
+#[test]
+fn format_3_log_is_rewritten_in_compact_form() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let registry = Registry::default();
+    let identity = neardup::store_identity(&Config::default(), &registry).unwrap();
+    let spread = |n: u32, step: u32| -> Vec<u32> { (1..=n).map(|i| i * step).collect() };
+    let record = |n: u32, kind: RecordKind| DocRecord {
+        // Even keys are the URL's end, odd ones are not.
+        key: if n % 2 == 0 {
+            format!("p/{n}")
+        } else {
+            format!("k{n}")
+        },
+        url: format!("https://a.example/p/{n}"),
+        site: if n == 3 {
+            "b.example".into()
+        } else {
+            "a.example".into()
+        },
+        kind,
+        signatures: if kind.is_indexed() {
+            vec![
+                Signature::Fingerprint(u64::MAX / 3 + u64::from(n)),
+                Signature::Fingerprint(u64::from(n)),
+                Signature::Set(spread(20, 200_000_000)),
+            ]
+        } else {
+            Vec::new()
+        },
+        evidence: Evidence {
+            blocks: spread(30, 100_000_000),
+            modulus: if kind.is_indexed() { 4 } else { 0 },
+            sample: if kind.is_indexed() {
+                spread(50, 80_000_000)
+            } else {
+                Vec::new()
+            },
+            visible: u64::MAX - u64::from(n),
+            title: vec![5, 9],
+            lang: 3,
+            main_words: 100 + n,
+        },
+        fetched_at: 0,
+    };
+    let records = [
+        record(0, RecordKind::Kept),
+        record(1, RecordKind::Observation),
+        record(2, RecordKind::NearDuplicate),
+        record(3, RecordKind::Kept),
+    ];
+    let v3 = |r: &DocRecord| EntryV3::Add {
+        key: r.key.clone(),
+        url: r.url.clone(),
+        site: r.site.clone(),
+        kind: r.kind,
+        signatures: r.signatures.clone(),
+        evidence: r.evidence.clone(),
+    };
+    let mut entries: Vec<EntryV3> = records.iter().map(v3).collect();
+    entries.insert(2, EntryV3::Remove(1));
+    let mut con = redis.con();
+    let meta = postcard::to_allocvec(&(3u32, &identity)).unwrap();
+    let _: () = redis::cmd("SET")
+        .arg("{nd:v3}:meta")
+        .arg(meta)
+        .query(&mut con)
+        .unwrap();
+    let mut v3_bytes = 0;
+    for e in &entries {
+        let bytes = postcard::to_allocvec(e).unwrap();
+        v3_bytes += bytes.len();
+        let _: () = redis::cmd("RPUSH")
+            .arg("{nd:v3}:log")
+            .arg(bytes)
+            .query(&mut con)
+            .unwrap();
+    }
+    let loc = RedisLocation::parse(&redis.url("v3")).unwrap();
+    let mut store = RedisStore::open(&loc, &identity).unwrap();
+    store.sync(&mut |_| {}).unwrap();
+    for (id, want) in [(0, &records[0]), (3, &records[2]), (4, &records[3])] {
+        assert_eq!(*store.get(id).unwrap().unwrap(), *want, "entry {id}");
+    }
+    assert!(store.get(1).unwrap().is_none(), "removed by the tombstone");
+    let meta: Vec<u8> = redis::cmd("GET")
+        .arg("{nd:v3}:meta")
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(meta.first(), Some(&4), "format 4 now");
+    let log: Vec<Vec<u8>> = redis::cmd("LRANGE")
+        .arg("{nd:v3}:log")
+        .arg(0)
+        .arg(-1)
+        .query(&mut con)
+        .unwrap();
+    let v4_bytes: usize = log.iter().map(Vec::len).sum();
+    assert_eq!(log.len(), entries.len());
+    assert!(
+        v4_bytes * 10 < v3_bytes * 9,
+        "format 4 takes {v4_bytes} bytes, format 3 took {v3_bytes}"
+    );
 }

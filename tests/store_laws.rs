@@ -45,7 +45,13 @@ pub(crate) fn record(n: u32) -> DocRecord {
     // Sorted sets with gaps up to the largest hashes.
     let spread = |k: u32| (0..n % 7).map(move |i| i * (u32::MAX / 7) + k).collect();
     DocRecord {
-        key: format!("k{n}"),
+        // Half the keys are the URL's end (a manifest id that is its path),
+        // which the redb store keeps as a part of the URL.
+        key: if n % 2 == 0 {
+            format!("p/{n}")
+        } else {
+            format!("k{n}")
+        },
         url: format!("https://s{}.example/p/{n}", n % 3),
         site: format!("s{}.example", n % 3),
         kind,

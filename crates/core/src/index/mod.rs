@@ -5,6 +5,8 @@
 //! those signatures and can be rebuilt from the store.
 
 pub mod chunk;
+#[cfg(any(feature = "redb", feature = "redis"))]
+pub mod codec;
 pub mod config;
 pub mod exact;
 pub mod location;

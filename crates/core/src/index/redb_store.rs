@@ -3,9 +3,11 @@
 //! # Layout
 //! - table `docs`: doc id (`u32`) -> record, postcard-encoded (key, url,
 //!   site, kind, one signature per detector of the chain, the content
-//!   evidence, fetch time in Unix seconds; integers are varints, so a chunk
-//!   set costs about 4-5 bytes per hash, and the evidence's sorted sets
-//!   are delta-coded, about 4);
+//!   evidence, fetch time in Unix seconds; integers are varints; the key
+//!   and site are stored as where they are in the URL when they are part
+//!   of it, and every sorted set of hashes (the chunk set, the evidence's
+//!   blocks, shingle sample and title words) in Rice codes, about
+//!   `log2(2^32 / n) + 1.5` bits a value for a set of n: `super::codec`);
 //! - table `meta`: `format` (u32 LE, [`FORMAT_VERSION`]), `next_id` (u32 LE,
 //!   the id the next insert gets: ids are never reused, also after removals
 //!   of the highest id), `identity` (postcard [`StoreIdentity`]: detector
@@ -18,6 +20,9 @@
 //!   table: every record gets the time of the upgrade as its fetch time,
 //!   and `urls` is dropped (the URL map is derived state, rebuilt by the
 //!   deduper on open);
+//! - format 4 stored the same fields as format 5, its sets as varint
+//!   gaps and its key and site in full: each record is written again in
+//!   format 5's compact forms (`super::codec`);
 //! - formats 1 to 3 stored the content evidence as five signatures after
 //!   the chain's (`crate::content::EVIDENCE_SLOTS`) and no kind: a record
 //!   whose shingle sample was empty (modulus 0) becomes an observation,
@@ -66,6 +71,7 @@ use redb::{
 };
 use serde::{Deserialize, Serialize};
 
+use super::codec::{self, UrlPart};
 use super::record_cache::{CacheStats, Lru};
 use super::redb_errors::{
     check_file, corrupt, err, open_error, panicked, redb_error, unsupported, DAMAGED_HINT,
@@ -80,8 +86,10 @@ use crate::{Error, StoreError};
 /// Version of the on-disk layout; bumped on any incompatible change.
 /// Format 3 records the signature settings in `identity` (formats 1 and 2:
 /// a fingerprint; see [`StoreIdentity`]); format 4 stores typed records
-/// (kind and evidence as fields of their own).
-pub const FORMAT_VERSION: u32 = 4;
+/// (kind and evidence as fields of their own); format 5 stores them
+/// compactly ([`super::codec`]: sets in Rice codes, key and site as parts
+/// of the URL).
+pub const FORMAT_VERSION: u32 = 5;
 
 const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
 /// Format 1 only: URL -> id (dropped by the upgrade to format 2).
@@ -96,21 +104,42 @@ fn encode_identity(path: &Path, identity: &StoreIdentity) -> Result<Vec<u8>> {
     postcard::to_allocvec(identity).map_err(|x| err(path, format!("cannot encode identity: {x}")))
 }
 
-/// A record as encoded in the `docs` table (borrowing, for writes).
+/// A record as encoded in the `docs` table (borrowing, for writes): its
+/// key and site as parts of its URL where they are, its sets in Rice codes
+/// ([`super::codec`]).
 #[derive(Serialize)]
 struct RecordRef<'a> {
-    key: &'a str,
+    key: UrlPart<'a>,
     url: &'a str,
-    site: &'a str,
+    site: UrlPart<'a>,
     kind: RecordKind,
+    #[serde(with = "codec::signatures")]
     signatures: &'a [Signature],
+    #[serde(with = "codec::evidence")]
     evidence: &'a Evidence,
     fetched_at: u64,
 }
 
 /// A record as decoded from the `docs` table.
 #[derive(Deserialize)]
-struct RecordOwned {
+struct RecordOwned<'a> {
+    #[serde(borrow)]
+    key: UrlPart<'a>,
+    url: String,
+    #[serde(borrow)]
+    site: UrlPart<'a>,
+    kind: RecordKind,
+    #[serde(with = "codec::signatures")]
+    signatures: Vec<Signature>,
+    #[serde(with = "codec::evidence")]
+    evidence: Evidence,
+    fetched_at: u64,
+}
+
+/// A format-4 record (sets as varint gaps, key and site in full), read
+/// only to upgrade a file.
+#[derive(Deserialize)]
+struct RecordV4 {
     key: String,
     url: String,
     site: String,
@@ -194,9 +223,9 @@ fn u32_of(path: &Path, name: &str, bytes: &[u8]) -> Result<u32> {
 /// Encodes a record for the `docs` table.
 fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
     postcard::to_allocvec(&RecordRef {
-        key: &r.key,
+        key: UrlPart::key(&r.url, &r.key),
         url: &r.url,
-        site: &r.site,
+        site: UrlPart::site(&r.url, &r.site),
         kind: r.kind,
         signatures: &r.signatures,
         evidence: &r.evidence,
@@ -208,8 +237,10 @@ fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
 /// Decodes a record of the `docs` table and checks its signature count
 /// (one per detector of the chain) and its evidence's sets.
 fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
-    let rec: RecordOwned = postcard::from_bytes(bytes)
-        .map_err(|e| corrupt(path, format!("record {id} is corrupt: {e}")))?;
+    let damaged = |e: String| corrupt(path, format!("record {id} is corrupt: {e}"));
+    let rec: RecordOwned = postcard::from_bytes(bytes).map_err(|e| damaged(e.to_string()))?;
+    let key = rec.key.resolve(&rec.url).map_err(damaged)?;
+    let site = rec.site.resolve(&rec.url).map_err(damaged)?;
     if rec.signatures.len() != rec.kind.signatures(detectors) {
         return Err(corrupt(
             path,
@@ -226,9 +257,9 @@ fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocR
         ));
     }
     Ok(DocRecord {
-        key: rec.key,
+        key,
         url: rec.url,
-        site: rec.site,
+        site,
         kind: rec.kind,
         signatures: rec.signatures,
         evidence: rec.evidence,
@@ -380,6 +411,13 @@ impl RedbStore {
         let meta = Self::check_meta(db, path, identity)?;
         if meta.format < FORMAT_VERSION {
             Self::upgrade(db, path, identity, meta.format, now)?;
+            // Every record was written again in one transaction, so the
+            // file holds the old pages as free space (a rust-doc index of
+            // 72 MB grew to 144); moving the live pages down gives most
+            // of it back (62 MB). Failing to is no error: the file is whole.
+            if let Err(e) = db.compact() {
+                tracing::warn!(path = %path.display(), "index not compacted after its upgrade: {e}");
+            }
         }
         let read = db.begin_read().map_err(|e| redb_error(path, e.into()))?;
         let docs = read
@@ -402,11 +440,11 @@ impl RedbStore {
         Ok((meta, live))
     }
 
-    /// Rewrites every record of format `from` (1 or 3; a format-2 file's
-    /// identity was brought to format 3 by [`RedbStore::check_meta`]) as a
-    /// typed record, a format-1 record with `now` as its fetch time, and
-    /// for format 1 drops the `urls` table; one transaction, which also
-    /// sets the format.
+    /// Rewrites every record of format `from` (1, 3 or 4; a format-2
+    /// file's identity was brought to format 3 by
+    /// [`RedbStore::check_meta`]) in this build's format ([`read_old`]: a
+    /// format-1 record gets `now` as its fetch time), and for format 1
+    /// drops the `urls` table; one transaction, which also sets the format.
     fn upgrade(
         db: &Database,
         path: &Path,
@@ -427,18 +465,10 @@ impl RedbStore {
                     let (id, bytes) = entry.map_err(|x| e(x.into()))?;
                     let id = id.value();
                     let damaged = |x: String| corrupt(path, format!("record {id} is corrupt: {x}"));
-                    let (names, signatures, fetched_at) = if from == 1 {
-                        let old: RecordV1 = postcard::from_bytes(bytes.value())
-                            .map_err(|x| damaged(x.to_string()))?;
-                        ((old.key, old.url, old.site), old.signatures, now)
-                    } else {
-                        let old: RecordV3 = postcard::from_bytes(bytes.value())
-                            .map_err(|x| damaged(x.to_string()))?;
-                        ((old.key, old.url, old.site), old.signatures, old.fetched_at)
-                    };
-                    let rec =
-                        from_slots(identity, names, signatures, fetched_at).map_err(damaged)?;
-                    batch.push((id, rec));
+                    batch.push((
+                        id,
+                        read_old(bytes.value(), from, identity, now).map_err(damaged)?,
+                    ));
                     if batch.len() == UPGRADE_BATCH {
                         break;
                     }
@@ -471,6 +501,41 @@ impl RedbStore {
         tracing::info!(path = %path.display(), "index upgraded from format {from} to {FORMAT_VERSION}");
         Ok(())
     }
+}
+
+/// A record of an older format (1, 3 or 4) as a record of this build.
+fn read_old(
+    bytes: &[u8],
+    from: u32,
+    identity: &StoreIdentity,
+    now: u64,
+) -> std::result::Result<DocRecord, String> {
+    let (names, signatures, fetched_at) = match from {
+        1 => {
+            let old: RecordV1 = postcard::from_bytes(bytes).map_err(|x| x.to_string())?;
+            ((old.key, old.url, old.site), old.signatures, now)
+        }
+        4 => {
+            let old: RecordV4 = postcard::from_bytes(bytes).map_err(|x| x.to_string())?;
+            return Ok(DocRecord {
+                key: old.key,
+                url: old.url,
+                site: old.site,
+                kind: old.kind,
+                signatures: old.signatures,
+                evidence: old.evidence,
+                fetched_at: old.fetched_at,
+            });
+        }
+        _ => {
+            let old: RecordV3 = postcard::from_bytes(bytes).map_err(|x| x.to_string())?;
+            ((old.key, old.url, old.site), old.signatures, old.fetched_at)
+        }
+    };
+    from_slots(identity, names, signatures, fetched_at)
+}
+
+impl RedbStore {
     /// Creates a new index beside `path` and renames it into place once its
     /// metadata is committed, so a crash while creating never leaves a
     /// half-initialized file behind that later opens fail on.
@@ -504,7 +569,7 @@ impl RedbStore {
 
     /// Checks (or, for a new file, writes) the metadata; returns `next_id`
     /// and the format (a format-2 identity is upgraded here, to format 3;
-    /// the records of formats 1 to 3 by the caller).
+    /// the records of formats 1 to 4 by the caller).
     fn check_meta(db: &Database, path: &Path, identity: &StoreIdentity) -> Result<Meta> {
         let e = |e: redb::Error| redb_error(path, e);
         let txn = begin_write(db, path)?;

@@ -33,12 +33,15 @@
 //!
 //! # Older logs
 //! Log formats 1 and 2 held the content evidence as signatures after the
-//! chain's and no record kind. The first worker of this build to open such
-//! a namespace (with the config it was built with) rewrites it: every
-//! entry converted into a new list, which replaces the log and the
-//! metadata in one script only if the log did not grow meanwhile (else it
-//! starts again). Workers of the older build are refused from then on
-//! ("log format 3"): upgrade every worker of a namespace together.
+//! chain's and no record kind; format 3 held typed records with their sets
+//! as varint gaps and key and site in full (format 4 stores them in the
+//! redb store's compact forms, [`super::codec`]). The first worker of this
+//! build to open such a namespace (with the config it was built with)
+//! rewrites it: every entry converted into a new list, which replaces the
+//! log and the metadata in one script only if the log did not grow
+//! meanwhile (else it starts again). Workers of an older build are refused
+//! from then on ("log format 4"): upgrade every worker of a namespace
+//! together.
 //!
 //! # Durability
 //! A write is acknowledged once Redis has executed it; whether it survives
@@ -51,6 +54,7 @@ use std::sync::Arc;
 use neardup_api::{DocId, Signature};
 use serde::{Deserialize, Serialize};
 
+use super::codec::{self, UrlPart};
 use super::location::RedisLocation;
 use super::store::{from_slots, record_bytes, Change, DocRecord, DocStore, RecordKind};
 use crate::content::Evidence;
@@ -61,8 +65,9 @@ use crate::{Error, StoreError};
 /// Version of the log layout and its metadata; bumped on any incompatible
 /// change. Format 2 records the signature settings in the metadata (format
 /// 1: a fingerprint; see [`StoreIdentity`]); format 3 logs typed records
-/// (kind and evidence as fields of their own).
-pub const FORMAT_VERSION: u32 = 3;
+/// (kind and evidence as fields of their own); format 4 logs them in the
+/// redb store's compact forms ([`super::codec`]).
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Entries fetched per `LRANGE` while catching up, so a worker joining a
 /// large log never asks Redis for one huge reply.
@@ -100,24 +105,59 @@ return 1
 /// worker forever.
 const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// A log entry as written (borrowing). The record's field order matches
-/// the redb store's encoding.
+/// A log entry as written (borrowing). The record's fields and their
+/// forms are the redb store's ([`super::codec`]).
 #[derive(Serialize)]
 enum EntryRef<'a> {
     Add {
-        key: &'a str,
+        key: UrlPart<'a>,
         url: &'a str,
-        site: &'a str,
+        site: UrlPart<'a>,
         kind: RecordKind,
+        #[serde(with = "codec::signatures")]
         signatures: &'a [Signature],
+        #[serde(with = "codec::evidence")]
         evidence: &'a Evidence,
     },
     Remove(DocId),
 }
 
+impl<'a> EntryRef<'a> {
+    /// The entry that adds `r`.
+    fn add(r: &'a DocRecord) -> EntryRef<'a> {
+        EntryRef::Add {
+            key: UrlPart::key(&r.url, &r.key),
+            url: &r.url,
+            site: UrlPart::site(&r.url, &r.site),
+            kind: r.kind,
+            signatures: &r.signatures,
+            evidence: &r.evidence,
+        }
+    }
+}
+
 /// A log entry as read.
 #[derive(Deserialize)]
-enum EntryOwned {
+enum EntryOwned<'a> {
+    Add {
+        #[serde(borrow)]
+        key: UrlPart<'a>,
+        url: String,
+        #[serde(borrow)]
+        site: UrlPart<'a>,
+        kind: RecordKind,
+        #[serde(with = "codec::signatures")]
+        signatures: Vec<Signature>,
+        #[serde(with = "codec::evidence")]
+        evidence: Evidence,
+    },
+    Remove(DocId),
+}
+
+/// A log entry of format 3 (sets as varint gaps, key and site in full),
+/// read only to rewrite the log.
+#[derive(Deserialize)]
+enum EntryV3 {
     Add {
         key: String,
         url: String,
@@ -141,14 +181,16 @@ enum EntryV2 {
     Remove(DocId),
 }
 
-/// Rewrites a log of format 1 or 2 as format 3 (see "Older logs" in the
-/// module docs): `meta` is (the metadata as read, the metadata to write).
+/// Rewrites a log of format `from` (1 to 3) in this build's format (see
+/// "Older logs" in the module docs): `meta` is (the metadata as read, the
+/// metadata to write).
 /// Starts again while other workers write; fails on an entry that cannot
 /// be converted, leaving the log as it was.
 fn rewrite_log(
     con: &mut redis::Connection,
     location: &RedisLocation,
     identity: &StoreIdentity,
+    from: u32,
     (old_meta, new_meta): (&[u8], &[u8]),
 ) -> std::result::Result<(), StoreError> {
     let (log_key, meta_key) = (location.log_key(), location.meta_key());
@@ -178,7 +220,7 @@ fn rewrite_log(
             }
             let mut converted = Vec::with_capacity(entries.len());
             for (id, bytes) in (start..).zip(&entries) {
-                converted.push(convert_entry(identity, bytes).map_err(|why| {
+                converted.push(convert_entry(identity, from, bytes).map_err(|why| {
                     StoreError::Corrupt(format!(
                         "log entry {id} cannot be converted to log format {FORMAT_VERSION}: {why}"
                     ))
@@ -221,29 +263,48 @@ fn rewrite_log(
     }
 }
 
-/// One log entry of format 1 or 2 in format 3.
-fn convert_entry(identity: &StoreIdentity, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    let entry: EntryV2 = postcard::from_bytes(bytes).map_err(|e| e.to_string())?;
-    let out = match entry {
-        EntryV2::Add {
-            key,
-            url,
-            site,
-            signatures,
-        } => {
-            let r = from_slots(identity, (key, url, site), signatures, 0)?;
-            postcard::to_allocvec(&EntryRef::Add {
-                key: &r.key,
-                url: &r.url,
-                site: &r.site,
-                kind: r.kind,
-                signatures: &r.signatures,
-                evidence: &r.evidence,
-            })
+/// One log entry of format `from` (1 to 3) in this build's format.
+fn convert_entry(
+    identity: &StoreIdentity,
+    from: u32,
+    bytes: &[u8],
+) -> std::result::Result<Vec<u8>, String> {
+    let record = if from == 3 {
+        match postcard::from_bytes(bytes).map_err(|e| e.to_string())? {
+            EntryV3::Add {
+                key,
+                url,
+                site,
+                kind,
+                signatures,
+                evidence,
+            } => DocRecord {
+                key,
+                url,
+                site,
+                kind,
+                signatures,
+                evidence,
+                fetched_at: 0,
+            },
+            EntryV3::Remove(id) => return encode_entry(&EntryRef::Remove(id)),
         }
-        EntryV2::Remove(id) => postcard::to_allocvec(&EntryRef::Remove(id)),
+    } else {
+        match postcard::from_bytes(bytes).map_err(|e| e.to_string())? {
+            EntryV2::Add {
+                key,
+                url,
+                site,
+                signatures,
+            } => from_slots(identity, (key, url, site), signatures, 0)?,
+            EntryV2::Remove(id) => return encode_entry(&EntryRef::Remove(id)),
+        }
     };
-    out.map_err(|e| e.to_string())
+    encode_entry(&EntryRef::add(&record))
+}
+
+fn encode_entry(entry: &EntryRef<'_>) -> std::result::Result<Vec<u8>, String> {
+    postcard::to_allocvec(entry).map_err(|e| e.to_string())
 }
 
 /// A connection with [`TIMEOUT`] on connect, reads and writes.
@@ -328,7 +389,7 @@ impl RedisStore {
             })
         };
         match format {
-            2 | FORMAT_VERSION => {
+            2..=FORMAT_VERSION => {
                 let stored: StoreIdentity = postcard::from_bytes(rest).map_err(corrupt)?;
                 if let Some(why) = stored.mismatch(identity) {
                     return Err(refused(why, stored));
@@ -350,7 +411,8 @@ impl RedisStore {
             }
         }
         if format < FORMAT_VERSION {
-            rewrite_log(&mut con, location, identity, (&stored, &meta)).map_err(store_error)?;
+            rewrite_log(&mut con, location, identity, format, (&stored, &meta))
+                .map_err(store_error)?;
         }
         Ok(RedisStore {
             client,
@@ -453,14 +515,7 @@ impl DocStore for RedisStore {
         record: DocRecord,
     ) -> Result<std::result::Result<DocId, DocRecord>> {
         let id = self.next_id()?;
-        let bytes = self.encode(&EntryRef::Add {
-            key: &record.key,
-            url: &record.url,
-            site: &record.site,
-            kind: record.kind,
-            signatures: &record.signatures,
-            evidence: &record.evidence,
-        })?;
+        let bytes = self.encode(&EntryRef::add(&record))?;
         let script = Arc::clone(&self.append);
         let key = self.log_key.clone();
         let what = format!("append to {key}");
@@ -555,6 +610,12 @@ impl DocStore for RedisStore {
                                 "log entry {id} has unsorted evidence: corrupt log"
                             )));
                         }
+                        let part = |p: UrlPart<'_>| {
+                            p.resolve(&url).map_err(|why| {
+                                self.corrupt(format!("log entry {id} is corrupt: {why}"))
+                            })
+                        };
+                        let (key, site) = (part(key)?, part(site)?);
                         let rec = Arc::new(DocRecord {
                             key,
                             url,
