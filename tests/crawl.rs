@@ -11,10 +11,10 @@ use axum::extract::State;
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
 use neardup_crawl::fetch::Fetcher;
+use neardup_crawl::CrawlSettings;
 use neardup_crawl::{Crawler, Options};
 use neardup_output::OutputDir;
 use serde_json::Value;
@@ -239,15 +239,15 @@ fn test_site() -> Site {
     ])
 }
 
-fn test_config() -> Config {
-    let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+fn test_config() -> CrawlSettings {
+    let mut config = CrawlSettings::default();
+    {
+        let c = &mut config.crawl;
         c.allow_private = true;
         c.fetch.host_delay_ms = 0;
         c.fetch.retries = 0;
         c.fetch.connect_timeout_ms = 2000;
-    })
-    .unwrap();
+    }
     // The scope is per host: 127.0.0.1:9 is the same host, in scope.
     config
 }
@@ -259,10 +259,8 @@ async fn crawl(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> (neardup_crawl::CrawlSummary, Vec<Value>) {
     let config = test_config();
-    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-    let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher"),
-    );
+    let deduper = SharedDeduper::new(Deduper::new(config.core.clone()).expect("deduper"));
+    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
     let mut sink = OutputDir::create(out).expect("out dir");
     let mut pages = Vec::new();
     let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];
@@ -514,12 +512,9 @@ async fn links_of_duplicates_follow_duplicate_hops() {
         let hits = Arc::new(Mutex::new(Vec::new()));
         let addr = copies_site(Arc::clone(&hits)).await;
         let mut config = test_config();
-        neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.duplicate_hops = hops).unwrap();
-        let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-        let fetcher = Arc::new(
-            Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap())
-                .expect("fetcher"),
-        );
+        config.crawl.scope.duplicate_hops = hops;
+        let deduper = SharedDeduper::new(Deduper::new(config.core.clone()).expect("deduper"));
+        let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
         let dir = Dir::new();
         let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
         let mut pages = Vec::new();
@@ -667,11 +662,9 @@ fn bfs(sites: &[(String, Links)]) -> Vec<String> {
 }
 
 /// Crawls `seeds` with `config` through the library loop; `pages.jsonl`.
-async fn crawl_seeds(config: &Config, seeds: &[String], options: &Options) -> Vec<Value> {
-    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-    let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(config).unwrap()).expect("fetcher"),
-    );
+async fn crawl_seeds(config: &CrawlSettings, seeds: &[String], options: &Options) -> Vec<Value> {
+    let deduper = SharedDeduper::new(Deduper::new(config.core.clone()).expect("deduper"));
+    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
     let dir = Dir::new();
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
@@ -709,11 +702,11 @@ async fn one_host_is_crawled_in_exact_breadth_first_order() {
     let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
     for (delay, host_concurrency) in [(0, 1), (0, 4), (20, 1), (5, 3)] {
         let mut config = test_config();
-        neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.host_delay_ms = delay).unwrap();
-        neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+        config.crawl.fetch.host_delay_ms = delay;
+        {
+            let c = &mut config.crawl;
             c.fetch.host_concurrency = host_concurrency
-        })
-        .unwrap();
+        }
         let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
         assert_eq!(
             urls(&pages),
@@ -741,11 +734,11 @@ async fn hosts_without_politeness_are_crawled_in_global_breadth_first_order() {
     let want = bfs(&sites);
     let seeds: Vec<String> = sites.iter().map(|(s, _)| format!("{s}/")).collect();
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+    {
+        let c = &mut config.crawl;
         c.fetch.host_delay_ms = 0;
         c.fetch.host_concurrency = 64;
-    })
-    .unwrap();
+    }
     let options = Options {
         workers: 8,
         max_in_flight: 32,
@@ -767,11 +760,11 @@ async fn a_polite_host_does_not_hold_back_the_others() {
     let a_base = format!("http://{a}");
     let b_base = format!("http://localhost:{}", b.port());
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+    {
+        let c = &mut config.crawl;
         c.fetch.host_delay_ms = 200;
         c.fetch.host_concurrency = 1;
-    })
-    .unwrap();
+    }
     let seeds = [format!("{a_base}/"), format!("{b_base}/")];
     let pages = crawl_seeds(&config, &seeds, &Options::default()).await;
     let order = urls(&pages);
@@ -855,15 +848,12 @@ fn crawl_recording(remote: bool) -> (Vec<Value>, Vec<std::thread::ThreadId>) {
         let addr = test_site().start().await;
         let config = test_config();
         let deduper = Deduper::with_registry(
-            config.clone(),
+            config.core.clone(),
             &neardup::Registry::default(),
             Box::new(store),
         )
         .expect("deduper");
-        let fetcher = Arc::new(
-            Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap())
-                .expect("fetcher"),
-        );
+        let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
         let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
         let options = Options {
             workers: 1,

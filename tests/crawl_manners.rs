@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
 use neardup_crawl::fetch::Fetcher;
+use neardup_crawl::CrawlSettings;
 use neardup_crawl::{CrawlSummary, Crawler, Options};
 use neardup_output::OutputDir;
 use serde_json::Value;
@@ -33,27 +33,27 @@ pub fn path_of(v: &Value) -> String {
         .to_owned()
 }
 
-pub fn test_config() -> Config {
-    let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+pub fn test_config() -> CrawlSettings {
+    let mut config = CrawlSettings::default();
+    {
+        let c = &mut config.crawl;
         c.allow_private = true;
         c.fetch.host_delay_ms = 0;
         c.fetch.retries = 0;
         c.fetch.connect_timeout_ms = 2000;
-    })
-    .unwrap();
+    }
     config
 }
 
 /// Crawls from `seeds` with the library loop; returns the summary, the
 /// `pages.jsonl` lines and the `verdicts.jsonl` lines.
 pub async fn crawl(
-    config: &Config,
+    config: &CrawlSettings,
     seeds: &[String],
     fetcher: Fetcher,
 ) -> (CrawlSummary, Vec<Value>, Vec<Value>) {
     let dir = Dir::new();
-    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
+    let deduper = SharedDeduper::new(Deduper::new(config.core.clone()).expect("deduper"));
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
     let seeds = seeds.iter().map(|s| Url::parse(s).expect("seed")).collect();
@@ -144,8 +144,7 @@ async fn robots_directives_and_nofollow_links_are_obeyed() {
     let site = directives_site();
     let addr = site.clone().start().await;
     let config = test_config();
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     let fetched = |p: &str| hits.iter().any(|h| h == p);
@@ -209,9 +208,8 @@ async fn directives_are_ignored_when_not_obeyed() {
     let site = directives_site();
     let addr = site.clone().start().await;
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.directives.obey = false).unwrap();
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    config.crawl.directives.obey = false;
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     let (summary, _pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     for p in [
@@ -229,14 +227,13 @@ async fn directives_are_ignored_when_not_obeyed() {
 
     // Only some rels obeyed: ugc links are followed, nofollow ones not.
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+    {
+        let c = &mut config.crawl;
         c.directives.nofollow_rels = vec!["nofollow".into()]
-    })
-    .unwrap();
+    }
     let site = directives_site();
     let addr = site.clone().start().await;
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     assert!(hits.iter().any(|h| h == "/rel-ugc.html"), "{hits:?}");
@@ -354,16 +351,15 @@ async fn fetch_errors_are_counted_by_kind() {
     let site = broken_site(Duration::ZERO);
     let addr = site.start().await;
     let config = test_config();
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     // A port nothing listens on, with robots.txt not obeyed so that the
     // page itself is requested.
     let mut config = config;
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.robots.obey = false).unwrap();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+    config.crawl.robots.obey = false;
+    {
+        let c = &mut config.crawl;
         c.scope.sites = neardup_crawl::SiteScope::Any
-    })
-    .unwrap();
+    }
     let (summary, _, _) = crawl(
         &config,
         &[format!("http://{addr}/"), "http://127.0.0.1:9/".into()],
@@ -486,10 +482,8 @@ async fn start_proxy() -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
 async fn a_crawl_goes_through_the_proxy() {
     let (proxy, log) = start_proxy().await;
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.fetch.proxy = format!("http://{proxy}"))
-        .unwrap();
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    config.crawl.fetch.proxy = format!("http://{proxy}");
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     // The host does not resolve: only the proxy can answer for it.
     let (summary, pages, _) = crawl(&config, &["http://site.invalid/".into()], fetcher).await;
     let log = log.lock().expect("lock").clone();
@@ -670,10 +664,8 @@ async fn pages_listed_only_in_sitemaps_are_crawled() {
     let served = site.clone().start_on(addr).await;
     assert_eq!(served, addr);
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.exclude = vec!["/excluded/".into()])
-        .unwrap();
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    config.crawl.scope.exclude = vec!["/excluded/".into()];
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("{base}/")], fetcher).await;
     let hits = site.hits();
     for p in ["/only-in-sitemap.html", "/from-plain-sitemap.html"] {
@@ -713,11 +705,10 @@ async fn pages_listed_only_in_sitemaps_are_crawled() {
 
     // Not read when turned off.
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.sitemaps.from_robots = false).unwrap();
+    config.crawl.sitemaps.from_robots = false;
     let site = sitemap_site("http://127.0.0.1:1");
     let addr = site.clone().start().await;
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     let (summary, _, _) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     assert_eq!(summary.sitemap_files, 0);
     assert!(
@@ -768,15 +759,14 @@ async fn a_seed_sitemap_with_limits() {
     ]);
     site.clone().start_on(addr).await;
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+    {
+        let c = &mut config.crawl;
         c.sitemaps.max_urls = 2;
         c.sitemaps.max_depth = 1;
-    })
-    .unwrap();
+    }
     // Seed sitemap URLs are seeds: depth 0 is enough.
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 0).unwrap();
-    let fetcher =
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher");
+    config.crawl.scope.max_depth = 0;
+    let fetcher = Fetcher::new(&config.crawl).expect("fetcher");
     let (summary, pages, _) = crawl(&config, &[format!("{base}/sitemap.xml")], fetcher).await;
     let fetched: Vec<String> = pages.iter().map(path_of).collect();
     assert_eq!(fetched, ["/p1.html", "/p2.html"], "{pages:#?}");

@@ -11,12 +11,12 @@
 
 use std::sync::Arc;
 
-use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
 use neardup_crawl::fetch::{FetchError, Fetcher};
 use neardup_crawl::frontier::robots::RobotsSource;
 use neardup_crawl::frontier::RobotsCache;
+use neardup_crawl::CrawlSettings;
 use neardup_crawl::{CrawlSummary, Crawler, Options};
 use neardup_output::OutputDir;
 use serde_json::Value;
@@ -67,11 +67,13 @@ fn json_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSummary, Vec<Value>) {
-    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-    let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(config).unwrap()).expect("fetcher"),
-    );
+async fn crawl(
+    config: &CrawlSettings,
+    seed: &str,
+    out: &std::path::Path,
+) -> (CrawlSummary, Vec<Value>) {
+    let deduper = SharedDeduper::new(Deduper::new(config.core.clone()).expect("deduper"));
+    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
     let mut sink = OutputDir::create(out).expect("out dir");
     let mut pages = Vec::new();
     let options = Options {
@@ -89,14 +91,14 @@ async fn crawl(config: &Config, seed: &str, out: &std::path::Path) -> (CrawlSumm
     (summary, pages)
 }
 
-fn local_config() -> Config {
-    let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+fn local_config() -> CrawlSettings {
+    let mut config = CrawlSettings::default();
+    {
+        let c = &mut config.crawl;
         c.allow_private = true;
         c.fetch.host_delay_ms = 0;
         c.fetch.retries = 0;
-    })
-    .unwrap();
+    }
     config
 }
 
@@ -191,7 +193,7 @@ async fn disallowed_pages_are_never_requested_and_links_keep_their_query() {
 async fn a_seed_refused_by_the_address_guard_is_private_address() {
     let (addr, hits) = site("User-agent: *\nAllow: /\n").await;
     let mut config = local_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = false).unwrap();
+    config.crawl.allow_private = false;
     let dir = Dir::new();
     for seed in [
         format!("http://{addr}/"),
@@ -224,13 +226,9 @@ async fn robots_redirect_to_a_refused_host_is_not_the_origin_refused() {
     .start()
     .await;
     let mut config = local_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.allow_private = false).unwrap();
-    let fetcher = Fetcher::with_address_filter(
-        &neardup_crawl::CrawlConfig::from_config(&config).unwrap(),
-        only_127_0_0_2,
-    )
-    .expect("fetcher");
-    let cache = RobotsCache::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap());
+    config.crawl.allow_private = false;
+    let fetcher = Fetcher::with_address_filter(&config.crawl, only_127_0_0_2).expect("fetcher");
+    let cache = RobotsCache::new(&config.crawl);
     let page = Url::parse(&format!("http://{addr}/page")).expect("url");
     let d = cache.check(&fetcher, &page).await;
     assert_eq!(d.source, RobotsSource::Unreachable, "{d:?}");
@@ -326,7 +324,7 @@ async fn group_forms_as_google_parses_them_request_no_disallowed_url() {
     // The form through the robots cache with the default cap:
     // disallowed, and the group's Crawl-delay is ours.
     let (addr, _) = group_site(forms[0].0).await;
-    let defaults = neardup_crawl::CrawlConfig::from_config(&local_config()).unwrap();
+    let defaults = local_config().crawl;
     let cache = RobotsCache::new(&defaults);
     let fetcher = Fetcher::new(&defaults).expect("fetcher");
     let d = cache
@@ -343,7 +341,7 @@ async fn group_forms_as_google_parses_them_request_no_disallowed_url() {
     );
 
     let mut config = local_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.robots.max_crawl_delay_secs = 0).unwrap();
+    config.crawl.robots.max_crawl_delay_secs = 0;
     for (robots, disallowed) in forms {
         let (addr, site) = group_site(robots).await;
         let dir = Dir::new();
@@ -382,7 +380,7 @@ async fn group_forms_as_google_parses_them_request_no_disallowed_url() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_cut_by_the_robots_size_cap_is_not_parsed() {
     let config = local_config();
-    let crawl_config = neardup_crawl::CrawlConfig::from_config(&config).unwrap();
+    let crawl_config = config.crawl;
     let cap = crawl_config.robots.max_bytes;
     assert_eq!(cap, 512 * 1024);
     let mut robots = String::from("User-agent: *\nDisallow: /\n");

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use neardup::Config;
 use neardup::Deduper;
 use neardup::SharedDeduper;
 use neardup_crawl::fetch::Fetcher;
@@ -59,17 +58,15 @@ async fn redirects_out_of_robots_or_scope_are_refused() {
     let site = site();
     let addr = site.clone().start().await;
     let dir = Dir::new();
-    let mut config = Config::default();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+    let mut config = neardup_crawl::CrawlSettings::default();
+    {
+        let c = &mut config.crawl;
         c.allow_private = true;
         c.fetch.host_delay_ms = 0;
         c.fetch.retries = 0;
-    })
-    .unwrap();
-    let deduper = SharedDeduper::new(Deduper::new(config.clone()).expect("deduper"));
-    let fetcher = Arc::new(
-        Fetcher::new(&neardup_crawl::CrawlConfig::from_config(&config).unwrap()).expect("fetcher"),
-    );
+    }
+    let deduper = SharedDeduper::new(Deduper::new(config.core.clone()).expect("deduper"));
+    let fetcher = Arc::new(Fetcher::new(&config.crawl).expect("fetcher"));
     let mut sink = OutputDir::create(&dir.join("out")).expect("out dir");
     let mut pages = Vec::new();
     let seeds = vec![Url::parse(&format!("http://{addr}/")).expect("seed")];

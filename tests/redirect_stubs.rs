@@ -175,15 +175,12 @@ async fn the_crawl_follows_stubs_as_redirect_hops() {
     ]);
     let addr = site.clone().start().await;
     let mut config = test_config();
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| {
+    {
+        let c = &mut config.crawl;
         c.scope.max_depth = 1;
         c.fetch.max_redirects = 2;
-    })
-    .unwrap();
-    let fetcher = neardup_crawl::fetch::Fetcher::new(
-        &neardup_crawl::CrawlConfig::from_config(&config).unwrap(),
-    )
-    .expect("fetcher");
+    }
+    let fetcher = neardup_crawl::fetch::Fetcher::new(&config.crawl).expect("fetcher");
     let (summary, pages, verdicts) = crawl(&config, &[format!("http://{addr}/")], fetcher).await;
     let hits = site.hits();
     let count = |p: &str| hits.iter().filter(|h| *h == p).count();

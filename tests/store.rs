@@ -240,7 +240,7 @@ fn deduper_reopens_its_index_with_other_decision_thresholds() {
     config.index.ttl_secs = 3600;
     config.index.cache_bytes = 1 << 20;
     config.extract.max_links = 10;
-    neardup_crawl::CrawlConfig::edit(&mut config, |c| c.scope.max_depth = 3).unwrap();
+    config.crawl = toml::from_str("[scope]\nmax_depth = 3\n").unwrap();
     let mut d = Deduper::open(config, &registry, &path).unwrap();
     assert!(!d.store_is_remote(), "a file in this process");
     assert_eq!(d.stats().indexed, 2);

@@ -11,6 +11,7 @@ use neardup::SharedDeduper;
 use neardup_cli::demo::{demo_config, DemoSites};
 use neardup_crawl::fetch::Fetcher;
 use neardup_crawl::CrawlConfig;
+use neardup_crawl::CrawlSettings;
 use neardup_crawl::Progress;
 use neardup_crawl::{format_summary, CrawlSummary, Crawler, Options};
 use neardup_crawl::{parse_seed, parse_seeds_bytes};
@@ -27,14 +28,15 @@ use super::args::{Args, CrawlArgs};
 /// report ([`print_results`]).
 pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     crate::allocator::return_freed_memory_at_once();
-    let (config, crawl) = crawl_config(args, a)?;
-    let mut seeds = read_seeds(a, &config)?;
+    let settings = crawl_settings(args, a)?;
+    let (config, crawl) = (&settings.core, &settings.crawl);
+    let mut seeds = read_seeds(a, config)?;
     let out_dir = a
         .resume
         .clone()
         .or_else(|| a.out.clone())
         .unwrap_or_else(|| std::path::PathBuf::from("neardup-demo"));
-    let policy = checkpoint_policy(a, &crawl)?;
+    let policy = checkpoint_policy(a, crawl)?;
     let registry = neardup::plugins::registry();
     // The chain's names, as the index and the crawl state record them.
     let detectors = Deduper::with_registry(
@@ -43,7 +45,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         Box::<neardup::MemoryStore>::default(),
     )?
     .detector_names();
-    let fetcher = Arc::new(Fetcher::new(&crawl).context("build the HTTP client")?);
+    let fetcher = Arc::new(Fetcher::new(crawl).context("build the HTTP client")?);
     let options = Options::from_limits(&crawl.limits);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -64,7 +66,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
         } else {
             None
         };
-        let Some(mut dir) = open_dir(a, &config, detectors, &seeds, policy, &out_dir)? else {
+        let Some(mut dir) = open_dir(a, &settings, detectors, &seeds, policy, &out_dir)? else {
             return anyhow::Ok(None);
         };
         let deduper = SharedDeduper::new(match &a.index {
@@ -72,7 +74,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             None => Deduper::open(config.clone(), &registry, &dir.index_path())
                 .with_context(|| format!("open the index {}", dir.index_path().display()))?,
         });
-        let summary = Crawler::new(&config, deduper, fetcher)
+        let summary = Crawler::new(&settings, deduper, fetcher)
             .options(options)
             .run_in_dir(
                 &mut dir,
@@ -88,19 +90,21 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The crawl's config: a resumed crawl reads the config it saved, unless
+/// The crawl's settings: a resumed crawl reads the config it saved, unless
 /// one is given (then the crawl state's config hash must match, as
-/// before); `--allow-private`, `--proxy` and `--demo` apply on top. Warns
-/// when the user agent names no contact.
-fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<(Config, CrawlConfig)> {
+/// before); `--allow-private`, `--proxy`, the limit flags and `--demo`
+/// apply on top, to the typed settings. Warns when the user agent names
+/// no contact.
+fn crawl_settings(args: &Args, a: &CrawlArgs) -> anyhow::Result<CrawlSettings> {
     let saved = a
         .resume
         .as_ref()
         .map(|d| d.join(neardup_output::CONFIG_TOML))
         .filter(|p| args.config.is_none() && p.is_file());
     let config_file = args.config.as_deref().or(saved.as_deref());
-    let mut config = super::load_config(config_file, &a.detectors.detectors)?;
-    let mut crawl = CrawlConfig::from_config(&config)?;
+    let config = super::read_config(config_file, &a.detectors.detectors)?;
+    let mut settings = CrawlSettings::new(config).context("invalid configuration")?;
+    let crawl = &mut settings.crawl;
     if a.allow_private {
         crawl.allow_private = true;
     }
@@ -115,7 +119,7 @@ fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<(Config, CrawlConf
     limits.checkpoint_pages = a.checkpoint_pages.unwrap_or(limits.checkpoint_pages);
     limits.checkpoint_secs = a.checkpoint_secs.unwrap_or(limits.checkpoint_secs);
     if a.demo {
-        demo_config(&mut crawl);
+        demo_config(crawl);
     } else if !crawl.user_agent_has_contact() {
         eprintln!(
             "neardup: warning: crawl.user_agent {:?} names no contact URL or e-mail; \
@@ -125,8 +129,8 @@ fn crawl_config(args: &Args, a: &CrawlArgs) -> anyhow::Result<(Config, CrawlConf
     }
     // The effective settings, flags included, are what the crawl state
     // hashes and config.toml records.
-    crawl.write_to(&mut config).context("invalid crawl flags")?;
-    Ok((config, crawl))
+    crawl.validate().context("invalid crawl flags")?;
+    Ok(settings)
 }
 
 /// The seeds of `--seeds FILE` and `--seed URL` (bad ones skipped with a
@@ -188,14 +192,14 @@ fn checkpoint_policy(a: &CrawlArgs, crawl: &CrawlConfig) -> anyhow::Result<Check
 /// progress bar attached unless `--quiet`.
 fn open_dir(
     a: &CrawlArgs,
-    config: &Config,
+    settings: &CrawlSettings,
     detectors: Vec<String>,
     seeds: &[Url],
     policy: CheckpointPolicy,
     out_dir: &std::path::Path,
 ) -> anyhow::Result<Option<CrawlDir>> {
     let mut dir = match &a.resume {
-        Some(d) => match CrawlDir::resume(d, config, detectors, policy)
+        Some(d) => match CrawlDir::resume(d, settings, detectors, policy)
             .with_context(|| format!("resume the crawl in {}", d.display()))?
         {
             Resumed::Finished(s) => {
@@ -212,7 +216,7 @@ fn open_dir(
         },
         None => CrawlDir::create(
             out_dir,
-            config,
+            settings,
             detectors,
             seeds,
             policy,
@@ -220,7 +224,7 @@ fn open_dir(
         )
         .with_context(|| format!("start the crawl in {}", out_dir.display()))?,
     };
-    super::report_cmd::write_config(dir.dir(), config)?;
+    super::report_cmd::write_config(dir.dir(), &settings.to_config()?)?;
     if let (Some(n), false) = (dir.resumed_pages(), a.quiet) {
         eprintln!(
             "neardup: resuming the crawl in {} after {n} pages checked",

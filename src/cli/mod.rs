@@ -103,6 +103,17 @@ fn init_logging() {
 
 /// The config file (or the defaults), with the `--detector` chain, checked.
 fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Config> {
+    let config = read_config(file, detectors)?;
+    // `[crawl]` belongs to the crawler, which checks it; a typo there is
+    // reported by every command, not only when a crawl starts.
+    neardup_crawl::CrawlConfig::from_config(&config).context("invalid configuration")?;
+    Ok(config)
+}
+
+/// The config file (or the defaults), with the `--detector` chain; the
+/// core's settings checked, `[crawl]` left to the caller
+/// ([`load_config`], or `crawl`, which parses it into its settings).
+fn read_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Config> {
     let mut config = match file {
         Some(path) => match Config::from_file(path) {
             Ok(c) => c,
@@ -119,9 +130,6 @@ fn load_config(file: Option<&Path>, detectors: &[String]) -> anyhow::Result<Conf
         config.decide.detectors = detectors.to_vec();
     }
     config.validate().context("invalid configuration")?;
-    // `[crawl]` belongs to the crawler, which checks it; a typo there is
-    // reported by every command, not only when a crawl starts.
-    neardup_crawl::CrawlConfig::from_config(&config).context("invalid configuration")?;
     Ok(config)
 }
 

@@ -40,9 +40,10 @@ pub struct Config {
     /// URL identity: the canonicalization rules that make a URL's key.
     pub canonical: CanonicalConfig,
     /// The crawler's settings (`[crawl]`: scope, robots.txt, sitemaps,
-    /// fetching, limits), kept as TOML for their owner: the `neardup-crawl`
-    /// crate parses and validates them (`CrawlConfig::from_config`), as
-    /// plugins do with `[plugins.NAME]`. The core never reads them.
+    /// fetching, limits) as read from a file, kept as TOML for their owner:
+    /// the `neardup-crawl` crate parses and validates them once, taking
+    /// them out of this table (`CrawlSettings::new`), as plugins do with
+    /// `[plugins.NAME]`. The core never reads them.
     #[serde(skip_serializing_if = "toml::Table::is_empty")]
     pub crawl: toml::Table,
     /// Settings of plugin detectors, one table per detector name, e.g.

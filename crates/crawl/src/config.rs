@@ -1,9 +1,10 @@
 //! The crawler's configuration: `[crawl]` and its sections, owned and
 //! validated here. The core keeps `[crawl]` as a TOML table it never reads
-//! ([`neardup::Config::crawl`]); [`CrawlConfig::from_config`] turns it into
-//! these types once per crawl, with the same rules as the core's sections
-//! (unknown keys are errors; a range error names the key, the value and
-//! what is allowed).
+//! ([`neardup::Config::crawl`]), as it keeps `[plugins.NAME]` for plugins;
+//! [`CrawlSettings::new`] parses it into these types once, at the edge
+//! (the CLI), with the same rules as the core's sections (unknown keys are
+//! errors; a range error names the key, the value and what is allowed),
+//! and from then on a crawl reads only the typed settings.
 
 use crate::error::{CrawlError, Result};
 use neardup::Config;
@@ -507,34 +508,63 @@ impl CrawlConfig {
         Ok(crawl)
     }
 
-    /// Stores these settings as `config`'s `[crawl]` section, every key
-    /// written out (so a run's saved config.toml shows what was used).
+    /// These settings as a `[crawl]` table, every key written out.
     ///
     /// # Errors
     /// If the settings are invalid.
-    pub fn write_to(&self, config: &mut Config) -> Result<()> {
+    fn to_table(&self) -> Result<toml::Table> {
         self.validate()?;
         let value = toml::Value::try_from(self).map_err(|e| CrawlError::Config {
             key: "crawl".into(),
             value: e.to_string(),
             allowed: "a serializable config".into(),
         })?;
-        config.crawl = match value {
+        Ok(match value {
             toml::Value::Table(t) => t,
             _ => toml::Table::new(),
-        };
-        Ok(())
+        })
     }
+}
 
-    /// Changes `config`'s `[crawl]` section with `f`: parse, change,
-    /// validate, store.
+/// What a crawl is configured by, each part parsed and validated once:
+/// the core's settings (extraction, detectors, decisions, URL rules) and
+/// the crawler's own. What a crawl takes ([`crate::Crawler::new`],
+/// [`crate::CrawlDir::create`]); flags change `crawl` in place, typed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CrawlSettings {
+    /// The core's settings. Its `[crawl]` table is empty: it was parsed
+    /// into `crawl`.
+    pub core: Config,
+    /// The crawler's settings.
+    pub crawl: CrawlConfig,
+}
+
+impl CrawlSettings {
+    /// Splits a config as read from a file: its `[crawl]` table parsed and
+    /// validated ([`CrawlConfig::from_config`]) and taken out of the core's
+    /// settings.
     ///
     /// # Errors
-    /// As [`CrawlConfig::from_config`] and [`CrawlConfig::write_to`].
-    pub fn edit(config: &mut Config, f: impl FnOnce(&mut CrawlConfig)) -> Result<()> {
-        let mut crawl = CrawlConfig::from_config(config)?;
-        f(&mut crawl);
-        crawl.write_to(config)
+    /// As [`CrawlConfig::from_config`].
+    pub fn new(mut config: Config) -> Result<CrawlSettings> {
+        let crawl = CrawlConfig::from_config(&config)?;
+        config.crawl.clear();
+        Ok(CrawlSettings {
+            core: config,
+            crawl,
+        })
+    }
+
+    /// The whole config in one `Config`, `[crawl]` with every key written
+    /// out: what a crawl directory's `config.toml` records (so it shows
+    /// what was used, flags included) and what its checkpoints hash.
+    ///
+    /// # Errors
+    /// If the crawl settings are invalid.
+    pub fn to_config(&self) -> Result<Config> {
+        let mut config = self.core.clone();
+        config.crawl = self.crawl.to_table()?;
+        Ok(config)
     }
 }
 
@@ -634,26 +664,45 @@ mod tests {
     }
 
     #[test]
-    fn edit_round_trips_through_the_core_config() {
-        let mut config = Config::default();
-        assert_eq!(
-            CrawlConfig::from_config(&config).unwrap(),
-            CrawlConfig::default()
-        );
-        CrawlConfig::edit(&mut config, |c| {
-            c.fetch.retries = 5;
-            c.limits.max_frontier = 77;
-        })
+    fn settings_take_crawl_out_of_the_core_and_write_it_back() {
+        let config = Config::from_toml(
+            "[decide]\nmin_terms = 25\n[crawl.fetch]\nretries = 5\n[crawl.limits]\nmax_frontier = 77\n",
+        )
         .unwrap();
-        let back = CrawlConfig::from_config(&config).unwrap();
-        assert_eq!((back.fetch.retries, back.limits.max_frontier), (5, 77));
-        // The stored table is plain TOML the core config serializes.
-        let text = toml::to_string(&config).unwrap();
+        let mut settings = CrawlSettings::new(config).unwrap();
+        assert_eq!(
+            (
+                settings.crawl.fetch.retries,
+                settings.crawl.limits.max_frontier
+            ),
+            (5, 77)
+        );
+        assert!(
+            settings.core.crawl.is_empty(),
+            "parsed once, then typed only"
+        );
+        assert_eq!(settings.core.decide.min_terms, 25);
+        // Changed typed, written back with every key: a run's config.toml.
+        settings.crawl.fetch.host_delay_ms = 250;
+        let whole = settings.to_config().unwrap();
+        let text = toml::to_string(&whole).unwrap();
         assert!(text.contains("max_frontier = 77"), "{text}");
-        let err = CrawlConfig::edit(&mut config, |c| c.fetch.host_concurrency = 0).unwrap_err();
+        assert!(text.contains("host_delay_ms = 250"), "{text}");
+        assert!(
+            text.contains("robots_token"),
+            "defaults written out: {text}"
+        );
+        let again = CrawlSettings::new(Config::from_toml(&text).unwrap()).unwrap();
+        assert_eq!(again, settings);
+        // A bad value set in code is refused when written.
+        settings.crawl.fetch.host_concurrency = 0;
+        let err = settings.to_config().unwrap_err();
         assert!(
             err.to_string().contains("crawl.fetch.host_concurrency"),
             "{err}"
         );
+        // A typo in [crawl] is refused when the settings are made.
+        let typo = Config::from_toml("[crawl.fetch]\nretrys = 1\n").unwrap();
+        assert!(CrawlSettings::new(typo).is_err());
     }
 }

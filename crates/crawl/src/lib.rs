@@ -156,8 +156,8 @@ mod warc;
 mod worker;
 
 pub use config::{
-    CrawlConfig, DirectivesConfig, FetchConfig, LimitsConfig, Oversize, RobotsConfig, ScopeConfig,
-    SiteScope, SitemapConfig,
+    CrawlConfig, CrawlSettings, DirectivesConfig, FetchConfig, LimitsConfig, Oversize,
+    RobotsConfig, ScopeConfig, SiteScope, SitemapConfig,
 };
 pub use crawl_state::CrawlState;
 pub use error::{CrawlError, Result};
@@ -183,7 +183,6 @@ use url::Url;
 
 use crate::fetch::Fetcher;
 use crate::frontier::Canonicalizer;
-use neardup::Config;
 use neardup::SharedDeduper;
 use neardup_output::Sink;
 use neardup_output::Summary;
@@ -204,21 +203,21 @@ use crate::worker::spawn_workers;
 ///
 /// ```no_run
 /// # async fn f(
-/// #     config: &neardup::Config,
+/// #     settings: &neardup_crawl::CrawlSettings,
 /// #     deduper: neardup::SharedDeduper,
 /// #     fetcher: std::sync::Arc<neardup_crawl::fetch::Fetcher>,
 /// #     sink: &mut dyn neardup_output::Sink,
 /// # ) -> neardup_crawl::Result<()> {
 /// let seed = url::Url::parse("http://127.0.0.1:8080/").expect("seed");
 /// let mut pages = Vec::new();
-/// let summary = neardup_crawl::Crawler::new(config, deduper, fetcher)
+/// let summary = neardup_crawl::Crawler::new(settings, deduper, fetcher)
 ///     .seeds(vec![seed])
 ///     .run(&mut pages, sink, std::future::pending())
 ///     .await?;
 /// # Ok(()) }
 /// ```
 pub struct Crawler<'c> {
-    config: &'c Config,
+    settings: &'c CrawlSettings,
     deduper: SharedDeduper,
     fetcher: Arc<Fetcher>,
     seeds: Vec<Url>,
@@ -226,11 +225,11 @@ pub struct Crawler<'c> {
 }
 
 impl<'c> Crawler<'c> {
-    /// A crawl under `config`, deciding with `deduper` and fetching with
+    /// A crawl under `settings`, deciding with `deduper` and fetching with
     /// `fetcher`.
-    pub fn new(config: &'c Config, deduper: SharedDeduper, fetcher: Arc<Fetcher>) -> Self {
+    pub fn new(settings: &'c CrawlSettings, deduper: SharedDeduper, fetcher: Arc<Fetcher>) -> Self {
         Crawler {
-            config,
+            settings,
             deduper,
             fetcher,
             seeds: Vec::new(),
@@ -307,14 +306,14 @@ impl<'c> Crawler<'c> {
     ) -> Result<CrawlSummary> {
         let start = Instant::now();
         let Crawler {
-            config,
+            settings,
             deduper,
             fetcher,
             seeds,
             options,
         } = self;
-        let crawl = &CrawlConfig::from_config(config)?;
-        let canon = Canonicalizer::new(&config.canonical);
+        let crawl = &settings.crawl;
+        let canon = Canonicalizer::new(&settings.core.canonical);
         let mut frontier = Frontier::new(crawl, &options, &canon, &seeds)?;
         let workers = match options.workers {
             0 => crawl.fetch.concurrency.max(1),

@@ -63,13 +63,13 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::progress::Progress;
+use crate::config::CrawlSettings;
 use crate::crawl_state::CrawlState;
 use crate::decider::Decider;
 use crate::error::{CrawlError, Result};
 use crate::frontier::pending::{Frontier, Queued};
 use crate::outputs::Outputs;
 use crate::summary::CrawlSummary;
-use neardup::Config;
 use neardup::Error;
 use neardup::{Match, MatchBasis, Verdict, VerdictKind};
 use neardup_output::EvidenceSpool;
@@ -204,11 +204,12 @@ fn state_err(path: &Path, message: impl std::fmt::Display) -> CrawlError {
 
 /// Hash of the config as JSON, hex. The proxy is left out: it changes
 /// the route, not what is fetched, and a resume may need another one.
-fn config_hash(config: &Config) -> Result<String> {
-    let mut config = config.clone();
-    // The typed form, every key written: the same settings hash the same
-    // whether a key was spelled out or left to its default.
-    crate::config::CrawlConfig::edit(&mut config, |c| c.fetch.proxy.clear())?;
+fn config_hash(settings: &CrawlSettings) -> Result<String> {
+    let mut settings = settings.clone();
+    settings.crawl.fetch.proxy.clear();
+    // Every key written: the same settings hash the same whether a key was
+    // spelled out or left to its default.
+    let config = settings.to_config()?;
     let json = serde_json::to_vec(&config).map_err(|e| CrawlError::Config {
         key: "<config>".into(),
         value: e.to_string(),
@@ -226,7 +227,7 @@ impl CrawlDir {
     /// If the directory or files cannot be created.
     pub fn create(
         dir: &Path,
-        config: &Config,
+        settings: &CrawlSettings,
         detectors: Vec<String>,
         seeds: &[Url],
         policy: CheckpointPolicy,
@@ -241,7 +242,7 @@ impl CrawlDir {
         }
         let meta = Checkpoint {
             version: STATE_VERSION,
-            config_hash: config_hash(config)?,
+            config_hash: config_hash(settings)?,
             detectors,
             seeds: seeds.iter().map(|u| u.as_str().to_owned()).collect(),
             finished: false,
@@ -271,7 +272,7 @@ impl CrawlDir {
     /// `.jsonl` files are shorter than the checkpoint recorded.
     pub fn resume(
         dir: &Path,
-        config: &Config,
+        settings: &CrawlSettings,
         detectors: Vec<String>,
         policy: CheckpointPolicy,
     ) -> Result<Resumed> {
@@ -304,7 +305,7 @@ impl CrawlDir {
                 ),
             ));
         }
-        let hash = config_hash(config)?;
+        let hash = config_hash(settings)?;
         if meta.config_hash != hash {
             return Err(state_err(
                 &path,
