@@ -703,9 +703,9 @@ async fn robots_rules_crawl_delay_and_caching() {
     assert_eq!(log.count("/robots.txt"), 1, "fetched once, then cached");
 
     // The Crawl-delay reached the politeness limiter: starts 300 ms apart.
-    let host = base.host_str().unwrap();
+    let host = neardup_crawl::HostKey::of(&base).unwrap();
     assert_eq!(
-        fetcher.politeness().delay(host).await,
+        fetcher.politeness().delay(&host).await,
         Duration::from_millis(300)
     );
     for _ in 0..3 {

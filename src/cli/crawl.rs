@@ -21,7 +21,7 @@ use url::Url;
 
 use super::args::{Args, CrawlArgs};
 
-/// Runs the command: the config ([`crawl_config`]), seeds
+/// Runs the command: the config ([`crawl_settings`]), seeds
 /// ([`read_seeds`]) and checkpoint policy ([`checkpoint_policy`]) from
 /// the flags, then, on a tokio runtime, the demo sites if asked, the
 /// crawl directory ([`open_dir`]) and the crawl; then the summary and

@@ -165,7 +165,7 @@ pub use manners::{nofollow_mask, parse_list, Directives};
 pub use options::Options;
 pub use progress::{format_line, format_log_line, log_writer, LogWriter, Progress};
 pub use seeds::{parse_seed, parse_seeds, parse_seeds_bytes, BadSeed};
-pub use site::site_with_port;
+pub use site::{site_with_port, HostKey, ScopeSite};
 pub use state::{
     clusters_from_verdicts, write_clusters, Checkpoint, CheckpointPolicy, CrawlDir, Resumed, INDEX,
     PAGES, STATE,

@@ -32,6 +32,7 @@ use super::net::{non_public, AddressFilter, PrivateAddressError, PublicOnlyResol
 use super::outcome::{FetchError, FetchOutcome, Redirect};
 use super::retry::{backoff, jitter, parse_retry_after};
 use crate::config::{CrawlConfig, FetchConfig, Oversize};
+use crate::site::HostKey;
 
 /// Per-call overrides of the configured limits (robots.txt is fetched with
 /// any content type, fewer redirects and its own size cap).
@@ -316,11 +317,11 @@ impl Fetcher {
     /// The host to be polite to; refuses non-http(s) URLs and, unless
     /// private addresses are allowed, literal non-public IPs (names are
     /// checked by the resolver).
-    fn check_url(&self, url: &Url) -> Result<String, FetchError> {
+    fn check_url(&self, url: &Url) -> Result<HostKey, FetchError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::InvalidUrl(url.to_string()));
         }
-        let key = || Politeness::host_key(url).unwrap_or_default();
+        let key = || HostKey::of(url).unwrap_or_default();
         let ip: IpAddr = match url.host() {
             Some(url::Host::Domain(_)) => return Ok(key()),
             Some(url::Host::Ipv4(ip)) => ip.into(),
@@ -368,7 +369,7 @@ impl Fetcher {
     async fn send(
         &self,
         url: &Url,
-        host: &str,
+        host: &HostKey,
     ) -> Result<(Response, Permit, u32, Instant), FetchError> {
         let total = Duration::from_millis(self.config.total_timeout_ms);
         let base = Duration::from_millis(self.config.retry_base_ms);

@@ -23,6 +23,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use url::Url;
 
+use crate::site::HostKey;
+
 #[derive(Debug)]
 struct HostSlot {
     in_flight: Arc<Semaphore>,
@@ -80,7 +82,7 @@ pub struct Politeness {
     default_delay: Duration,
     /// One slot per host ever contacted (a few hundred bytes each; the
     /// crawl loop bounds the number of hosts through its scope).
-    hosts: Mutex<HashMap<String, Arc<HostSlot>>>,
+    hosts: Mutex<HashMap<HostKey, Arc<HostSlot>>>,
 }
 
 impl Politeness {
@@ -96,21 +98,24 @@ impl Politeness {
     }
 
     /// The key the limiter (and so the [`super::Fetcher`]) keeps a URL's
-    /// host under: its host as `Url::host_str` spells it (`[::1]` for
-    /// IPv6), lowercased, without scheme or port. `None` without a host.
-    pub fn host_key(url: &Url) -> Option<String> {
-        url.host_str().map(str::to_ascii_lowercase)
+    /// host under ([`HostKey::of`]). `None` without a host.
+    pub fn host_key(url: &Url) -> Option<HostKey> {
+        HostKey::of(url)
     }
 
-    fn hosts(&self) -> MutexGuard<'_, HashMap<String, Arc<HostSlot>>> {
+    fn hosts(&self) -> MutexGuard<'_, HashMap<HostKey, Arc<HostSlot>>> {
         // A poisoned lock only means another thread panicked mid-insert;
         // the map itself is still consistent.
         self.hosts.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn slot(&self, host: &str) -> Arc<HostSlot> {
-        self.hosts()
-            .entry(host.to_ascii_lowercase())
+    fn slot(&self, host: &HostKey) -> Arc<HostSlot> {
+        let mut hosts = self.hosts();
+        if let Some(slot) = hosts.get(host) {
+            return Arc::clone(slot);
+        }
+        hosts
+            .entry(host.clone())
             .or_insert_with(|| {
                 Arc::new(HostSlot {
                     in_flight: Arc::new(Semaphore::new(self.host_concurrency)),
@@ -125,7 +130,7 @@ impl Politeness {
     }
 
     /// Waits until a request to `host` may start, and reserves its slots.
-    pub async fn acquire(&self, host: &str) -> Permit {
+    pub async fn acquire(&self, host: &HostKey) -> Permit {
         let slot = self.slot(host);
         // Semaphores here are never closed, so acquire cannot fail; if it
         // somehow did, the request goes ahead without that slot.
@@ -161,17 +166,17 @@ impl Politeness {
 
     /// Sets the minimum gap between requests to `host` to the larger of the
     /// configured delay and `delay` (a robots.txt Crawl-delay).
-    pub async fn set_delay(&self, host: &str, delay: Duration) {
+    pub async fn set_delay(&self, host: &HostKey, delay: Duration) {
         self.slot(host).timing().delay = self.default_delay.max(delay);
     }
 
     /// The current minimum gap between requests to `host`.
-    pub async fn delay(&self, host: &str) -> Duration {
+    pub async fn delay(&self, host: &HostKey) -> Duration {
         self.slot(host).timing().delay
     }
 
     /// No request to `host` starts before `until` (a `Retry-After`).
-    pub async fn defer(&self, host: &str, until: Instant) {
+    pub async fn defer(&self, host: &HostKey, until: Instant) {
         let slot = self.slot(host);
         let mut timing = slot.timing();
         timing.next_start = timing.next_start.max(until);
@@ -180,8 +185,8 @@ impl Politeness {
     /// `host`'s state now, without waiting and without adding the host to
     /// the limiter: when its next request may start, its delay and its
     /// concurrency.
-    pub fn readiness(&self, host: &str) -> HostReadiness {
-        let slot = self.hosts().get(&host.to_ascii_lowercase()).cloned();
+    pub fn readiness(&self, host: &HostKey) -> HostReadiness {
+        let slot = self.hosts().get(host).cloned();
         let (next_start, delay) = match slot {
             Some(slot) => {
                 let timing = slot.timing();
@@ -201,13 +206,17 @@ impl Politeness {
 mod tests {
     use super::*;
 
+    fn key(host: &str) -> HostKey {
+        HostKey::new(host)
+    }
+
     #[tokio::test(start_paused = true)]
     async fn starts_to_one_host_are_spaced_by_the_delay() {
         let p = Arc::new(Politeness::new(8, 4, Duration::from_secs(2)));
         let t0 = Instant::now();
         let mut starts = Vec::new();
         for _ in 0..3 {
-            let _permit = p.acquire("a.com").await;
+            let _permit = p.acquire(&key("a.com")).await;
             starts.push(t0.elapsed());
         }
         assert_eq!(
@@ -220,24 +229,24 @@ mod tests {
         );
         // Another host is not delayed by a.com.
         let t1 = Instant::now();
-        let _b = p.acquire("b.com").await;
+        let _b = p.acquire(&key("b.com")).await;
         assert_eq!(t1.elapsed(), Duration::ZERO);
         // Host names compare case-insensitively.
         let t2 = Instant::now();
-        let _a = p.acquire("A.COM").await;
+        let _a = p.acquire(&key("A.COM")).await;
         assert_eq!(t2.elapsed(), Duration::from_secs(2));
     }
 
     #[tokio::test(start_paused = true)]
     async fn crawl_delay_raises_but_never_lowers_the_gap() {
         let p = Politeness::new(8, 1, Duration::from_secs(1));
-        p.set_delay("a.com", Duration::from_secs(5)).await;
-        assert_eq!(p.delay("a.com").await, Duration::from_secs(5));
-        p.set_delay("b.com", Duration::from_millis(10)).await;
-        assert_eq!(p.delay("b.com").await, Duration::from_secs(1));
+        p.set_delay(&key("a.com"), Duration::from_secs(5)).await;
+        assert_eq!(p.delay(&key("a.com")).await, Duration::from_secs(5));
+        p.set_delay(&key("b.com"), Duration::from_millis(10)).await;
+        assert_eq!(p.delay(&key("b.com")).await, Duration::from_secs(1));
         let t0 = Instant::now();
-        drop(p.acquire("a.com").await);
-        drop(p.acquire("a.com").await);
+        drop(p.acquire(&key("a.com")).await);
+        drop(p.acquire(&key("a.com")).await);
         assert_eq!(t0.elapsed(), Duration::from_secs(5));
     }
 
@@ -245,24 +254,24 @@ mod tests {
     async fn defer_pushes_the_next_start_back() {
         let p = Politeness::new(8, 1, Duration::ZERO);
         let t0 = Instant::now();
-        p.defer("a.com", t0 + Duration::from_secs(30)).await;
-        drop(p.acquire("a.com").await);
+        p.defer(&key("a.com"), t0 + Duration::from_secs(30)).await;
+        drop(p.acquire(&key("a.com")).await);
         assert_eq!(t0.elapsed(), Duration::from_secs(30));
     }
 
     #[tokio::test(start_paused = true)]
     async fn per_host_and_global_concurrency() {
         let p = Arc::new(Politeness::new(2, 1, Duration::ZERO));
-        let a1 = p.acquire("a.com").await;
+        let a1 = p.acquire(&key("a.com")).await;
         // A second request to a.com waits for the first to finish.
         let p2 = p.clone();
-        let waiting = tokio::spawn(async move { p2.acquire("a.com").await });
+        let waiting = tokio::spawn(async move { p2.acquire(&key("a.com")).await });
         tokio::time::sleep(Duration::from_secs(1)).await;
         assert!(!waiting.is_finished());
         // b.com takes the second global slot; c.com must wait for one.
-        let _b = p.acquire("b.com").await;
+        let _b = p.acquire(&key("b.com")).await;
         let p3 = p.clone();
-        let c = tokio::spawn(async move { p3.acquire("c.com").await });
+        let c = tokio::spawn(async move { p3.acquire(&key("c.com")).await });
         tokio::time::sleep(Duration::from_secs(1)).await;
         assert!(!c.is_finished());
         drop(a1);
@@ -276,25 +285,25 @@ mod tests {
     async fn readiness_reports_the_next_start_without_waiting() {
         let p = Politeness::new(8, 2, Duration::from_secs(1));
         // Never contacted: may start now, and reading does not add it.
-        let fresh = p.readiness("a.com");
+        let fresh = p.readiness(&key("a.com"));
         assert_eq!(fresh.next_start, None);
         assert_eq!(fresh.delay, Duration::from_secs(1));
         assert_eq!(fresh.concurrency, 2);
         let t0 = Instant::now();
-        let _permit = p.acquire("a.com").await;
+        let _permit = p.acquire(&key("a.com")).await;
         // Read while the permit is held (no lock across awaits).
-        let r = p.readiness("A.com");
+        let r = p.readiness(&key("A.com"));
         assert_eq!(r.next_start, Some(t0 + Duration::from_secs(1)));
-        p.set_delay("a.com", Duration::from_secs(3)).await;
-        p.defer("a.com", t0 + Duration::from_secs(10)).await;
-        let r = p.readiness("a.com");
+        p.set_delay(&key("a.com"), Duration::from_secs(3)).await;
+        p.defer(&key("a.com"), t0 + Duration::from_secs(10)).await;
+        let r = p.readiness(&key("a.com"));
         assert_eq!(r.next_start, Some(t0 + Duration::from_secs(10)));
         assert_eq!(r.delay, Duration::from_secs(3));
         // The next acquire starts at the deferred time, then 3 s apart.
-        let _second = p.acquire("a.com").await;
+        let _second = p.acquire(&key("a.com")).await;
         assert_eq!(t0.elapsed(), Duration::from_secs(10));
         assert_eq!(
-            p.readiness("a.com").next_start,
+            p.readiness(&key("a.com")).next_start,
             Some(t0 + Duration::from_secs(13))
         );
     }
@@ -303,29 +312,30 @@ mod tests {
     async fn a_defer_while_waiting_is_honoured() {
         let p = Arc::new(Politeness::new(8, 2, Duration::from_secs(1)));
         let t0 = Instant::now();
-        drop(p.acquire("a.com").await);
+        drop(p.acquire(&key("a.com")).await);
         // The second request waits for t0 + 1 s; meanwhile the server asks
         // for 5 s.
         let p2 = Arc::clone(&p);
         let second = tokio::spawn(async move {
-            drop(p2.acquire("a.com").await);
+            drop(p2.acquire(&key("a.com")).await);
             Instant::now()
         });
         tokio::time::sleep(Duration::from_millis(100)).await;
-        p.defer("a.com", t0 + Duration::from_secs(5)).await;
+        p.defer(&key("a.com"), t0 + Duration::from_secs(5)).await;
         let started = second.await.unwrap();
         assert_eq!(started - t0, Duration::from_secs(5));
     }
 
     #[test]
     fn host_key_is_the_lowercased_host_without_port() {
-        let key = |u: &str| Politeness::host_key(&Url::parse(u).unwrap());
+        let of = |u: &str| Politeness::host_key(&Url::parse(u).unwrap());
+        let text = |u: &str| of(u).map(|k| k.as_str().to_owned());
         assert_eq!(
-            key("http://Example.COM:8080/a").as_deref(),
+            text("http://Example.COM:8080/a").as_deref(),
             Some("example.com")
         );
-        assert_eq!(key("https://127.0.0.1:9/").as_deref(), Some("127.0.0.1"));
-        assert_eq!(key("http://[::1]:80/").as_deref(), Some("[::1]"));
-        assert_eq!(key("data:text/plain,x"), None);
+        assert_eq!(text("https://127.0.0.1:9/").as_deref(), Some("127.0.0.1"));
+        assert_eq!(text("http://[::1]:80/").as_deref(), Some("[::1]"));
+        assert_eq!(of("data:text/plain,x"), None);
     }
 }

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::fetch::Politeness;
 use crate::frontier::{Canonicalizer, HostQueues, Links, Scope, SkipReason};
 use crate::options::Options;
+use crate::site::HostKey;
 
 /// A URL waiting in the frontier (or fetched and not yet decided).
 #[derive(Clone, Debug)]
@@ -24,9 +25,10 @@ pub(crate) struct Queued {
     pub(crate) dups: u32,
 }
 
-/// The politeness key of a URL (its host): the queue's per-host key.
-pub(crate) fn host_key(url: &Url) -> String {
-    Politeness::host_key(url).unwrap_or_default()
+/// The politeness key of a URL (its host): the queue's per-host key
+/// (empty for a URL without a host, which the scope never admits).
+pub(crate) fn host_key(url: &Url) -> HostKey {
+    HostKey::of(url).unwrap_or_default()
 }
 
 /// The queue, seen set and scope.

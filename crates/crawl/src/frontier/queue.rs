@@ -40,6 +40,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use tokio::time::Instant;
 
 use crate::fetch::Politeness;
+use crate::site::HostKey;
 
 /// What [`HostQueues::poll`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,11 +78,11 @@ struct Host<T> {
 /// the module doc).
 #[derive(Debug)]
 pub struct HostQueues<T> {
-    hosts: HashMap<String, Host<T>>,
+    hosts: HashMap<HostKey, Host<T>>,
     /// Hosts that may be ready, by the sequence number of their head.
-    candidates: BTreeSet<(u64, String)>,
+    candidates: BTreeSet<(u64, HostKey)>,
     /// Hosts not ready before a known time, by that time.
-    waiting: BTreeSet<(Instant, String)>,
+    waiting: BTreeSet<(Instant, HostKey)>,
     next_seq: u64,
     len: usize,
 }
@@ -120,11 +121,11 @@ impl<T> HostQueues<T> {
     }
 
     /// Queues `item` at the back of `host`'s FIFO.
-    pub fn push(&mut self, host: &str, item: T) {
+    pub fn push(&mut self, host: &HostKey, item: T) {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.len += 1;
-        let h = self.hosts.entry(host.to_owned()).or_insert_with(|| Host {
+        let h = self.hosts.entry(host.clone()).or_insert_with(|| Host {
             items: VecDeque::new(),
             in_flight: 0,
             last_pop: None,
@@ -135,7 +136,7 @@ impl<T> HostQueues<T> {
             // A host with nothing queued was parked; whether it is at its
             // concurrency is checked when it is considered.
             h.state = State::Candidate;
-            self.candidates.insert((seq, host.to_owned()));
+            self.candidates.insert((seq, host.clone()));
         }
     }
 
@@ -151,7 +152,7 @@ impl<T> HostQueues<T> {
     /// not before one of its items in flight is done).
     fn ready_at(
         host: &Host<T>,
-        key: &str,
+        key: &HostKey,
         now: Instant,
         politeness: &Politeness,
     ) -> Result<(), Option<Instant>> {
@@ -192,7 +193,7 @@ impl<T> HostQueues<T> {
 
     /// The ready host whose head was queued first, moving the candidates
     /// found not ready to `waiting` (or parking them) on the way.
-    fn find_ready(&mut self, now: Instant, politeness: &Politeness) -> Option<String> {
+    fn find_ready(&mut self, now: Instant, politeness: &Politeness) -> Option<HostKey> {
         self.wake(now);
         while let Some((seq, key)) = self.candidates.first().cloned() {
             let Some(h) = self.hosts.get_mut(&key) else {
@@ -239,7 +240,7 @@ impl<T> HostQueues<T> {
         now: Instant,
         politeness: &Politeness,
         mut drop: impl FnMut(&T) -> bool,
-    ) -> Option<(String, T)> {
+    ) -> Option<(HostKey, T)> {
         loop {
             let key = self.find_ready(now, politeness)?;
             let h = self.hosts.get_mut(&key)?;
@@ -273,7 +274,7 @@ impl<T> HostQueues<T> {
     }
 
     /// An item popped for `host` is finished: its slot is free again.
-    pub fn done(&mut self, host: &str) {
+    pub fn done(&mut self, host: &HostKey) {
         let Some(h) = self.hosts.get_mut(host) else {
             return;
         };
@@ -284,7 +285,7 @@ impl<T> HostQueues<T> {
             }
             (Some(&(seq, _)), State::Parked) => {
                 h.state = State::Candidate;
-                self.candidates.insert((seq, host.to_owned()));
+                self.candidates.insert((seq, host.clone()));
             }
             _ => {}
         }
@@ -296,6 +297,10 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    fn key(host: &str) -> HostKey {
+        HostKey::new(host)
+    }
 
     fn drain(q: &mut HostQueues<u32>, p: &Politeness) -> Vec<u32> {
         let mut out = Vec::new();
@@ -312,7 +317,7 @@ mod tests {
         let p = Politeness::new(64, 64, Duration::ZERO);
         let mut q = HostQueues::new();
         for (i, host) in ["a", "b", "a", "c", "b", "a", "c", "c"].iter().enumerate() {
-            q.push(host, i as u32);
+            q.push(&key(host), i as u32);
         }
         assert_eq!(q.len(), 8);
         assert_eq!(q.in_order(), [&0, &1, &2, &3, &4, &5, &6, &7]);
@@ -331,7 +336,7 @@ mod tests {
         let p = Politeness::new(64, 1, Duration::from_secs(1));
         let mut q = HostQueues::new();
         for i in 0..5 {
-            q.push("a", i);
+            q.push(&key("a"), i);
         }
         let mut out = Vec::new();
         while !q.is_empty() {
@@ -359,10 +364,10 @@ mod tests {
         let mut q = HostQueues::new();
         // Host a's URLs were all queued first.
         for i in 0..4 {
-            q.push("a", i);
+            q.push(&key("a"), i);
         }
         for i in 10..13 {
-            q.push("b", i);
+            q.push(&key("b"), i);
         }
         let t0 = Instant::now();
         let mut out = Vec::new();
@@ -391,21 +396,21 @@ mod tests {
         let p = Politeness::new(64, 2, Duration::ZERO);
         let mut q = HostQueues::new();
         for i in 0..4 {
-            q.push("a", i);
+            q.push(&key("a"), i);
         }
-        q.push("b", 9);
+        q.push(&key("b"), 9);
         let now = Instant::now();
-        assert_eq!(q.pop(now, &p, |_| false), Some(("a".into(), 0)));
-        assert_eq!(q.pop(now, &p, |_| false), Some(("a".into(), 1)));
+        assert_eq!(q.pop(now, &p, |_| false), Some((key("a"), 0)));
+        assert_eq!(q.pop(now, &p, |_| false), Some((key("a"), 1)));
         // a has two in flight: b goes next, then nothing.
-        assert_eq!(q.pop(now, &p, |_| false), Some(("b".into(), 9)));
+        assert_eq!(q.pop(now, &p, |_| false), Some((key("b"), 9)));
         assert_eq!(q.poll(now, &p), Poll::Idle);
         assert_eq!(q.pop(now, &p, |_| false), None);
-        q.done("a");
+        q.done(&key("a"));
         assert_eq!(q.poll(now, &p), Poll::Ready);
-        assert_eq!(q.pop(now, &p, |_| false), Some(("a".into(), 2)));
+        assert_eq!(q.pop(now, &p, |_| false), Some((key("a"), 2)));
         // b is dropped once its item is done and it has nothing queued.
-        q.done("b");
+        q.done(&key("b"));
         assert_eq!(q.hosts(), 1);
     }
 
@@ -414,7 +419,7 @@ mod tests {
         let p = Politeness::new(64, 1, Duration::ZERO);
         let mut q = HostQueues::new();
         for i in 0..4 {
-            q.push("a", i);
+            q.push(&key("a"), i);
         }
         let now = Instant::now();
         let mut dropped = Vec::new();
@@ -425,10 +430,10 @@ mod tests {
             }
             d
         });
-        assert_eq!(got, Some(("a".into(), 2)));
+        assert_eq!(got, Some((key("a"), 2)));
         assert_eq!(dropped, [0, 1]);
         assert_eq!(q.len(), 1);
-        q.done("a");
+        q.done(&key("a"));
         assert_eq!(drain(&mut q, &p), [3]);
         assert_eq!(q.hosts(), 0);
     }
@@ -437,18 +442,18 @@ mod tests {
     async fn crawl_delay_and_retry_after_are_read_from_the_limiter() {
         let p = Politeness::new(64, 4, Duration::from_millis(100));
         let mut q = HostQueues::new();
-        q.push("a", 1);
-        q.push("a", 2);
+        q.push(&key("a"), 1);
+        q.push(&key("a"), 2);
         let t0 = Instant::now();
         // A Retry-After on host a: nothing before t0 + 30 s.
-        p.defer("a", t0 + Duration::from_secs(30)).await;
+        p.defer(&key("a"), t0 + Duration::from_secs(30)).await;
         assert_eq!(q.poll(t0, &p), Poll::Until(t0 + Duration::from_secs(30)));
         // Once due, one item; the second waits for the delay after the
         // first was handed out, even before the fetch reaches the limiter
         // (a Crawl-delay of 5 s raised it).
-        p.set_delay("a", Duration::from_secs(5)).await;
+        p.set_delay(&key("a"), Duration::from_secs(5)).await;
         let t1 = t0 + Duration::from_secs(30);
-        assert_eq!(q.pop(t1, &p, |_| false), Some(("a".into(), 1)));
+        assert_eq!(q.pop(t1, &p, |_| false), Some((key("a"), 1)));
         assert_eq!(q.poll(t1, &p), Poll::Until(t1 + Duration::from_secs(5)));
     }
 }

@@ -33,6 +33,7 @@ use url::Url;
 use super::robots_rules::{complete_lines, RobotsRules};
 use crate::config::{CrawlConfig, Oversize, RobotsConfig};
 use crate::fetch::{FetchError, FetchOptions, Fetcher};
+use crate::site::HostKey;
 
 /// RFC 9309 2.3.1.2: crawlers should follow at least five redirects.
 const ROBOTS_REDIRECTS: usize = 5;
@@ -130,8 +131,8 @@ impl RobotsCache {
         };
         if stale {
             let fresh = self.fetch(fetcher, &origin).await;
-            if let (Some(delay), Some(host)) = (fresh.crawl_delay, url.host_str()) {
-                fetcher.politeness().set_delay(host, delay).await;
+            if let (Some(delay), Some(host)) = (fresh.crawl_delay, HostKey::of(url)) {
+                fetcher.politeness().set_delay(&host, delay).await;
             }
             *entry = Some(fresh);
         }

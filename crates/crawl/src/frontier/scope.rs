@@ -13,6 +13,7 @@ use regex::RegexSet;
 use url::Url;
 
 use crate::config::{ScopeConfig, SiteScope};
+use crate::site::ScopeSite;
 use neardup::{CanonError, Canonicalizer};
 
 /// Why a URL or link is not crawled.
@@ -138,8 +139,8 @@ pub struct Links {
 #[derive(Debug)]
 pub struct Scope {
     sites: SiteScope,
-    /// Site keys of the seeds (host or registrable domain).
-    seed_sites: HashSet<String>,
+    /// Sites of the seeds (host or registrable domain).
+    seed_sites: HashSet<ScopeSite>,
     /// Lowercased allow-list hosts (they and their subdomains).
     allow_hosts: Vec<String>,
     include: Option<RegexSet>,
@@ -147,7 +148,7 @@ pub struct Scope {
     max_depth: u32,
     max_pages_per_site: u64,
     max_pages: u64,
-    per_site: HashMap<String, u64>,
+    per_site: HashMap<ScopeSite, u64>,
     total: u64,
 }
 
@@ -189,19 +190,18 @@ impl Scope {
         Ok(scope)
     }
 
-    /// The site a URL belongs to: its registrable domain with
-    /// `sites = "domain"`, else its host. `None` without a host.
-    pub fn site_key(&self, url: &Url) -> Option<String> {
+    /// The site a URL belongs to for the scope: its registrable domain
+    /// with `sites = "domain"`, else its host. `None` without a host.
+    pub fn site_key(&self, url: &Url) -> Option<ScopeSite> {
         let host = url.host_str()?;
         match (self.sites, url.host()) {
-            (SiteScope::Domain, Some(url::Host::Domain(d))) => Some(
+            (SiteScope::Domain, Some(url::Host::Domain(d))) => Some(ScopeSite::new(
                 psl::domain_str(d)
                     // A bare public suffix or an unknown single label: the
                     // host is its own site.
-                    .unwrap_or(d)
-                    .to_owned(),
-            ),
-            _ => Some(host.to_owned()),
+                    .unwrap_or(d),
+            )),
+            _ => Some(ScopeSite::new(host)),
         }
     }
 
@@ -372,7 +372,9 @@ mod tests {
             Err(SkipReason::OffSite)
         );
         assert_eq!(
-            s.site_key(&url("http://a.b.example.co.uk/")).as_deref(),
+            s.site_key(&url("http://a.b.example.co.uk/"))
+                .as_ref()
+                .map(ScopeSite::as_str),
             Some("example.co.uk")
         );
     }
