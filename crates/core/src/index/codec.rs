@@ -26,6 +26,7 @@ use neardup_api::Signature;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::store::{DocRecord, RecordKind};
 use crate::content::Evidence;
 
 /// Appends the Golomb-Rice form of `values` (sorted ascending, distinct or
@@ -521,6 +522,88 @@ impl<'a> UrlPart<'a> {
                     })
             }
         }
+    }
+}
+
+/// A record's fields but its fetch time, in their stored forms: what the
+/// redb store's `docs` table and the Redis log both write. Postcard frames
+/// neither a nested struct nor a newtype variant, so a store wraps it
+/// (redb appends the fetch time, Redis writes it as an entry's variant)
+/// and the bytes are those of one flat record.
+#[derive(Serialize)]
+pub(crate) struct RecordRef<'a> {
+    key: UrlPart<'a>,
+    url: &'a str,
+    site: UrlPart<'a>,
+    kind: RecordKind,
+    #[serde(with = "signatures")]
+    signatures: &'a [Signature],
+    #[serde(with = "evidence")]
+    evidence: &'a Evidence,
+}
+
+impl<'a> RecordRef<'a> {
+    /// The stored form of `r`: its key and site as parts of its URL where
+    /// they are.
+    pub(crate) fn new(r: &'a DocRecord) -> RecordRef<'a> {
+        RecordRef {
+            key: UrlPart::key(&r.url, &r.key),
+            url: &r.url,
+            site: UrlPart::site(&r.url, &r.site),
+            kind: r.kind,
+            signatures: &r.signatures,
+            evidence: &r.evidence,
+        }
+    }
+}
+
+/// What [`RecordRef`] wrote, as read.
+#[derive(Deserialize)]
+pub(crate) struct RecordOwned<'a> {
+    #[serde(borrow)]
+    key: UrlPart<'a>,
+    url: String,
+    #[serde(borrow)]
+    site: UrlPart<'a>,
+    kind: RecordKind,
+    #[serde(with = "signatures")]
+    signatures: Vec<Signature>,
+    #[serde(with = "evidence")]
+    evidence: Evidence,
+}
+
+impl RecordOwned<'_> {
+    /// The record, checked: key and site within its URL, one signature per
+    /// detector of a chain of `detectors` (none for an observation), the
+    /// evidence's sets sorted and distinct.
+    ///
+    /// # Errors
+    /// What is wrong, for the store to name the record in.
+    pub(crate) fn into_record(
+        self,
+        detectors: usize,
+        fetched_at: u64,
+    ) -> Result<DocRecord, String> {
+        let key = self.key.resolve(&self.url)?;
+        let site = self.site.resolve(&self.url)?;
+        if self.signatures.len() != self.kind.signatures(detectors) {
+            return Err(format!(
+                "{} signatures for a chain of {detectors} detectors",
+                self.signatures.len()
+            ));
+        }
+        if !self.evidence.is_consistent() {
+            return Err("unsorted evidence".into());
+        }
+        Ok(DocRecord {
+            key,
+            url: self.url,
+            site,
+            kind: self.kind,
+            signatures: self.signatures,
+            evidence: self.evidence,
+            fetched_at,
+        })
     }
 }
 

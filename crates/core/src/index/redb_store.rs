@@ -64,22 +64,21 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use neardup_api::{DocId, Signature};
+use neardup_api::DocId;
 use redb::{
     Database, ReadOnlyTable, ReadableTable, ReadableTableMetadata, TableDefinition,
     WriteTransaction,
 };
 use serde::{Deserialize, Serialize};
 
-use super::codec::{self, UrlPart};
+use super::codec;
 use super::record_cache::{CacheStats, Lru};
 use super::redb_errors::{
     check_file, corrupt, err, open_error, panicked, redb_error, unsupported, DAMAGED_HINT,
 };
 use super::redb_file::{caught, check_header, read_header, GuardedFile, Shared};
 use super::redb_legacy::read_old;
-use super::store::{record_bytes, DocRecord, DocStore, RecordKind};
-use crate::content::Evidence;
+use super::store::{record_bytes, DocRecord, DocStore};
 use crate::identity::{LegacyIdentity, StoreIdentity};
 use crate::Result;
 use crate::{Error, StoreError};
@@ -105,19 +104,12 @@ fn encode_identity(path: &Path, identity: &StoreIdentity) -> Result<Vec<u8>> {
     postcard::to_allocvec(identity).map_err(|x| err(path, format!("cannot encode identity: {x}")))
 }
 
-/// A record as encoded in the `docs` table (borrowing, for writes): its
-/// key and site as parts of its URL where they are, its sets in Rice codes
-/// ([`super::codec`]).
+/// A record as encoded in the `docs` table (borrowing, for writes): the
+/// stored form both stores share ([`codec::RecordRef`]), then the fetch
+/// time.
 #[derive(Serialize)]
 struct RecordRef<'a> {
-    key: UrlPart<'a>,
-    url: &'a str,
-    site: UrlPart<'a>,
-    kind: RecordKind,
-    #[serde(with = "codec::signatures")]
-    signatures: &'a [Signature],
-    #[serde(with = "codec::evidence")]
-    evidence: &'a Evidence,
+    record: codec::RecordRef<'a>,
     fetched_at: u64,
 }
 
@@ -125,15 +117,7 @@ struct RecordRef<'a> {
 #[derive(Deserialize)]
 struct RecordOwned<'a> {
     #[serde(borrow)]
-    key: UrlPart<'a>,
-    url: String,
-    #[serde(borrow)]
-    site: UrlPart<'a>,
-    kind: RecordKind,
-    #[serde(with = "codec::signatures")]
-    signatures: Vec<Signature>,
-    #[serde(with = "codec::evidence")]
-    evidence: Evidence,
+    record: codec::RecordOwned<'a>,
     fetched_at: u64,
 }
 
@@ -191,48 +175,21 @@ fn u32_of(path: &Path, name: &str, bytes: &[u8]) -> Result<u32> {
 /// Encodes a record for the `docs` table.
 fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
     postcard::to_allocvec(&RecordRef {
-        key: UrlPart::key(&r.url, &r.key),
-        url: &r.url,
-        site: UrlPart::site(&r.url, &r.site),
-        kind: r.kind,
-        signatures: &r.signatures,
-        evidence: &r.evidence,
+        record: codec::RecordRef::new(r),
         fetched_at: r.fetched_at,
     })
     .map_err(|e| err(path, format!("cannot encode record: {e}")))
 }
 
-/// Decodes a record of the `docs` table and checks its signature count
-/// (one per detector of the chain) and its evidence's sets.
+/// Decodes a record of the `docs` table and checks it
+/// ([`codec::RecordOwned::into_record`]: key and site, one signature per
+/// detector of the chain, the evidence's sets).
 fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
     let damaged = |e: String| corrupt(path, format!("record {id} is corrupt: {e}"));
     let rec: RecordOwned = postcard::from_bytes(bytes).map_err(|e| damaged(e.to_string()))?;
-    let key = rec.key.resolve(&rec.url).map_err(damaged)?;
-    let site = rec.site.resolve(&rec.url).map_err(damaged)?;
-    if rec.signatures.len() != rec.kind.signatures(detectors) {
-        return Err(corrupt(
-            path,
-            format!(
-                "record {id} has {} signatures for a chain of {detectors} detectors: corrupt index",
-                rec.signatures.len(),
-            ),
-        ));
-    }
-    if !rec.evidence.is_consistent() {
-        return Err(corrupt(
-            path,
-            format!("record {id} has unsorted evidence: corrupt index"),
-        ));
-    }
-    Ok(DocRecord {
-        key,
-        url: rec.url,
-        site,
-        kind: rec.kind,
-        signatures: rec.signatures,
-        evidence: rec.evidence,
-        fetched_at: rec.fetched_at,
-    })
+    rec.record
+        .into_record(detectors, rec.fetched_at)
+        .map_err(damaged)
 }
 
 /// A write transaction with two-phase commit: the commit is made the

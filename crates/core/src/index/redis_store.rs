@@ -54,7 +54,7 @@ use std::sync::Arc;
 use neardup_api::{DocId, Signature};
 use serde::{Deserialize, Serialize};
 
-use super::codec::{self, UrlPart};
+use super::codec;
 use super::location::RedisLocation;
 use super::store::{from_slots, record_bytes, Change, DocRecord, DocStore, RecordKind};
 use crate::content::Evidence;
@@ -105,52 +105,26 @@ return 1
 /// worker forever.
 const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// A log entry as written (borrowing). The record's fields and their
-/// forms are the redb store's ([`super::codec`]).
+/// A log entry as written (borrowing): a record in the stored form both
+/// stores share ([`codec::RecordRef`]), or a tombstone.
 #[derive(Serialize)]
 enum EntryRef<'a> {
-    Add {
-        key: UrlPart<'a>,
-        url: &'a str,
-        site: UrlPart<'a>,
-        kind: RecordKind,
-        #[serde(with = "codec::signatures")]
-        signatures: &'a [Signature],
-        #[serde(with = "codec::evidence")]
-        evidence: &'a Evidence,
-    },
+    Add(codec::RecordRef<'a>),
     Remove(DocId),
 }
 
 impl<'a> EntryRef<'a> {
     /// The entry that adds `r`.
     fn add(r: &'a DocRecord) -> EntryRef<'a> {
-        EntryRef::Add {
-            key: UrlPart::key(&r.url, &r.key),
-            url: &r.url,
-            site: UrlPart::site(&r.url, &r.site),
-            kind: r.kind,
-            signatures: &r.signatures,
-            evidence: &r.evidence,
-        }
+        EntryRef::Add(codec::RecordRef::new(r))
     }
 }
 
 /// A log entry as read.
 #[derive(Deserialize)]
 enum EntryOwned<'a> {
-    Add {
-        #[serde(borrow)]
-        key: UrlPart<'a>,
-        url: String,
-        #[serde(borrow)]
-        site: UrlPart<'a>,
-        kind: RecordKind,
-        #[serde(with = "codec::signatures")]
-        signatures: Vec<Signature>,
-        #[serde(with = "codec::evidence")]
-        evidence: Evidence,
-    },
+    #[serde(borrow)]
+    Add(codec::RecordOwned<'a>),
     Remove(DocId),
 }
 
@@ -590,41 +564,12 @@ impl DocStore for RedisStore {
                     ))
                 })?;
                 match entry {
-                    EntryOwned::Add {
-                        key,
-                        url,
-                        site,
-                        kind,
-                        signatures,
-                        evidence,
-                    } => {
-                        if signatures.len() != kind.signatures(self.detectors) {
-                            return Err(self.corrupt(format!(
-                                "log entry {id} has {} signatures, the chain has {}",
-                                signatures.len(),
-                                self.detectors
-                            )));
-                        }
-                        if !evidence.is_consistent() {
-                            return Err(self.corrupt(format!(
-                                "log entry {id} has unsorted evidence: corrupt log"
-                            )));
-                        }
-                        let part = |p: UrlPart<'_>| {
-                            p.resolve(&url).map_err(|why| {
-                                self.corrupt(format!("log entry {id} is corrupt: {why}"))
-                            })
-                        };
-                        let (key, site) = (part(key)?, part(site)?);
-                        let rec = Arc::new(DocRecord {
-                            key,
-                            url,
-                            site,
-                            kind,
-                            signatures,
-                            evidence,
-                            fetched_at: 0,
-                        });
+                    EntryOwned::Add(stored) => {
+                        // A Redis log keeps no fetch times.
+                        let rec = stored.into_record(self.detectors, 0).map_err(|why| {
+                            self.corrupt(format!("log entry {id} is corrupt: {why}"))
+                        })?;
+                        let rec = Arc::new(rec);
                         self.push_live(Arc::clone(&rec));
                         apply(Change::Added(id, &rec));
                     }
