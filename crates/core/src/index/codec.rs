@@ -22,6 +22,8 @@
 //! present: a damaged record is an error, never a panic or a huge
 //! allocation.
 
+use std::borrow::Cow;
+
 use neardup_api::Signature;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -388,9 +390,9 @@ enum StoredSignature<'a> {
     #[serde(borrow)]
     SortedSet(&'a [u8]),
     /// A set whose values are not: as they are.
-    Set(Vec<u32>),
-    Sketch(Vec<u32>),
-    Vector(Vec<f32>),
+    Set(Cow<'a, [u32]>),
+    Sketch(Cow<'a, [u32]>),
+    Vector(Cow<'a, [f32]>),
     Empty,
 }
 
@@ -417,13 +419,13 @@ pub mod signatures {
                     seq.serialize_element(&StoredSignature::SortedSet(&buf))?;
                 }
                 Signature::Set(values) => {
-                    seq.serialize_element(&StoredSignature::Set(values.clone()))?;
+                    seq.serialize_element(&StoredSignature::Set(Cow::Borrowed(values)))?;
                 }
                 Signature::Sketch(values) => {
-                    seq.serialize_element(&StoredSignature::Sketch(values.clone()))?;
+                    seq.serialize_element(&StoredSignature::Sketch(Cow::Borrowed(values)))?;
                 }
                 Signature::Vector(values) => {
-                    seq.serialize_element(&StoredSignature::Vector(values.clone()))?;
+                    seq.serialize_element(&StoredSignature::Vector(Cow::Borrowed(values)))?;
                 }
                 Signature::Empty => seq.serialize_element(&StoredSignature::Empty)?,
             }
@@ -451,9 +453,9 @@ pub mod signatures {
                         }
                         Signature::Set(values)
                     }
-                    StoredSignature::Set(v) => Signature::Set(v),
-                    StoredSignature::Sketch(v) => Signature::Sketch(v),
-                    StoredSignature::Vector(v) => Signature::Vector(v),
+                    StoredSignature::Set(v) => Signature::Set(v.into_owned()),
+                    StoredSignature::Sketch(v) => Signature::Sketch(v.into_owned()),
+                    StoredSignature::Vector(v) => Signature::Vector(v.into_owned()),
                     StoredSignature::Empty => Signature::Empty,
                 })
             })
