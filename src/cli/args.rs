@@ -1,6 +1,6 @@
 //! Raw command-line arguments, as clap parses them. Nothing here is
-//! validated beyond syntax: [`super::load_config`] turns them into a checked
-//! [`neardup::Config`], the only thing the library sees.
+//! validated beyond syntax: [`super::setup::load_config`] turns them into
+//! a checked [`neardup::Config`], the only thing the library sees.
 
 use std::path::PathBuf;
 

@@ -34,7 +34,7 @@ pub fn run(args: &Args, a: &CompareArgs) -> anyhow::Result<ExitCode> {
     if a.bench.is_none() && a.clough.is_none() {
         bail!("nothing to compare: give --bench DIR and/or --clough DIR");
     }
-    let base = super::load_config(args.config.as_deref(), &[])?;
+    let base = super::setup::load_config(args.config.as_deref(), &[])?;
     let registry = neardup::plugins::registry();
     let names: Vec<String> = if a.detectors.detectors.is_empty() {
         registry.names().iter().map(|s| (*s).to_owned()).collect()

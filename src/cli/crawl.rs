@@ -70,7 +70,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             return anyhow::Ok(None);
         };
         let deduper = SharedDeduper::new(match &a.index {
-            Some(shared) => super::open_deduper(config.clone(), Some(shared))?,
+            Some(shared) => super::setup::open_deduper(config.clone(), Some(shared))?,
             None => Deduper::open(config.clone(), &registry, &dir.index_path())
                 .with_context(|| format!("open the index {}", dir.index_path().display()))?,
         });
@@ -78,7 +78,7 @@ pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
             .options(options)
             .run_in_dir(
                 &mut dir,
-                super::shutdown_signal("neardup: stopping: finishing the pages in flight"),
+                super::setup::shutdown_signal("neardup: stopping: finishing the pages in flight"),
             )
             .await?;
         anyhow::Ok(Some(summary))
@@ -102,7 +102,7 @@ fn crawl_settings(args: &Args, a: &CrawlArgs) -> anyhow::Result<CrawlSettings> {
         .map(|d| d.join(neardup_output::CONFIG_TOML))
         .filter(|p| args.config.is_none() && p.is_file());
     let config_file = args.config.as_deref().or(saved.as_deref());
-    let config = super::read_config(config_file, &a.detectors.detectors)?;
+    let config = super::setup::read_config(config_file, &a.detectors.detectors)?;
     let mut settings = CrawlSettings::new(config).context("invalid configuration")?;
     let crawl = &mut settings.crawl;
     if a.allow_private {

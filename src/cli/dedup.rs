@@ -17,9 +17,9 @@ use super::report::{memory_line, summary_line, StderrReporter};
 
 /// Runs the command.
 pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
-    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let config = super::setup::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     // Verdicts never read a page's links: only `crawl` follows them.
-    let mut deduper = super::open_deduper(config, a.index.as_ref())?.without_links();
+    let mut deduper = super::setup::open_deduper(config, a.index.as_ref())?.without_links();
     let before = deduper.stats().indexed;
     let filter = PageFilter::new(&a.globs)?;
     let total = total_of(&a.inputs, &filter);
@@ -28,7 +28,12 @@ pub fn run(args: &Args, a: &DedupArgs) -> anyhow::Result<ExitCode> {
     super::report_cmd::write_config(&a.out, deduper.config())?;
     let mut reporter = StderrReporter::with_total(a.quiet, total);
     let mut sinks: Vec<&mut dyn BatchSink> = vec![&mut out, &mut reporter];
-    let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)?;
+    let summary = batch::run_items(
+        items,
+        &mut deduper,
+        &super::setup::batch_options(args),
+        &mut sinks,
+    )?;
     deduper.flush()?;
     if !a.quiet {
         eprintln!("neardup: {}", summary_line(&summary));

@@ -8,7 +8,7 @@ use super::args::{Args, DetectorsArgs};
 
 /// Prints the chain and every registered name.
 pub fn run(args: &Args, a: &DetectorsArgs) -> anyhow::Result<ExitCode> {
-    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let config = super::setup::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let registry = neardup::plugins::registry();
     print!("{}", describe_chain(&config, &registry)?);
     Ok(ExitCode::SUCCESS)

@@ -18,7 +18,7 @@ use super::report::{memory_line, summary_line, StderrReporter};
 
 /// Runs the command.
 pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
-    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let config = super::setup::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let manifest = a.bench.join("manifest.tsv");
     let labels_path = a.bench.join("labels.tsv");
     let order_path = a.bench.join("order.txt");
@@ -41,8 +41,13 @@ pub fn run(args: &Args, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = out_dir.as_mut() {
         sinks.push(dir);
     }
-    let summary = batch::run_items(items, &mut deduper, &super::batch_options(args), &mut sinks)
-        .with_context(|| format!("dedup of {}", manifest.display()))?;
+    let summary = batch::run_items(
+        items,
+        &mut deduper,
+        &super::setup::batch_options(args),
+        &mut sinks,
+    )
+    .with_context(|| format!("dedup of {}", manifest.display()))?;
 
     let pred: HashMap<String, String> = clusters
         .assignment()

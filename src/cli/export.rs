@@ -16,7 +16,7 @@ const EXPORT_CACHE_BYTES: usize = 64 << 20;
 
 /// Exports the index and prints what was written.
 pub fn run(args: &Args, a: &ExportArgs) -> anyhow::Result<ExitCode> {
-    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let config = super::setup::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let registry = neardup::plugins::registry();
     let identity = neardup::store_identity(&config, &registry)?;
     let shown = a.index.to_string();

@@ -12,7 +12,7 @@ use super::args::{Args, ExtractArgs, ModeArg};
 /// Runs the command. A file that cannot be read is reported and skipped;
 /// the exit status is then 2.
 pub fn run(args: &Args, a: &ExtractArgs) -> anyhow::Result<ExitCode> {
-    let mut config = super::load_config(args.config.as_deref(), &[])?;
+    let mut config = super::setup::load_config(args.config.as_deref(), &[])?;
     if let Some(mode) = a.mode {
         config.extract.mode = match mode {
             ModeArg::Main => ExtractMode::Main,

@@ -50,8 +50,8 @@ pub fn run(args: &Args, a: &PairsArgs) -> anyhow::Result<ExitCode> {
     }
     // Only the terms are needed: the cheapest detector keeps analyze from
     // computing signatures nobody reads.
-    let config = super::load_config(args.config.as_deref(), &["exact".to_owned()])?;
-    let threads = super::batch_options(args).effective_threads();
+    let config = super::setup::load_config(args.config.as_deref(), &["exact".to_owned()])?;
+    let threads = super::setup::batch_options(args).effective_threads();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

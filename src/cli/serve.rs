@@ -18,7 +18,7 @@ use super::args::{Args, LoadArgs, ServeArgs};
 /// runtime, binding the address) is done first, so a start that fails (a
 /// bad `--listen`, a port in use) creates no index file.
 pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let config = super::load_config(args.config.as_deref(), &a.detectors.detectors)?;
+    let config = super::setup::load_config(args.config.as_deref(), &a.detectors.detectors)?;
     let index = (!a.in_memory).then_some(&a.index);
 
     let options = ServeOptions {
@@ -49,14 +49,14 @@ pub fn serve(args: &Args, a: &ServeArgs) -> anyhow::Result<ExitCode> {
         // Opened only once the address is ours; off the runtime, as it may
         // read the whole index.
         // Verdicts never read a page's links: only `crawl` follows them.
-        let deduper =
-            tokio::task::block_in_place(|| super::open_deduper(config, index))?.without_links();
+        let deduper = tokio::task::block_in_place(|| super::setup::open_deduper(config, index))?
+            .without_links();
         let deduper = SharedDeduper::new(deduper);
         // Owns SIGINT and SIGTERM from here on, before the address is
         // announced (see shutdown_signal); while the index opens, Ctrl-C
         // still ends the process at once.
         let shutdown =
-            super::shutdown_signal("neardup: shutting down: finishing requests in flight");
+            super::setup::shutdown_signal("neardup: shutting down: finishing requests in flight");
         // First line on stderr: scripts and tests read the address there.
         eprintln!("neardup: listening on http://{addr}");
         match index {

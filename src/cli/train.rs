@@ -15,8 +15,8 @@ use super::args::{Args, TrainReferenceArgs};
 
 /// Trains and writes the reference; the errors on stderr.
 pub fn run(args: &Args, a: &TrainReferenceArgs) -> anyhow::Result<ExitCode> {
-    let config = super::load_config(args.config.as_deref(), &["exact".to_owned()])?;
-    let threads = super::batch_options(args).effective_threads();
+    let config = super::setup::load_config(args.config.as_deref(), &["exact".to_owned()])?;
+    let threads = super::setup::batch_options(args).effective_threads();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -8,11 +8,9 @@
 //!
 //! Inside a module's folder (`content/mod.rs` and the files of
 //! `content/`) the same graph is drawn among the folder's children and its
-//! `mod.rs` (`self`); the groups of modules on a cycle there, found when
-//! that check was added, are a ratchet ([`KNOWN_NESTED`]: five groups, all
-//! a `mod.rs` sharing items with its files in core's `content` and
-//! `deduper`; batch's `input`; the binary's `cli`; html's `extract`): a new
-//! or grown group fails.
+//! `mod.rs` (`self`), and must have no cycle either: a `mod.rs` that
+//! dispatches to its files does not also hold what they share (that is a
+//! file of its own, as `content/thresholds.rs` or `cli/setup.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -228,56 +226,9 @@ fn no_crate_uses_its_modules_in_a_circle() {
     );
 }
 
-/// The modules inside a module's folder that use each other in a circle,
-/// as found when this check was added: each strongly connected group
-/// (`crate parent: a b self`, `self` the folder's `mod.rs`), all of them
-/// a `mod.rs` sharing items with its files. A ratchet: a new cycle, or a
-/// group that grows, fails; so does a group that shrinks or goes once
-/// cycles are fixed (update the list). Groups, not single cycles, so that
-/// an edge added inside a known group does not fail.
-const KNOWN_NESTED: &[&str] = &[
-    "neardup content: block_index coverage names page self templates",
-    "neardup deduper: analyze self shared",
-    "neardup-batch input: arc dir manifest record self warc",
-    "neardup-cli cli: compare crawl dedup detectors eval export extract pairs self serve train",
-    "neardup-html extract: attrs classify readability self tree",
-];
-
-/// Nodes of `graph` that are on a cycle, grouped by strongly connected
-/// component (each sorted), the groups sorted.
-fn cyclic_groups(graph: &Graph) -> Vec<Vec<String>> {
-    let reach = |from: &str| -> BTreeSet<String> {
-        let mut seen = BTreeSet::new();
-        let mut todo = vec![from.to_owned()];
-        while let Some(n) = todo.pop() {
-            for next in graph.get(&n).into_iter().flat_map(|e| e.keys()) {
-                if seen.insert(next.clone()) {
-                    todo.push(next.clone());
-                }
-            }
-        }
-        seen
-    };
-    let reachable: BTreeMap<&String, BTreeSet<String>> =
-        graph.keys().map(|n| (n, reach(n))).collect();
-    let mut groups: BTreeSet<Vec<String>> = BTreeSet::new();
-    for (n, from_n) in &reachable {
-        if !from_n.contains(*n) {
-            continue; // not on a cycle
-        }
-        let group: Vec<String> = from_n
-            .iter()
-            .filter(|m| reachable.get(m).is_some_and(|r| r.contains(*n)))
-            .cloned()
-            .collect();
-        groups.insert(group);
-    }
-    groups.into_iter().collect()
-}
-
-/// The cyclic groups below the top level: among the children of every
-/// module that has some, each child with its descendants.
-fn nested_groups(krate: &Crate) -> Vec<String> {
+/// Every cycle among the children of a module folder (`parent`: the
+/// folder's path; `self` its `mod.rs`), as `parent: cycle`.
+fn nested_cycles(krate: &Crate) -> Vec<String> {
     let parents: BTreeSet<ModPath> = krate
         .modules
         .keys()
@@ -286,58 +237,68 @@ fn nested_groups(krate: &Crate) -> Vec<String> {
         .collect();
     let mut out = Vec::new();
     for parent in parents {
-        for group in cyclic_groups(&module_graph(krate, &parent)) {
-            out.push(format!("{}: {}", parent.join("::"), group.join(" ")));
+        for cycle in cycles(&module_graph(krate, &parent)) {
+            out.push(format!("{}: {cycle}", parent.join("::")));
         }
     }
     out
 }
 
+/// A planted cycle inside a folder (its `mod.rs` re-exports a child's
+/// item and holds a constant the child reads) is found, with its edges;
+/// the same folder with the constant in a child of its own is clean.
 #[test]
-fn cyclic_groups_are_the_modules_on_a_cycle() {
-    let graph = |edges: &[(&str, &str)]| -> Graph {
-        let mut g: Graph = BTreeMap::new();
-        for (a, b) in edges {
-            g.entry((*a).to_owned())
-                .or_default()
-                .insert((*b).to_owned(), String::new());
-            g.entry((*b).to_owned()).or_default();
-        }
-        g
-    };
-    let g = graph(&[
-        ("self", "a"),
-        ("a", "self"),
-        ("a", "b"),
-        ("c", "d"),
-        ("d", "c"),
-    ]);
-    assert_eq!(cyclic_groups(&g), [vec!["a", "self"], vec!["c", "d"]]);
-    assert!(cyclic_groups(&graph(&[("self", "a"), ("a", "b")])).is_empty());
+fn cycles_inside_a_module_folder_are_found() {
+    let planted = Crate::from_source(
+        "mod content {
+             pub use page::Page;
+             pub const MAX: u32 = 8;
+             mod page { pub struct Page(u32); fn f() -> u32 { super::MAX } }
+         }",
+    );
+    let found = nested_cycles(&planted);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("content: page -> self -> page"),
+        "{found:?}"
+    );
+    assert!(found[0].contains("uses crate::content::MAX"), "{found:?}");
+
+    let clean = Crate::from_source(
+        "mod content {
+             pub use page::Page;
+             mod limits { pub const MAX: u32 = 8; }
+             mod page { pub struct Page(u32); fn f() -> u32 { super::limits::MAX } }
+         }",
+    );
+    assert!(
+        nested_cycles(&clean).is_empty(),
+        "{:?}",
+        nested_cycles(&clean)
+    );
+    assert!(cycles(&module_graph(&clean, &[])).is_empty());
 }
 
 #[test]
-fn no_new_cycle_inside_a_module_folder() {
-    let mut found = BTreeSet::new();
-    for (name, _, krate) in crate::crates() {
-        for group in nested_groups(krate) {
-            found.insert(format!("{name} {group}"));
+fn no_module_folder_uses_its_files_in_a_circle() {
+    let mut bad = Vec::new();
+    let mut folders = BTreeSet::new();
+    for (name, root, krate) in crate::crates() {
+        let nested = krate.modules.keys().filter(|p| p.len() >= 2);
+        folders.extend(nested.map(|p| format!("{name} {}", p[..p.len() - 1].join("::"))));
+        for cycle in nested_cycles(krate) {
+            bad.push(format!("{name} ({}) {cycle}", crate::shown(root)));
         }
     }
-    let known: BTreeSet<String> = KNOWN_NESTED.iter().map(|s| (*s).to_owned()).collect();
-    let new: Vec<&String> = found.difference(&known).collect();
-    let gone: Vec<&String> = known.difference(&found).collect();
     assert!(
-        new.is_empty() && gone.is_empty(),
-        "modules inside a folder that use each other in a circle changed.\n\
-         new or grown (fix them):\n{}\nno longer found (update KNOWN_NESTED):\n{}",
-        new.iter()
-            .map(|s| format!("    {s:?},"))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        gone.iter()
-            .map(|s| format!("    {s:?},"))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        folders.len() >= 12,
+        "only {} module folders read",
+        folders.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "modules inside a folder use each other in a circle (move what the \
+         folder's files share out of its mod.rs into a file of its own):\n{}",
+        bad.join("\n")
     );
 }

@@ -18,7 +18,7 @@
 //! - The site's template (the blocks most of its pages repeat) is learned
 //!   online from the pages checked so far; a pair has no site around it,
 //!   so every block counts as the page's own content (a *young* site's
-//!   rule: see `content::YOUNG_MIN_COVERAGE`).
+//!   rule: see `content::thresholds::YOUNG_MIN_COVERAGE`).
 //! - The block-index fallback (a page whose own blocks appear in a kept
 //!   page no detector matched) is applied to the pair, but the joins do
 //!   not look for such pairs: block hashes are mostly template, and

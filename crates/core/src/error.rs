@@ -194,7 +194,7 @@ mod tests {
     /// is, not as a problem with an input file.
     #[test]
     fn a_panic_under_the_deduper_lock_is_a_poisoned_error() {
-        let shared = crate::deduper::SharedDeduper::new(
+        let shared = crate::SharedDeduper::new(
             crate::Deduper::new(crate::Config::default()).expect("default config"),
         );
         let other = shared.clone();

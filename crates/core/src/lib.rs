@@ -54,6 +54,7 @@ mod index;
 pub mod plugins;
 mod policy;
 mod registry;
+mod shared;
 mod signature;
 mod verdict;
 
@@ -70,10 +71,9 @@ mod skip;
 // The check.
 pub use canonical::site_of;
 pub use compare::{Comparable, JoinKeys, PairMatch};
-pub use deduper::{
-    store_identity, Analyzed, Analyzer, Clock, Deduper, SharedDeduper, Stats, CONTENT, SAME_URL,
-};
+pub use deduper::{store_identity, Analyzed, Analyzer, Clock, Deduper, Stats, CONTENT, SAME_URL};
 pub use error::{Error, Result, StoreError};
+pub use shared::SharedDeduper;
 pub use verdict::{Match, MatchBasis, Redirect, RedirectKind, Verdict, VerdictCounts, VerdictKind};
 
 // Configuration: the core's `Config` and each section (owned by the module

@@ -26,8 +26,9 @@ use crate::verdict::VerdictKind;
 /// detectors found its main text unlike the kept page's, so the evidence
 /// must be stronger (shingles, not words, and at least this share), or
 /// the page an article that extends the kept one, both ways named alike
-/// ([`crate::content::EXTENDS_MIN_HOLDS`]: a story's page with a table its
-/// print view leaves out, whose main text the detectors find too unlike).
+/// ([`crate::content::thresholds::EXTENDS_MIN_HOLDS`]: a story's page
+/// with a table its print view leaves out, whose main text the detectors
+/// find too unlike).
 pub(crate) const FALLBACK_MIN_COVERAGE: f64 = 0.9;
 
 /// A detector match with at least this resemblance is strong: the two

@@ -26,10 +26,10 @@
 use std::path::Path;
 
 use super::http::{self, Payload};
+use super::item::{Item, Limits, Page};
 use super::record::{next_item, RecordCursor, StepReader};
 use super::stream::{Line, Stream};
 use super::warc::preview;
-use super::{Item, Limits, Page};
 
 /// Longest header line we accept.
 const MAX_LINE: usize = 64 * 1024;

@@ -24,8 +24,9 @@ use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::file::{file_url, not_regular, read_page};
 use super::filter::PageFilter;
-use super::{file_url, read_page, Item, Limits, Page};
+use super::item::{Item, Limits, Page};
 
 /// Deepest directory level visited.
 const MAX_DEPTH: usize = 64;
@@ -210,7 +211,7 @@ pub(super) fn walk(
             // A FIFO would block the run forever once opened: say so now.
             warnings.push_back(Item::warning(
                 path.display().to_string(),
-                super::not_regular(&target),
+                not_regular(&target),
             ));
         }
     }

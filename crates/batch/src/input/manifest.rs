@@ -16,8 +16,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::file::{file_url, read_page};
+use super::item::{Item, Limits, Page};
 use super::stream::{Line, Stream};
-use super::{file_url, read_page, Item, Limits, Page};
 
 /// Longest manifest line we accept.
 const MAX_LINE: usize = 1024 * 1024;

@@ -22,73 +22,25 @@
 
 use std::path::Path;
 
-use neardup_output::InputWarning;
-
 pub mod arc;
 pub mod dir;
+mod file;
 pub mod filter;
 pub(crate) mod http;
+mod item;
 pub mod manifest;
 pub(crate) mod record;
 pub(crate) mod stream;
 pub mod warc;
 
+pub use file::read_page_file;
+use file::{is_fifo, not_regular};
+pub use item::{Item, Limits, Page};
+
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
 mod samples;
-
-/// One page to check.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Page {
-    /// The caller's identifier: manifest doc_id, file stem, or WARC record id.
-    pub key: String,
-    /// The page URL.
-    pub url: String,
-    /// The raw body.
-    pub body: Vec<u8>,
-    /// The HTTP Content-Type, when known.
-    pub content_type: Option<String>,
-}
-
-/// Something an input yields: a page, or a warning about one that was lost.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Item {
-    /// A page to check.
-    Page(Page),
-    /// A record or file that could not be read; the run goes on.
-    Warning(InputWarning),
-}
-
-impl Item {
-    fn warning(location: impl Into<String>, message: impl Into<String>) -> Item {
-        Item::Warning(InputWarning {
-            location: location.into(),
-            message: message.into(),
-        })
-    }
-}
-
-/// Size limits that keep memory bounded on hostile or broken input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest record (WARC/ARC record block, or page file) read into
-    /// memory; bigger ones are skipped with a warning.
-    pub max_record: u64,
-    /// Largest body after undoing `Content-Encoding`, or after
-    /// decompressing a gzip page file (gzip bombs stop here and the record
-    /// is skipped with a warning).
-    pub max_body: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_record: 64 * 1024 * 1024,
-            max_body: 64 * 1024 * 1024,
-        }
-    }
-}
 
 /// The iterator [`open`] returns.
 pub type Items = Box<dyn Iterator<Item = Item> + Send>;
@@ -259,124 +211,6 @@ pub fn read(path: &Path) -> neardup::Result<Vec<Item>> {
     Ok(open(path)?.collect())
 }
 
-/// Trims one pair of surrounding `<` `>` (WARC 1.0 writes some URIs in
-/// angle brackets, WARC 1.1 does not).
-fn strip_angle(s: &str) -> &str {
-    s.strip_prefix('<')
-        .and_then(|s| s.strip_suffix('>'))
-        .unwrap_or(s)
-}
-
-/// Whether `meta` is a FIFO (named pipe).
-fn is_fifo(meta: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        meta.file_type().is_fifo()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        false
-    }
-}
-
-/// What a path that is neither a directory nor a regular file is.
-fn not_regular(meta: &std::fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return "a FIFO (named pipe), not a regular file: not read (it could block forever)";
-        }
-        if t.is_socket() {
-            return "a socket, not a regular file: not read";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device, not a regular file: not read";
-        }
-    }
-    let _ = meta;
-    "not a regular file: not read"
-}
-
-/// Reads one page file (directory entry, manifest line, `neardup extract`
-/// argument): a regular file of at most `limits.max_record` bytes,
-/// decompressed when it starts with the gzip magic bytes (whatever its
-/// name), to at most `limits.max_body` bytes, the cap WARC bodies and
-/// HTTP responses have. A gzip bomb stops at that cap and the file is
-/// refused with a message saying so.
-///
-/// # Errors
-/// [`neardup::Error::Input`] with the reason: not a regular file (a FIFO is
-/// refused before it is opened), unreadable, over a limit, corrupt gzip.
-pub fn read_page_file(path: &Path, limits: Limits) -> neardup::Result<Vec<u8>> {
-    read_page(path, limits).map_err(|message| neardup::Error::Input {
-        path: path.to_owned(),
-        message,
-    })
-}
-
-/// [`read_page_file`] with the message alone.
-fn read_page(path: &Path, limits: Limits) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err(if meta.is_dir() {
-            "a directory, not a page file".into()
-        } else {
-            not_regular(&meta).into()
-        });
-    }
-    let body = read_capped(path, meta.len(), limits.max_record)?;
-    if !body.starts_with(&stream::GZIP_MAGIC) {
-        return Ok(body);
-    }
-    let (out, res) = http::inflate_capped(
-        flate2::read::MultiGzDecoder::new(&body[..]),
-        limits.max_body,
-    );
-    match res {
-        Ok(()) => Ok(out),
-        Err(e) if e.contains("cap") => Err(format!(
-            "gzip-compressed file decompresses to more than the {}-byte limit (a gzip bomb?); skipped",
-            limits.max_body
-        )),
-        Err(e) => Err(format!("gzip-compressed file is corrupt ({e}); skipped")),
-    }
-}
-
-/// Reads a whole file of at most `max` bytes (for directory and manifest
-/// pages), `len` long by its metadata (a file that grew meanwhile is still
-/// read to its end or the cap).
-fn read_capped(path: &Path, len: u64, max: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    // Sized from the file's length up front: growing a buffer by doubling
-    // copied and re-faulted each page's bytes several times (8% of a
-    // single-core `dedup` in perf).
-    let expected = len.min(max);
-    let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut body)
-        .map_err(|e| e.to_string())?;
-    if body.len() as u64 > max {
-        return Err(format!("file larger than the {max}-byte limit; skipped"));
-    }
-    Ok(body)
-}
-
-/// `file://` URL for a local file (absolute; falls back to the path as
-/// given when it cannot be made absolute).
-fn file_url(path: &Path) -> String {
-    let abs = std::fs::canonicalize(path)
-        .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| path.to_owned());
-    url::Url::from_file_path(&abs)
-        .map(|u| u.to_string())
-        .unwrap_or_else(|()| format!("file://{}", abs.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,12 +225,5 @@ mod tests {
             open(&dir.path().join("missing.warc")),
             Err(neardup::Error::Io { .. })
         ));
-    }
-
-    #[test]
-    fn strips_angle_brackets_once() {
-        assert_eq!(strip_angle("<urn:uuid:1>"), "urn:uuid:1");
-        assert_eq!(strip_angle("http://a/"), "http://a/");
-        assert_eq!(strip_angle("<http://a/"), "<http://a/");
     }
 }

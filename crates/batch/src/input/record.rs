@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use super::item::Item;
 use super::stream::Stream;
-use super::Item;
 
 /// Cursor over a record-oriented archive. A reader owns one and implements
 /// [`StepReader`]; [`next_item`] drives it.

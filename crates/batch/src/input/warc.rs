@@ -34,9 +34,9 @@
 use std::path::Path;
 
 use super::http::{self, Payload};
+use super::item::{Item, Limits, Page};
 use super::record::{next_item, RecordCursor, StepReader};
 use super::stream::{Line, Stream};
-use super::{strip_angle, Item, Limits, Page};
 
 /// Longest WARC header line we accept.
 const MAX_LINE: usize = 64 * 1024;
@@ -358,5 +358,25 @@ impl Iterator for WarcReader {
 
     fn next(&mut self) -> Option<Item> {
         next_item(self)
+    }
+}
+
+/// Trims one pair of surrounding `<` `>` (WARC 1.0 writes some URIs in
+/// angle brackets, WARC 1.1 does not).
+fn strip_angle(s: &str) -> &str {
+    s.strip_prefix('<')
+        .and_then(|s| s.strip_suffix('>'))
+        .unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_angle_brackets_once() {
+        assert_eq!(strip_angle("<urn:uuid:1>"), "urn:uuid:1");
+        assert_eq!(strip_angle("http://a/"), "http://a/");
+        assert_eq!(strip_angle("<http://a/"), "<http://a/");
     }
 }

@@ -2,10 +2,10 @@
 
 use super::evidence::EvidenceRef;
 use super::measure::{found_in, own_sentence_words, shingle_count, words_covered, words_revised};
-use super::names::{file_words, for_each_hashed_word, heading_name, place_words};
-use super::page::{ContentBlock, PageContent};
+use super::names::{file_words, for_each_hashed_word, place_words};
+use super::page::{heading_name, ContentBlock, PageContent};
 use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
-use super::{
+use super::thresholds::{
     EXTENDS_MAX_REVISED, EXTENDS_MIN_COVERED, EXTENDS_MIN_HOLDS, ITEM_NAME_WORDS, MIN_NAMED,
     MIN_SAMPLED, MIN_SHINGLES, YOUNG_MIN_COVERAGE,
 };

@@ -2,8 +2,6 @@
 
 use neardup_api::hash64;
 
-use super::page::{lowercase_into, ContentBlock, PageContent};
-
 /// Stable hashes of the words of `text` as the page's blocks hash them
 /// (lowercased, Unicode words, symbols-only tokens left out).
 pub fn word_hashes(text: &str) -> Vec<u32> {
@@ -149,12 +147,11 @@ pub fn file_words(url: &str) -> Vec<u32> {
 /// an index knows; the report compares this one between the pages a
 /// URL-pattern hint would merge.
 pub fn title_name(title: &str, url: &str) -> Vec<u32> {
-    let mut page = PageContent::default();
-    page.set_host(title, url);
+    let host = host_words(title, url);
     let place = place_words(url);
     let mut out: Vec<u32> = word_hashes(title)
         .into_iter()
-        .filter(|w| place.binary_search(w).is_err() && page.title_host.binary_search(w).is_err())
+        .filter(|w| place.binary_search(w).is_err() && host.binary_search(w).is_err())
         .collect();
     out.sort_unstable();
     out.dedup();
@@ -170,24 +167,58 @@ pub fn lang_code(lang: &str) -> u32 {
     }
 }
 
-/// The words of `page`'s compared top-level headings (`own`) that its
-/// URL's file name spells (`file`, its [`file_words`]), less those of its
-/// `title` and its URL's `place` ([`place_words`]; all three sorted):
-/// sorted and distinct (see `OwnContent::heading_name`).
-pub(super) fn heading_name(
-    page: &PageContent,
-    own: &[(usize, &ContentBlock)],
-    title: &[u32],
-    file: &[u32],
-    place: &[u32],
-) -> Vec<u32> {
-    let headings = own.iter().filter(|(_, b)| b.h1 && b.source != 0);
-    let mut out: Vec<u32> = headings
-        .flat_map(|(_, b)| page.words_of(b).iter().copied())
-        .filter(|w| file.binary_search(w).is_ok())
-        .filter(|w| title.binary_search(w).is_err() && place.binary_search(w).is_err())
-        .collect();
+/// The sorted, distinct hashes of the words of `title` (3 characters or
+/// more) spelled inside a label of `url`'s host: the site's name in the
+/// title (`PageContent::title_host`).
+pub(super) fn host_words(title: &str, url: &str) -> Vec<u32> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    let labels: Vec<&str> = host.split('.').filter(|l| l.len() >= 3).collect();
+    let mut lower = String::new();
+    lowercase_into(title, &mut lower);
+    let mut out = Vec::new();
+    neardup_text::for_each_word(&lower, |w| {
+        if w.chars().count() >= 3 && labels.iter().any(|l| l.contains(w)) {
+            out.push(hash64(w.as_bytes()) as u32);
+        }
+    });
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// `text` lowercased char by char (`char::to_lowercase`, so hashes do not
+/// depend on context rules such as a final sigma) into `out`, replacing it.
+/// ASCII runs are lowercased in bulk, and scripts without case (kana, Han,
+/// Hangul, Yi) are copied as they are: most of a page's characters never
+/// reach the Unicode case tables.
+pub(super) fn lowercase_into(text: &str, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.push_str(text);
+        out.make_ascii_lowercase();
+        return;
+    }
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else if has_no_case(c) {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// Returns true for characters of the caseless blocks from Hiragana to
+/// Vai (U+3040..U+A63F: kana, Bopomofo, Hangul Jamo, Han, Yi, Lisu, Vai)
+/// and the Hangul syllables: `to_lowercase` maps each to itself (a test
+/// checks every one).
+#[inline]
+pub(super) fn has_no_case(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{A63F}' | '\u{AC00}'..='\u{D7A3}')
 }

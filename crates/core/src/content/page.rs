@@ -4,8 +4,8 @@ use neardup_api::hash64;
 use neardup_html::Block;
 
 use super::evidence::Evidence;
-use super::names::title_edges;
-use super::MAX_SAMPLE;
+use super::names::{host_words, lowercase_into, title_edges};
+use super::thresholds::MAX_SAMPLE;
 
 /// One visible block of a page (every occurrence, in page order).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -283,24 +283,7 @@ impl PageContent {
     /// Records which words of `title` name the site of `url` (see
     /// [`PageContent::title_host`]).
     pub fn set_host(&mut self, title: &str, url: &str) {
-        let rest = url.split_once("://").map_or(url, |(_, r)| r);
-        let host = rest
-            .split(['/', '?', '#'])
-            .next()
-            .unwrap_or_default()
-            .to_lowercase();
-        let labels: Vec<&str> = host.split('.').filter(|l| l.len() >= 3).collect();
-        let mut lower = String::new();
-        lowercase_into(title, &mut lower);
-        let mut out = Vec::new();
-        neardup_text::for_each_word(&lower, |w| {
-            if w.chars().count() >= 3 && labels.iter().any(|l| l.contains(w)) {
-                out.push(hash64(w.as_bytes()) as u32);
-            }
-        });
-        out.sort_unstable();
-        out.dedup();
-        self.title_host = out;
+        self.title_host = host_words(title, url);
     }
 
     /// Sorted, distinct word hashes of the title, less those naming its
@@ -361,38 +344,6 @@ pub(super) fn cut_pieces(words: &[u32], ends: &mut Vec<usize>) {
     }
 }
 
-/// `text` lowercased char by char (`char::to_lowercase`, so hashes do not
-/// depend on context rules such as a final sigma) into `out`, replacing it.
-/// ASCII runs are lowercased in bulk, and scripts without case (kana, Han,
-/// Hangul, Yi) are copied as they are: most of a page's characters never
-/// reach the Unicode case tables.
-pub(super) fn lowercase_into(text: &str, out: &mut String) {
-    out.clear();
-    if text.is_ascii() {
-        out.push_str(text);
-        out.make_ascii_lowercase();
-        return;
-    }
-    for c in text.chars() {
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-        } else if has_no_case(c) {
-            out.push(c);
-        } else {
-            out.extend(c.to_lowercase());
-        }
-    }
-}
-
-/// Returns true for characters of the caseless blocks from Hiragana to
-/// Vai (U+3040..U+A63F: kana, Bopomofo, Hangul Jamo, Han, Yi, Lisu, Vai)
-/// and the Hangul syllables: `to_lowercase` maps each to itself (a test
-/// checks every one).
-#[inline]
-pub(super) fn has_no_case(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{A63F}' | '\u{AC00}'..='\u{D7A3}')
-}
-
 /// Appends the word-3-shingles of one block's `words` (one shingle for a
 /// block of one or two words). Shingles never span two blocks: which
 /// blocks stand between two others depends on the template around them,
@@ -443,6 +394,29 @@ impl PageContent {
             main_words: self.main_words(),
         }
     }
+}
+
+/// The words of `page`'s compared top-level headings (`own`) that its
+/// URL's file name spells (`file`, its [`file_words`](super::names::file_words)), less those of its
+/// `title` and its URL's `place` ([`place_words`](super::names::place_words); all
+/// three sorted):
+/// sorted and distinct (see `OwnContent::heading_name`).
+pub(super) fn heading_name(
+    page: &PageContent,
+    own: &[(usize, &ContentBlock)],
+    title: &[u32],
+    file: &[u32],
+    place: &[u32],
+) -> Vec<u32> {
+    let headings = own.iter().filter(|(_, b)| b.h1 && b.source != 0);
+    let mut out: Vec<u32> = headings
+        .flat_map(|(_, b)| page.words_of(b).iter().copied())
+        .filter(|w| file.binary_search(w).is_ok())
+        .filter(|w| title.binary_search(w).is_err() && place.binary_search(w).is_err())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Combines word (or shingle) hashes into one 32-bit hash, stably: a

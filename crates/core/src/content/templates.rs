@@ -4,7 +4,7 @@ use neardup_api::hash64;
 use std::collections::HashMap;
 
 use super::evidence::EvidenceRef;
-use super::{TEMPLATE_MAX_PAGES, TEMPLATE_MIN_PAGES, TEMPLATE_SHARE};
+use super::thresholds::{TEMPLATE_MAX_PAGES, TEMPLATE_MIN_PAGES, TEMPLATE_SHARE};
 
 /// Per site, on how many of its pages each block occurs.
 ///

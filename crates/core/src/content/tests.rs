@@ -1,6 +1,7 @@
 //! Unit tests of the content evidence.
 
 use super::measure::{found_in, words_covered};
+use super::thresholds::*;
 use super::*;
 use neardup_html::Block;
 

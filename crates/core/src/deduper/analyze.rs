@@ -12,9 +12,8 @@ use neardup_html::decode;
 use neardup_html::{extract, Extracted};
 use neardup_text::Normalizer;
 
-use super::Deduper;
-
-/// A page after the CPU-heavy half of a check, ready for [`Deduper::decide`].
+/// A page after the CPU-heavy half of a check, ready for
+/// [`Deduper::decide`](super::Deduper::decide).
 #[derive(Clone, Debug)]
 pub struct Analyzed {
     /// The caller's key for the page.
@@ -38,12 +37,13 @@ pub struct Analyzed {
     pub warnings: Vec<String>,
 }
 
-/// The analysis half of a [`Deduper`] (decode, extract, normalize, sign):
-/// immutable, so any number of threads share it without a lock.
+/// The analysis half of a [`Deduper`](super::Deduper) (decode, extract,
+/// normalize, sign): immutable, so any number of threads share it without
+/// a lock.
 pub struct Analyzer {
     pub(super) config: Config,
     /// `config.extract`, with `max_links` 0 when links are not wanted
-    /// ([`Deduper::without_links`]).
+    /// ([`Deduper::without_links`](super::Deduper::without_links)).
     pub(super) extract: neardup_html::ExtractConfig,
     pub(super) normalizer: Normalizer,
     pub(super) detectors: Arc<[Box<dyn Detector>]>,
@@ -100,13 +100,13 @@ impl Analyzer {
         self.sign(key, url, body.len(), extracted, warnings)
     }
 
-    /// Frees what [`Deduper::decide`] does not read from `analyzed`: the
-    /// document's text and title, its words but one, its terms beyond
-    /// `decide.min_terms` (decide reads only whether words is empty and
-    /// whether terms reach `min_terms`, so the verdict is unchanged). A
-    /// crawler holding analyzed pages until their turn to be decided keeps
-    /// kilobytes per page instead of one heap string per word. Keep in
-    /// sync with `decide`.
+    /// Frees what [`Deduper::decide`](super::Deduper::decide) does not
+    /// read from `analyzed`: the document's text and title, its words but
+    /// one, its terms beyond `decide.min_terms` (decide reads only whether
+    /// words is empty and whether terms reach `min_terms`, so the verdict
+    /// is unchanged). A crawler holding analyzed pages until their turn to
+    /// be decided keeps kilobytes per page instead of one heap string per
+    /// word. Keep in sync with `decide`.
     pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
         let doc = &mut analyzed.doc;
         doc.text = String::new();
@@ -216,13 +216,5 @@ impl Analyzer {
             bytes,
             warnings,
         }
-    }
-}
-
-impl Deduper {
-    /// Frees what [`Deduper::decide`] does not read from `analyzed` (see
-    /// [`Analyzer::shrink_for_decide`]).
-    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
-        self.analyzer.shrink_for_decide(analyzed);
     }
 }

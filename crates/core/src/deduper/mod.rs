@@ -7,13 +7,14 @@
 //!   in arrival order, so verdicts do not depend on thread count.
 //!
 //! [`Deduper::check`] does both. Batch runs analyze in parallel and decide
-//! sequentially; [`SharedDeduper`] does the same for tokio callers without
+//! sequentially; [`SharedDeduper`](crate::SharedDeduper) (the crate's
+//! `shared`, beside this folder) does the same for tokio callers without
 //! blocking the runtime.
 //!
 //! Files: `analyze` (the first half, [`Analyzer`]), `decide` (the second),
-//! `chain` (what a config builds: detectors, store, identity), `shared`
-//! ([`SharedDeduper`]); the [`Deduper`] itself, its constructors and its
-//! index maintenance (insert, remove, expire) are here.
+//! `chain` (what a config builds: detectors, store, identity); the
+//! [`Deduper`] itself, its constructors and its index maintenance (insert,
+//! remove, expire) are here.
 //!
 //! # Example
 //!
@@ -47,13 +48,11 @@ use crate::verdict::{Verdict, VerdictCounts, VerdictKind};
 mod analyze;
 mod chain;
 mod decide;
-mod shared;
 
 pub use analyze::{Analyzed, Analyzer};
 pub(crate) use chain::identity_of;
 pub use chain::store_identity;
 use chain::{build_chain, redb_store, redis_store};
-pub use shared::SharedDeduper;
 
 /// Counters over the life of a [`Deduper`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -308,6 +307,12 @@ impl Deduper {
     /// [`Analyzer::analyze_text`]). Never panics.
     pub fn analyze_text(&self, key: &str, url: &str, text: &str) -> Analyzed {
         self.analyzer.analyze_text(key, url, text)
+    }
+
+    /// Frees what [`Deduper::decide`] does not read from `analyzed` (see
+    /// [`Analyzer::shrink_for_decide`]).
+    pub fn shrink_for_decide(&self, analyzed: &mut Analyzed) {
+        self.analyzer.shrink_for_decide(analyzed);
     }
 
     /// Stops collecting each page's outgoing links

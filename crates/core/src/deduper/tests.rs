@@ -252,7 +252,7 @@ fn shared_deduper_checks_from_async_tasks() {
         .worker_threads(2)
         .build()
         .unwrap();
-    let shared = SharedDeduper::new(Deduper::new(Config::default()).unwrap());
+    let shared = crate::SharedDeduper::new(Deduper::new(Config::default()).unwrap());
     let kinds = rt.block_on(async {
         let first = shared
             .check("https://a.example/1".into(), page(LONG), None)

@@ -11,6 +11,7 @@ use neardup_api::SettingError;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+pub use attrs::LinkRels;
 pub use classify::MainText;
 use tags::Tag;
 
@@ -385,47 +386,6 @@ fn redirect_of(
         to: link.clone(),
         kind: RedirectKind::LinkStub,
     })
-}
-
-/// The `rel` tokens of a link that mean "do not follow" to a crawler, as
-/// bits: `nofollow`, and the two finer kinds search engines introduced in
-/// 2019 and treat the same way, `ugc` (user-generated content) and
-/// `sponsored` (paid links). Which of them the crawler obeys is
-/// `crawl.directives.nofollow_rels`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LinkRels(pub u8);
-
-impl LinkRels {
-    /// `rel=nofollow`.
-    pub const NOFOLLOW: u8 = 1;
-    /// `rel=ugc`.
-    pub const UGC: u8 = 2;
-    /// `rel=sponsored`.
-    pub const SPONSORED: u8 = 4;
-
-    /// The bit of one token name (`"nofollow"`, `"ugc"`, `"sponsored"`,
-    /// ASCII case-insensitive), `None` for any other.
-    pub fn bit(token: &str) -> Option<u8> {
-        [
-            ("nofollow", Self::NOFOLLOW),
-            ("ugc", Self::UGC),
-            ("sponsored", Self::SPONSORED),
-        ]
-        .iter()
-        .find(|(name, _)| token.eq_ignore_ascii_case(name))
-        .map(|&(_, bit)| bit)
-    }
-
-    /// The bits of a `rel` attribute value (space-separated tokens).
-    pub fn parse(value: &[u8]) -> LinkRels {
-        let mut bits = 0;
-        for token in value.split(u8::is_ascii_whitespace) {
-            if let Some(b) = std::str::from_utf8(token).ok().and_then(Self::bit) {
-                bits |= b;
-            }
-        }
-        LinkRels(bits)
-    }
 }
 
 /// How a page says it has moved (see `redirect_of`).

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::Deduper;
+use crate::deduper::Deduper;
 
 /// A [`Deduper`] shared by async tasks: analysis runs on the blocking pool
 /// under a read lock, many pages at once; decisions take the write lock
