@@ -95,6 +95,44 @@ mod tests {
         assert!(err.contains("1..=4096"), "{err}");
     }
 
+    /// `bsw` and `mod_n` hold their thresholds as one flattened
+    /// `SetRule`: the keys stay flat in the table, a key left out takes the
+    /// rule's default, a misspelt one is still refused, and a bad value is
+    /// named by its key.
+    #[test]
+    fn set_rule_keys_stay_flat_in_a_plugin_table() {
+        let c = config(
+            "[plugins.bsw]\nwindow = 20\nduplicate = 0.9\ncontainment_min_features = 3\n\
+             [plugins.mod_n]\nnear_duplicate = 0.5\ncontainment = 1.5\n",
+        );
+        let bsw: neardup_bsw::Settings = settings(&c, "bsw").unwrap();
+        assert_eq!(bsw.window, 20);
+        assert_eq!(
+            bsw.rule,
+            neardup_api::SetRule::new(0.9, 0.4, 0.8, 3),
+            "{bsw:?}"
+        );
+        let mod_n: neardup_minhash::ModNSettings = settings(&c, "mod_n").unwrap();
+        assert_eq!(mod_n.rule, neardup_api::SetRule::new(0.8, 0.5, 1.5, 10));
+        assert_eq!(mod_n.n, neardup_minhash::ModNSettings::default().n);
+
+        let empty = config("[plugins.bsw]\n[plugins.mod_n]\n");
+        let bsw: neardup_bsw::Settings = settings(&empty, "bsw").unwrap();
+        assert_eq!(bsw, neardup_bsw::Settings::default());
+        let mod_n: neardup_minhash::ModNSettings = settings(&empty, "mod_n").unwrap();
+        assert_eq!(mod_n, neardup_minhash::ModNSettings::default());
+
+        let typo = config("[plugins.bsw]\ncontainment_min_feature = 3\n");
+        let err = registry().build("bsw", &typo).err().unwrap().to_string();
+        assert!(err.contains("containment_min_feature"), "{err}");
+        let bad = config("[plugins.mod_n]\ncontainment_min_features = 0\n");
+        let err = registry().build("mod_n", &bad).err().unwrap().to_string();
+        assert!(
+            err.contains("plugins.mod_n.containment_min_features"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn unknown_plugin_key_is_an_error() {
         let c = config("[plugins.mod_n]\nmodulus = 3\n");

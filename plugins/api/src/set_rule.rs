@@ -1,6 +1,8 @@
 //! The decision rule of set detectors ([`SetRule`]) and the set
 //! similarity it judges.
 
+use serde::{Deserialize, Serialize};
+
 use crate::detector::{Judgement, Level, Signature, Similarity};
 
 /// The decision rule of set detectors (chunks, BSW, Mod_n): resemblance at
@@ -8,7 +10,14 @@ use crate::detector::{Judgement, Level, Signature, Similarity};
 /// duplicate; otherwise containment of the smaller set at or above
 /// `containment`, when that set has at least `min_features` features, is a
 /// near duplicate (an excerpt, page 1 of a "view all").
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// A plugin's settings hold it flattened (`#[serde(flatten)]`), so its
+/// table keeps the four keys `duplicate`, `near_duplicate`, `containment`
+/// and `containment_min_features` beside its own; keys it leaves out take
+/// [`SetRule::default`]. The settings struct keeps `deny_unknown_fields`,
+/// which still rejects a key neither it nor the rule knows.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SetRule {
     /// Resemblance threshold for a duplicate (`t1`).
     pub duplicate: f64,
@@ -17,7 +26,22 @@ pub struct SetRule {
     /// Containment threshold; above 1.0 turns the containment rule off.
     pub containment: f64,
     /// Features the smaller set needs before containment is trusted.
+    #[serde(rename = "containment_min_features")]
     pub min_features: usize,
+}
+
+/// The defaults of the `bsw` and `mod_n` tables: resemblance 0.8 for a
+/// duplicate and 0.4 for a near duplicate; containment 0.8 of a smaller
+/// set of at least 10 features. (The core's `[chunks]` has its own.)
+impl Default for SetRule {
+    fn default() -> Self {
+        SetRule {
+            duplicate: 0.8,
+            near_duplicate: 0.4,
+            containment: 0.8,
+            min_features: 10,
+        }
+    }
 }
 
 impl SetRule {

@@ -102,15 +102,10 @@ pub struct Settings {
     pub n: usize,
     /// A feature held by more documents than this yields no candidates.
     pub max_postings: usize,
-    /// Resemblance for a duplicate.
-    pub duplicate: f64,
-    /// Resemblance for a near duplicate.
-    pub near_duplicate: f64,
-    /// Containment of the smaller page at or above which it is a near
-    /// duplicate; above 1.0 turns the rule off.
-    pub containment: f64,
-    /// Features the smaller page needs before containment is trusted.
-    pub containment_min_features: usize,
+    /// The thresholds on chunk sets (keys `duplicate`, `near_duplicate`,
+    /// `containment`, `containment_min_features` in this table).
+    #[serde(flatten)]
+    pub rule: SetRule,
 }
 
 impl Default for Settings {
@@ -119,10 +114,7 @@ impl Default for Settings {
             window: 40,
             n: 32,
             max_postings: 1000,
-            duplicate: 0.8,
-            near_duplicate: 0.4,
-            containment: 0.8,
-            containment_min_features: 10,
+            rule: SetRule::default(),
         }
     }
 }
@@ -136,19 +128,14 @@ impl Settings {
         SettingError::range("window", self.window, 1, 1024)?;
         SettingError::range("n", self.n, 1, 1_000_000)?;
         SettingError::range("max_postings", self.max_postings, 1, 100_000_000)?;
-        self.set_detector().rule.validate()
+        self.rule.validate()
     }
 
     /// Similarity, decision and index of these settings.
     fn set_detector(&self) -> SetDetector {
         SetDetector {
             what: "bsw chunk",
-            rule: SetRule::new(
-                self.duplicate,
-                self.near_duplicate,
-                self.containment,
-                self.containment_min_features,
-            ),
+            rule: self.rule,
             max_postings: self.max_postings,
         }
     }

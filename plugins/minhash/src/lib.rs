@@ -458,16 +458,11 @@ pub struct ModNSettings {
     pub n: usize,
     /// A fingerprint held by more documents than this yields no candidates.
     pub max_postings: usize,
-    /// Resemblance of the samples for a duplicate.
-    pub duplicate: f64,
-    /// Resemblance of the samples for a near duplicate.
-    pub near_duplicate: f64,
-    /// Containment of the smaller page at or above which it is a near
-    /// duplicate; above 1.0 turns the rule off.
-    pub containment: f64,
-    /// Sampled fingerprints the smaller page needs before containment is
-    /// trusted.
-    pub containment_min_features: usize,
+    /// The thresholds on the samples (keys `duplicate`, `near_duplicate`,
+    /// `containment`, `containment_min_features` in this table; features
+    /// are sampled fingerprints).
+    #[serde(flatten)]
+    pub rule: SetRule,
 }
 
 impl Default for ModNSettings {
@@ -477,10 +472,7 @@ impl Default for ModNSettings {
             shingle: 5,
             n: 8,
             max_postings: 1000,
-            duplicate: 0.8,
-            near_duplicate: 0.4,
-            containment: 0.8,
-            containment_min_features: 10,
+            rule: SetRule::default(),
         }
     }
 }
@@ -494,19 +486,14 @@ impl ModNSettings {
         check_shingle(self.unit, self.shingle)?;
         SettingError::range("n", self.n, 1, 1_000_000)?;
         SettingError::range("max_postings", self.max_postings, 1, 100_000_000)?;
-        self.set_detector().rule.validate()
+        self.rule.validate()
     }
 
     /// Similarity, decision and index of these settings.
     fn set_detector(&self) -> SetDetector {
         SetDetector {
             what: "mod_n shingle",
-            rule: SetRule::new(
-                self.duplicate,
-                self.near_duplicate,
-                self.containment,
-                self.containment_min_features,
-            ),
+            rule: self.rule,
             max_postings: self.max_postings,
         }
     }
@@ -696,7 +683,10 @@ mod tests {
         assert_eq!(e.key, "bands");
         assert!(e.allowed.contains("num_perm"), "{e}");
         let e = ModNDetector::new(ModNSettings {
-            near_duplicate: 0.9,
+            rule: SetRule {
+                near_duplicate: 0.9,
+                ..SetRule::default()
+            },
             ..ModNSettings::default()
         })
         .unwrap_err();
