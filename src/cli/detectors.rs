@@ -21,7 +21,7 @@ fn describe_chain(
     registry: &neardup::Registry,
 ) -> anyhow::Result<String> {
     let mut out = String::from("detector chain (the first detector with a match decides):\n");
-    for (i, name) in config.decide.detectors.iter().enumerate() {
+    for (i, name) in config.detector_chain().into_iter().enumerate() {
         let detector = registry.build(name, config)?;
         out.push_str(&format!("{}. {}\n", i + 1, detector.name()));
         for line in detector.describe() {
@@ -61,6 +61,19 @@ mod tests {
         assert!(text.contains("1..=5 a near duplicate"), "{text}");
         assert!(text.contains("6 blocked tables"), "{text}");
         assert!(text.contains("average 32 B"), "{text}");
+    }
+
+    /// A built-in turned off by its own `enabled = false` is not in the
+    /// chain that runs, so it is not printed either.
+    #[test]
+    fn a_built_in_turned_off_is_not_listed() {
+        let text = chain(
+            &["exact", "simhash", "chunks"],
+            "[simhash]\nenabled = false\n",
+        );
+        assert!(text.contains("1. exact\n"), "{text}");
+        assert!(text.contains("2. chunks\n"), "{text}");
+        assert!(!text.contains(". simhash"), "{text}");
     }
 
     #[test]

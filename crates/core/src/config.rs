@@ -146,9 +146,37 @@ impl Config {
         self.simhash.validate()?;
         self.chunks.validate()?;
         self.decide.validate()?;
+        if self.detector_chain().is_empty() {
+            return Err(Error::Config {
+                key: "decide.detectors".into(),
+                value: format!("{:?}", self.decide.detectors),
+                allowed: "must keep at least one detector running (the built-ins named \
+                          are turned off by their `enabled = false`)"
+                    .into(),
+            });
+        }
         self.index.validate()?;
         self.canonical.validate()?;
         Ok(())
+    }
+
+    /// The detectors that run, in decision order: `decide.detectors`, less
+    /// a built-in whose own table says `enabled = false`. That key is the
+    /// older way of leaving `simhash` or `chunks` out of the chain, kept
+    /// so that older config files load the same; this is the one place
+    /// that reads it, and everything that builds, describes or records the
+    /// chain goes through here.
+    pub fn detector_chain(&self) -> Vec<&str> {
+        self.decide
+            .detectors
+            .iter()
+            .map(String::as_str)
+            .filter(|name| match *name {
+                "simhash" => self.simhash.enabled,
+                "chunks" => self.chunks.enabled,
+                _ => true,
+            })
+            .collect()
     }
 }
 
@@ -174,6 +202,25 @@ mod tests {
     fn chunk_sizes_must_be_ordered() {
         let err = Config::from_toml("[chunks]\nmin_size = 64\navg_size = 32\n").unwrap_err();
         assert!(err.to_string().contains("chunks.avg_size"), "{err}");
+    }
+
+    /// `enabled = false` on a built-in takes it out of the chain that
+    /// runs; a chain left empty that way is refused, naming the key.
+    #[test]
+    fn enabled_false_leaves_a_built_in_out_of_the_chain() {
+        assert_eq!(
+            Config::default().detector_chain(),
+            ["exact", "simhash", "chunks"]
+        );
+        let c = Config::from_toml("[chunks]\nenabled = false\n").unwrap();
+        assert_eq!(c.detector_chain(), ["exact", "simhash"]);
+        let err = Config::from_toml(
+            "[simhash]\nenabled = false\n[chunks]\nenabled = false\n\
+             [decide]\ndetectors = [\"simhash\", \"chunks\"]\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("decide.detectors"), "{err}");
+        assert!(err.to_string().contains("enabled = false"), "{err}");
     }
 
     #[test]

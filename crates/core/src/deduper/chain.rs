@@ -65,18 +65,11 @@ pub(super) fn build_chain(
     registry: &Registry,
 ) -> crate::Result<Vec<Box<dyn Detector>>> {
     config.validate()?;
-    let mut detectors = Vec::new();
-    for name in &config.decide.detectors {
-        let enabled = match name.as_str() {
-            "simhash" => config.simhash.enabled,
-            "chunks" => config.chunks.enabled,
-            _ => true,
-        };
-        if enabled {
-            detectors.push(registry.build(name, config)?);
-        }
-    }
-    Ok(detectors)
+    config
+        .detector_chain()
+        .into_iter()
+        .map(|name| registry.build(name, config))
+        .collect()
 }
 
 /// The identity an index built with `config` records (its detector chain

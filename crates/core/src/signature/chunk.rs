@@ -214,7 +214,9 @@ pub enum Chunker {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ChunkConfig {
-    /// Run the chunk detector.
+    /// Run the chunk detector; `false` is the older way of leaving
+    /// `chunks` out of `decide.detectors`
+    /// ([`Config::detector_chain`](crate::Config::detector_chain)).
     pub enabled: bool,
     /// The chunking algorithm.
     pub chunker: Chunker,

@@ -220,7 +220,9 @@ pub enum SimhashWeights {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashConfig {
-    /// Run the SimHash detector.
+    /// Run the SimHash detector; `false` is the older way of leaving
+    /// `simhash` out of `decide.detectors`
+    /// ([`Config::detector_chain`](crate::Config::detector_chain)).
     pub enabled: bool,
     /// Words per shingle.
     pub shingle: usize,
