@@ -120,23 +120,25 @@ impl Normalizer {
             words::for_each_word(&lower, |w| {
                 words.push(w.to_owned());
                 // Numbers and other letterless words are neither stop words
-                // nor stemmed, and would only crowd the cache.
+                // nor stemmed, and would only crowd the cache. Without
+                // stemming (the default) the stop list is asked directly:
+                // the stem cache would stem every word it has not seen
+                // only to answer "stop word?".
                 let has_letter = words::has_letter(w);
                 match stemmer {
-                    Some(st) if has_letter && (use_stop || use_stem) => {
+                    Some(st) if has_letter && use_stem => {
                         let t = st.lookup(w, is_stop, cache, &mut scratch);
                         if use_stop && t.stop {
                             return;
                         }
-                        terms.push(match (t.stem(), use_stem) {
-                            (Some(stem), true) => stem.to_string(),
-                            (None, true) => {
+                        terms.push(match t.stem() {
+                            Some(stem) => stem.to_string(),
+                            None => {
                                 if failed.len() < 3 && !failed.iter().any(|f| f == w) {
                                     failed.push(w.to_owned());
                                 }
                                 w.to_owned()
                             }
-                            (_, false) => w.to_owned(),
                         });
                     }
                     _ => {
