@@ -29,7 +29,8 @@
 #
 # Environment: CRAWL_BENCH_DIR (cache), NEARDUP (binary; default: cargo
 # build --release, honouring CARGO_TARGET_DIR), SPIDER (binary),
-# SKIP_SPIDER=1 / SKIP_WGET=1 to leave a reference crawler out.
+# SKIP_SPIDER=1 / SKIP_WGET=1 to leave a reference crawler out,
+# CRAWL_CONFIG (neardup's config; default configs/crawl-bench.toml).
 # The machine may be shared: run it several times and quote medians.
 set -euo pipefail
 
@@ -228,7 +229,7 @@ for s in "${sites[@]}"; do
 
     log "$s: neardup"
     /usr/bin/time -v -o "$run/neardup.time" "$NEARDUP" crawl --seed "$seed" --out "$run/neardup" \
-        --config "$repo/configs/crawl-bench.toml" --allow-private --max-frontier 1000000 \
+        --config "${CRAWL_CONFIG:-$repo/configs/crawl-bench.toml}" --allow-private --max-frontier 1000000 \
         >"$run/neardup.stdout" 2>"$run/neardup.stderr" || { tail "$run/neardup.stderr" >&2; exit 1; }
     read -r pages bytes < <(neardup_stats "$run")
     row neardup "$s" "$pages" "$bytes" "$run/neardup.time" "$(cat "$run/neardup.dups"); $(wild "$s" "$run")"
