@@ -1,4 +1,6 @@
-//! What a page is called: the hashed words of its title and its URL's place words.
+//! What a page is called: the hashed words of its title, of its host
+//! and of its URL's place and file name; and the lowercasing every word
+//! hash of the content evidence goes through ([`lowercase_into`]).
 
 use neardup_api::hash64;
 
