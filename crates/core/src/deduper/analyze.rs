@@ -169,19 +169,7 @@ impl Analyzer {
     ) -> Analyzed {
         let text = extracted.text(self.config.extract.mode);
         if self.config.extract.mode == ExtractMode::Main {
-            // `text` is the main blocks joined by newlines: count each block
-            // once for both sums.
-            let (mut main_words, mut all_words) = (0, 0);
-            for b in &extracted.blocks {
-                let n = neardup_text::count_whitespace_words(&b.text);
-                all_words += n;
-                if b.is_main {
-                    main_words += n;
-                }
-            }
-            // A page whose visible text is nearly all navigation, footers and
-            // link lists: say so, since its verdict rests on very little text.
-            if main_words < 50 && all_words >= 4 * main_words.max(5) {
+            if let Some((main_words, all_words)) = mostly_boilerplate(&extracted.blocks) {
                 warnings.push(format!(
                     "mostly boilerplate: main content has {main_words} of {all_words} visible words"
                 ));
@@ -216,5 +204,67 @@ impl Analyzer {
             bytes,
             warnings,
         }
+    }
+}
+
+/// A main content of fewer words than this is worth a warning when the
+/// rest of the page is much larger ([`mostly_boilerplate`]).
+const FEW_MAIN_WORDS: usize = 50;
+
+/// `(main, all)` whitespace-separated words of a page whose visible text is
+/// nearly all navigation, footers and link lists (fewer than
+/// [`FEW_MAIN_WORDS`] main words and at least four times as many in all),
+/// else `None`. Most pages have that many main words in their first
+/// blocks, so the count stops there and the rest is never split.
+fn mostly_boilerplate(blocks: &[neardup_html::Block]) -> Option<(usize, usize)> {
+    let mut main = 0;
+    for b in blocks.iter().filter(|b| b.is_main) {
+        main += neardup_text::count_whitespace_words(&b.text);
+        if main >= FEW_MAIN_WORDS {
+            return None;
+        }
+    }
+    let rest: usize = blocks
+        .iter()
+        .filter(|b| !b.is_main)
+        .map(|b| neardup_text::count_whitespace_words(&b.text))
+        .sum();
+    let all = main + rest;
+    (all >= 4 * main.max(5)).then_some((main, all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(words: usize, is_main: bool) -> neardup_html::Block {
+        neardup_html::Block {
+            text: vec!["w"; words].join(" "),
+            tag: "p".into(),
+            link_density: 0.0,
+            is_main,
+        }
+    }
+
+    #[test]
+    fn a_page_of_navigation_around_a_few_words_is_mostly_boilerplate() {
+        let page = [block(3, false), block(10, true), block(37, false)];
+        assert_eq!(mostly_boilerplate(&page), Some((10, 50)));
+        // Exactly four times the main words is enough; one fewer is not.
+        let page = [block(10, true), block(30, false)];
+        assert_eq!(mostly_boilerplate(&page), Some((10, 40)));
+        let page = [block(10, true), block(29, false)];
+        assert_eq!(mostly_boilerplate(&page), None);
+        // A page with no main words at all counts from five.
+        assert_eq!(mostly_boilerplate(&[block(20, false)]), Some((0, 20)));
+        assert_eq!(mostly_boilerplate(&[block(19, false)]), None);
+    }
+
+    #[test]
+    fn fifty_main_words_are_enough_whatever_surrounds_them() {
+        let page = [block(30, true), block(20, true), block(5_000, false)];
+        assert_eq!(mostly_boilerplate(&page), None);
+        let page = [block(30, true), block(19, true), block(5_000, false)];
+        assert_eq!(mostly_boilerplate(&page), Some((49, 5_049)));
     }
 }
