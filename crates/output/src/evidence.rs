@@ -1,8 +1,9 @@
 //! The texts behind the report's side-by-side view: `DIR/texts.jsonl`.
 //!
 //! During a run every page's extracted blocks are spooled to an anonymous
-//! temporary file in the output directory (only an offset and a length per
-//! page stay in memory: 12 bytes a page). When the run finishes, the blocks
+//! temporary file in the output directory, in a binary form that needs no
+//! escaping (only an offset and a length per page stay in memory: 12 bytes
+//! a page). When the run finishes, the blocks
 //! of the pages the report shows are copied out: for every cluster of two
 //! or more pages, its representative and its first [`MAX_MEMBERS`] other
 //! members. Each page's text is capped at [`MAX_TEXT_BYTES`] (later blocks
@@ -119,6 +120,92 @@ impl<'a> PageTextRef<'a> {
     }
 }
 
+/// The spool's record of a page: each string as a little-endian `u32`
+/// length and its bytes; `truncated` and `main` one byte each; a block's
+/// role one byte (0 none, then [`ROLES`] in order).
+impl<'a> PageTextRef<'a> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        put_str(out, self.doc_id);
+        put_str(out, self.url);
+        out.push(u8::from(self.truncated));
+        out.extend_from_slice(&(self.blocks.len() as u32).to_le_bytes());
+        for b in &self.blocks {
+            put_str(out, b.text);
+            put_str(out, b.tag);
+            out.push(u8::from(b.main));
+            let role = b
+                .role
+                .and_then(|r| ROLES.iter().position(|&x| x == r))
+                .map_or(0, |i| i as u8 + 1);
+            out.push(role);
+        }
+    }
+
+    /// The page [`PageTextRef::encode`] wrote into `bytes`, or `None` if
+    /// they are not one whole record.
+    fn decode(bytes: &'a [u8]) -> Option<PageTextRef<'a>> {
+        let mut r = bytes;
+        let doc_id = take_str(&mut r)?;
+        let url = take_str(&mut r)?;
+        let truncated = take_bool(&mut r)?;
+        let n = u32::from_le_bytes(take(&mut r, 4)?.try_into().ok()?) as usize;
+        // Each block takes at least 10 bytes: no allocation past the data.
+        let mut blocks = Vec::with_capacity(n.min(r.len() / 10));
+        for _ in 0..n {
+            let text = take_str(&mut r)?;
+            let tag = take_str(&mut r)?;
+            let main = take_bool(&mut r)?;
+            let role = match *take(&mut r, 1)?.first()? {
+                0 => None,
+                i => Some(*ROLES.get(usize::from(i) - 1)?),
+            };
+            blocks.push(TextBlockRef {
+                text,
+                tag,
+                main,
+                role,
+            });
+        }
+        r.is_empty().then_some(PageTextRef {
+            doc_id,
+            url,
+            truncated,
+            blocks,
+        })
+    }
+}
+
+/// Block roles by their spool code less one.
+const ROLES: [neardup::Role; 3] = [
+    neardup::Role::Template,
+    neardup::Role::Chrome,
+    neardup::Role::Compared,
+];
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn take<'a>(r: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (head, rest) = r.split_at_checked(n)?;
+    *r = rest;
+    Some(head)
+}
+
+fn take_bool(r: &mut &[u8]) -> Option<bool> {
+    match take(r, 1)? {
+        [0] => Some(false),
+        [1] => Some(true),
+        _ => None,
+    }
+}
+
+fn take_str<'a>(r: &mut &'a [u8]) -> Option<&'a str> {
+    let n = u32::from_le_bytes(take(r, 4)?.try_into().ok()?) as usize;
+    std::str::from_utf8(take(r, n)?).ok()
+}
+
 /// Spools every page's blocks during a run; see the module doc.
 #[derive(Debug)]
 pub struct EvidenceSpool {
@@ -132,6 +219,8 @@ pub struct EvidenceSpool {
     /// Position of the first spooled page: a resumed crawl spools only the
     /// pages it decides itself.
     first: usize,
+    /// One page's record, reused.
+    buf: Vec<u8>,
 }
 
 impl EvidenceSpool {
@@ -150,6 +239,7 @@ impl EvidenceSpool {
             spans: Vec::new(),
             written: 0,
             first: 0,
+            buf: Vec::new(),
         })
     }
 
@@ -165,14 +255,16 @@ impl EvidenceSpool {
     /// # Errors
     /// Write errors on the spool.
     pub fn page(&mut self, page: &PageRecord) -> Result<()> {
-        let line = PageTextRef::of(page);
-        let mut buf = serde_json::to_vec(&line).map_err(|e| self.err(e.into()))?;
-        buf.push(b'\n');
-        self.spool.write_all(&buf).map_err(|e| self.err(e))?;
-        // A line is at most 64 KB of text plus JSON escaping (at most 6x).
-        let len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+        // The spool holds every page, the output only the clustered ones:
+        // pages are spooled in a binary form (no JSON escaping) and turned
+        // into JSON lines when they are written out.
+        self.buf.clear();
+        PageTextRef::of(page).encode(&mut self.buf);
+        self.spool.write_all(&self.buf).map_err(|e| self.err(e))?;
+        // A record is at most 64 KB of text plus its framing.
+        let len = u32::try_from(self.buf.len()).unwrap_or(u32::MAX);
         self.spans.push((self.written, len));
-        self.written += buf.len() as u64;
+        self.written += self.buf.len() as u64;
         Ok(())
     }
 
@@ -188,6 +280,7 @@ impl EvidenceSpool {
         sorted.dedup();
         let file = self.spool.get_mut();
         let mut buf = Vec::new();
+        let mut line = Vec::new();
         for p in sorted {
             let Some(&(offset, len)) = p.checked_sub(self.first).and_then(|i| self.spans.get(i))
             else {
@@ -198,7 +291,19 @@ impl EvidenceSpool {
             buf.resize(len as usize, 0);
             file.read_exact(&mut buf)
                 .map_err(|e| Error::io(&self.dir, e))?;
-            out.write_all(&buf)
+            // The spool is this process's own anonymous file: a record
+            // that does not decode means the disk returned other bytes.
+            let spool_err = |e| Error::io(self.dir.join("<texts spool>"), e);
+            let page = PageTextRef::decode(&buf).ok_or_else(|| {
+                spool_err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("spooled page at offset {offset} does not decode"),
+                ))
+            })?;
+            line.clear();
+            serde_json::to_writer(&mut line, &page).map_err(|e| spool_err(e.into()))?;
+            line.push(b'\n');
+            out.write_all(&line)
                 .map_err(|e| Error::io(self.dir.join(Self::FILE), e))?;
         }
         // Later pages append at the end again.
@@ -411,6 +516,49 @@ mod tests {
             ]),
             page(vec![text_block("a".repeat(MAX_TEXT_BYTES - 1))], true)
         );
+    }
+
+    #[test]
+    fn a_spool_record_decodes_to_its_page_and_a_cut_one_to_nothing() {
+        let roles = [
+            None,
+            Some(neardup::Role::Template),
+            Some(neardup::Role::Chrome),
+            Some(neardup::Role::Compared),
+        ];
+        let blocks: Vec<TextBlockRef<'_>> = roles
+            .iter()
+            .enumerate()
+            .map(|(i, &role)| TextBlockRef {
+                text: ["", "é\"x\"", "line\nbreak", "plain"][i],
+                tag: ["p", "li", "h2", "pre"][i],
+                main: i % 2 == 0,
+                role,
+            })
+            .collect();
+        let page = PageTextRef {
+            doc_id: "id",
+            url: "https://example.com/a",
+            truncated: true,
+            blocks,
+        };
+        let mut bytes = Vec::new();
+        page.encode(&mut bytes);
+        let back = PageTextRef::decode(&bytes).unwrap();
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            serde_json::to_string(&page).unwrap()
+        );
+        for cut in 0..bytes.len() {
+            assert!(PageTextRef::decode(&bytes[..cut]).is_none(), "{cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(PageTextRef::decode(&longer).is_none());
+        // A role code past the known roles is refused, not mapped.
+        let last = bytes.len() - 1;
+        bytes[last] = 4;
+        assert!(PageTextRef::decode(&bytes).is_none());
     }
 
     #[test]
