@@ -120,7 +120,10 @@ fn allpairs(c: &mut Criterion) {
             b.iter(|| {
                 let sets: Vec<DocSet> = docs
                     .iter()
-                    .map(|d| DocSet::from_shingles(shingle_ids(black_box(&d.terms), 5)))
+                    .map(|d| {
+                        let terms: Vec<&str> = d.terms.iter().collect();
+                        DocSet::from_shingles(shingle_ids(black_box(&terms), 5))
+                    })
                     .collect();
                 let options = Options {
                     threshold,

@@ -68,7 +68,7 @@ fn export(out: &Path, dirs: &[PathBuf]) -> Result<()> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let analyzed = deduper.analyze_text(&key, &format!("file:///{key}"), &text);
-        let terms = &analyzed.doc.terms;
+        let terms: Vec<&str> = analyzed.doc.terms.iter().collect();
         let mut shingles: Vec<String> = terms.windows(5).map(|w| w.join(" ")).collect();
         shingles.sort();
         shingles.dedup();

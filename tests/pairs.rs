@@ -166,7 +166,7 @@ fn text_dir_terms(dir: &Path) -> Vec<Vec<String>> {
         .iter()
         .map(|p| {
             let text = String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
-            normalizer.normalize(&text, None).terms
+            normalizer.normalize(&text, None).terms.to_vec()
         })
         .collect()
 }
@@ -225,7 +225,11 @@ fn join_equals_brute_force_on_dev_bench_main_text() {
         .map(|line| {
             let cols: Vec<&str> = line.split('\t').collect();
             let body = std::fs::read(dev.join(cols[2])).unwrap();
-            deduper.analyze(cols[0], cols[1], &body, None).doc.terms
+            deduper
+                .analyze(cols[0], cols[1], &body, None)
+                .doc
+                .terms
+                .to_vec()
         })
         .collect();
     assert!(terms.len() > 100);

@@ -256,9 +256,10 @@ fn read_pages(inputs: &[PathBuf], config: neardup::Config, k: usize) -> anyhow::
             .par_iter()
             .map(|p| {
                 let an = deduper.analyze(&p.key, &p.url, &p.body, p.content_type.as_deref());
+                let terms: Vec<&str> = an.doc.terms.iter().collect();
                 Doc {
                     key: p.key.clone(),
-                    set: DocSet::from_shingles(shingle_ids(&an.doc.terms, k)),
+                    set: DocSet::from_shingles(shingle_ids(&terms, k)),
                 }
             })
             .collect();
@@ -289,7 +290,8 @@ fn read_text(inputs: &[PathBuf], config: &neardup::Config, k: usize) -> anyhow::
             .map(|path| {
                 let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
                 let text = String::from_utf8_lossy(&bytes);
-                let terms = normalizer.normalize(&text, None).terms;
+                let normalized = normalizer.normalize(&text, None);
+                let terms: Vec<&str> = normalized.terms.iter().collect();
                 Ok(Doc {
                     key: path.display().to_string(),
                     set: DocSet::from_shingles(shingle_ids(&terms, k)),

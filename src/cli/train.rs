@@ -108,6 +108,7 @@ fn read_pages(inputs: &[PathBuf], config: neardup::Config) -> anyhow::Result<Vec
                 .analyze(&p.key, &p.url, &p.body, p.content_type.as_deref())
                 .doc
                 .words
+                .to_vec()
         })
         .collect())
 }
@@ -136,7 +137,8 @@ fn read_text(inputs: &[PathBuf], config: &neardup::Config) -> anyhow::Result<Vec
             let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
             Ok(normalizer
                 .normalize(&String::from_utf8_lossy(&bytes), None)
-                .words)
+                .words
+                .to_vec())
         })
         .collect()
 }

@@ -24,7 +24,7 @@ mod words;
 
 pub use words::{count_whitespace_words, for_each_word};
 
-use neardup_api::SettingError;
+use neardup_api::{SettingError, Words};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -40,9 +40,9 @@ pub struct Normalized {
     /// ISO 639-3 code, or `"und"`.
     pub lang: String,
     /// Normalized words, stop words kept.
-    pub words: Vec<String>,
+    pub words: Words,
     /// Words without stop words, stemmed.
-    pub terms: Vec<String>,
+    pub terms: Words,
     /// Problems that did not stop normalization (a stemmer that failed on
     /// some words), one line each.
     pub warnings: Vec<String>,
@@ -109,8 +109,8 @@ impl Normalizer {
         let stemmer = res.and_then(|r| r.stemmer.as_ref());
 
         // About one word per 6 bytes of Latin text.
-        let mut words = Vec::with_capacity(lower.len() / 6 + 1);
-        let mut terms = Vec::with_capacity(lower.len() / 8 + 1);
+        let mut words = Words::with_capacity(lower.len() / 6 + 1, lower.len());
+        let mut terms = Words::with_capacity(lower.len() / 8 + 1, lower.len());
         let mut failed: Vec<String> = Vec::new();
         let (use_stop, use_stem) = (self.config.stop_words, self.config.stem);
         let stop_set = res.map(|r| &r.stop_words);
@@ -118,7 +118,7 @@ impl Normalizer {
         stem::with_cache(|cache| {
             let mut scratch = None;
             words::for_each_word(&lower, |w| {
-                words.push(w.to_owned());
+                words.push(w);
                 // Numbers and other letterless words are neither stop words
                 // nor stemmed, and would only crowd the cache. Without
                 // stemming (the default) the stop list is asked directly:
@@ -131,19 +131,19 @@ impl Normalizer {
                         if use_stop && t.stop {
                             return;
                         }
-                        terms.push(match t.stem() {
-                            Some(stem) => stem.to_string(),
+                        match t.stem() {
+                            Some(stem) => terms.push(stem),
                             None => {
                                 if failed.len() < 3 && !failed.iter().any(|f| f == w) {
                                     failed.push(w.to_owned());
                                 }
-                                w.to_owned()
+                                terms.push(w);
                             }
-                        });
+                        }
                     }
                     _ => {
                         if !(use_stop && has_letter && is_stop(w)) {
-                            terms.push(w.to_owned());
+                            terms.push(w);
                         }
                     }
                 }

@@ -125,7 +125,7 @@ fn chinese_one_word_per_ideograph() {
     assert_eq!(n.lang, "cmn");
     assert_eq!(n.words.len(), 22, "{:?}", n.words);
     assert!(n.words.iter().all(|w| w.chars().count() == 1));
-    assert_eq!(n.words.first().map(String::as_str), Some("中"));
+    assert_eq!(n.words.first(), Some("中"));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! ([`check_index`]), for the tests of the core and the detector crates,
 //! plus a deterministic generator of test texts.
 
-use crate::{CandidateIndex, Detector, DocId, Document, Level, Signature};
+use crate::{CandidateIndex, Detector, DocId, Document, Level, Signature, Words};
 
 /// The generator of the test texts: a 64-bit LCG whose 31-bit outputs
 /// [`words`] draws from. Kept apart from [`SplitMix64`](crate::SplitMix64) (the generator of
@@ -47,9 +47,9 @@ pub fn words(seed: u64, n: usize) -> Vec<String> {
 
 /// `words` with `k` of them replaced by words outside the vocabulary of
 /// [`words`], at positions spread by `seed`.
-pub fn edit(words: &[String], k: usize, seed: u64) -> Vec<String> {
+pub fn edit<S: AsRef<str>>(words: impl IntoIterator<Item = S>, k: usize, seed: u64) -> Vec<String> {
     let mut rng = Lcg(seed);
-    let mut out = words.to_vec();
+    let mut out: Vec<String> = words.into_iter().map(|w| w.as_ref().to_owned()).collect();
     for _ in 0..k {
         let i = rng.below(out.len());
         if let Some(w) = out.get_mut(i) {
@@ -69,8 +69,8 @@ pub fn doc(terms: Vec<String>) -> Document {
         .join("\n");
     Document {
         text,
-        words: terms.clone(),
-        terms,
+        words: Words::from(terms.clone()),
+        terms: Words::from(terms),
         lang: "und".into(),
         ..Document::default()
     }

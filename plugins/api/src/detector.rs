@@ -2,6 +2,7 @@
 //! hash, [`SettingError`], [`Document`], [`Signature`], [`Similarity`],
 //! [`Judgement`], [`Detector`] and [`CandidateIndex`].
 
+use crate::Words;
 use serde::{Deserialize, Serialize};
 
 /// Seed of every stored 64-bit hash. Changing it invalidates stored indexes.
@@ -122,11 +123,11 @@ pub struct Document {
     pub lang: String,
     /// Normalized words in order (NFKC, lowercased, Unicode word boundaries;
     /// each CJK character its own word). Stop words are kept.
-    pub words: Vec<String>,
+    pub words: Words,
     /// Terms in order: `words` without stop words, stemmed. Shingles and
     /// chunks are built from these, so inflection and stop-word edits do not
     /// break similarity.
-    pub terms: Vec<String>,
+    pub terms: Words,
 }
 
 /// What a detector computes for one document. Stored in the index next to

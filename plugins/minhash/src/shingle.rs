@@ -1,7 +1,7 @@
 //! Shingle fingerprints: w-word shingles of the terms, or w-byte windows of
 //! the normalized text.
 
-use neardup_api::Document;
+use neardup_api::{Document, Words};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -37,7 +37,7 @@ pub fn fingerprints(doc: &Document, unit: Unit, w: usize) -> Vec<u64> {
     out
 }
 
-fn word_shingles(terms: &[String], w: usize) -> Vec<u64> {
+fn word_shingles(terms: &Words, w: usize) -> Vec<u64> {
     if terms.is_empty() {
         return Vec::new();
     }
@@ -61,7 +61,7 @@ fn word_shingles(terms: &[String], w: usize) -> Vec<u64> {
     hashes.windows(w).map(hash_window).collect()
 }
 
-fn byte_windows(words: &[String], w: usize) -> Vec<u64> {
+fn byte_windows(words: &Words, w: usize) -> Vec<u64> {
     let text = words.join(" ");
     let bytes = text.as_bytes();
     if bytes.is_empty() {
@@ -81,7 +81,7 @@ mod tests {
     use super::*;
 
     fn doc(words: &[&str]) -> Document {
-        let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        let words: Words = words.iter().collect();
         Document {
             terms: words.clone(),
             words,

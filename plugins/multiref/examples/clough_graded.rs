@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let signer = Signer::new(&reference);
     let read = |p: &Path| -> Result<TfVector, std::io::Error> {
         let bytes = std::fs::read(p)?;
-        Ok(TfVector::of_words(&words(&String::from_utf8_lossy(&bytes))))
+        Ok(TfVector::of_words(words(&String::from_utf8_lossy(&bytes))))
     };
     let info = std::fs::read_to_string(data.join("file_information.csv"))?;
     let grades = ["cut", "light", "heavy", "non"];

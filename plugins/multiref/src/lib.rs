@@ -172,15 +172,15 @@ mod tests {
 
     #[test]
     fn grams_span_word_boundaries() {
-        assert_eq!(grams(&w("ab cd")), vec!["ab ", "b c", " cd"]);
-        assert!(grams(&w("ab")).is_empty());
+        assert_eq!(grams(w("ab cd")), vec!["ab ", "b c", " cd"]);
+        assert!(grams(w("ab")).is_empty());
     }
 
     #[test]
     fn tf_cosine_matches_hand_computation() {
         // "aaaa" -> {aaa:2}; "aaab" -> {aaa:1, aab:1}: cos = 2/(2*sqrt2).
-        let a = TfVector::of_words(&w("aaaa"));
-        let b = TfVector::of_words(&w("aaab"));
+        let a = TfVector::of_words(w("aaaa"));
+        let b = TfVector::of_words(w("aaab"));
         assert!((a.cosine(&b) - 1.0 / 2f64.sqrt()).abs() < 1e-6);
         assert_eq!(a.cosine(&TfVector::default()), 0.0);
     }
@@ -189,12 +189,12 @@ mod tests {
     fn signature_is_cosine_with_each_part() {
         let grams: Vec<String> = ["aaa", "xyz", "aab", "zzz"].map(String::from).to_vec();
         let r = Reference::new(grams, 2).unwrap();
-        let s = Signer::new(&r).signature(&TfVector::of_words(&w("aaab")));
+        let s = Signer::new(&r).signature(&TfVector::of_words(w("aaab")));
         // Part 0 {aaa, xyz}: dot 1, norms sqrt2*sqrt2 -> 0.5.
         // Part 1 {aab, zzz}: dot 1 -> 0.5.
         assert!((s[0] - 0.5).abs() < 1e-6, "{s:?}");
         assert!((s[1] - 0.5).abs() < 1e-6, "{s:?}");
-        let none = Signer::new(&r).signature(&TfVector::of_words(&w("qqqq")));
+        let none = Signer::new(&r).signature(&TfVector::of_words(w("qqqq")));
         assert_eq!(none, vec![0.0, 0.0]);
     }
 

@@ -17,10 +17,22 @@ pub fn gram_hash(gram: &str) -> u64 {
 }
 
 /// The character 3-grams of `words` joined by single spaces, in order.
-pub fn grams(words: &[String]) -> Vec<String> {
-    let text = words.join(" ");
+pub fn grams<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> Vec<String> {
+    let text = joined(words);
     let chars: Vec<char> = text.chars().collect();
     chars.windows(3).map(|w| w.iter().collect()).collect()
+}
+
+/// `words` joined by single spaces.
+fn joined<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> String {
+    let mut text = String::new();
+    for (i, w) in words.into_iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        text.push_str(w.as_ref());
+    }
+    text
 }
 
 /// A sparse term-frequency vector over 3-gram hashes: sorted by hash, with
@@ -35,8 +47,8 @@ pub struct TfVector {
 
 impl TfVector {
     /// The 3-gram tf vector of `words`.
-    pub fn of_words(words: &[String]) -> TfVector {
-        let text = words.join(" ");
+    pub fn of_words<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> TfVector {
+        let text = joined(words);
         let chars: Vec<char> = text.chars().collect();
         let mut buf = [0u8; 12];
         // Hash every 3-gram, sort, and count runs: no hash map, and the

@@ -156,7 +156,7 @@ impl Sample {
 /// The mean absolute error (Eq. 1) of `reference` over all pairs of the
 /// documents whose normalized words are `docs`.
 pub fn mean_absolute_error(reference: &Reference, docs: &[Vec<String>]) -> f64 {
-    Sample::new(docs.iter().map(|w| TfVector::of_words(w)).collect()).mae(reference)
+    Sample::new(docs.iter().map(TfVector::of_words).collect()).mae(reference)
 }
 
 /// Runs the genetic algorithm over documents given as normalized words.
@@ -195,7 +195,7 @@ pub fn train(docs: &[Vec<String>], o: &TrainOptions) -> Result<TrainReport, Stri
     };
     let (train_docs, hold_docs) = (words(train_ids), words(hold_ids));
 
-    let train_grams: Vec<Vec<String>> = train_docs.iter().map(|w| grams(w)).collect();
+    let train_grams: Vec<Vec<String>> = train_docs.iter().map(grams).collect();
     let pool = tfidf_pool(&train_grams, o.pool);
     if pool.len() < o.parts {
         return Err(format!(
@@ -207,7 +207,7 @@ pub fn train(docs: &[Vec<String>], o: &TrainOptions) -> Result<TrainReport, Stri
     let tf = |ds: &[Vec<String>]| -> Vec<TfVector> {
         ds.iter()
             .take(o.sample)
-            .map(|w| TfVector::of_words(w))
+            .map(TfVector::of_words)
             .collect()
     };
     let train_sample = Sample::new(tf(&train_docs));

@@ -26,7 +26,7 @@ use neardup_api::{
 
 use super::gear::GearChunker;
 use crate::index::ChunkIndex;
-use neardup_api::SettingError;
+use neardup_api::{SettingError, Words};
 use serde::{Deserialize, Serialize};
 
 /// Chunk-set detector: resemblance and containment of content-defined chunks.
@@ -102,7 +102,7 @@ impl ChunkDetector {
 
     /// The sorted, deduplicated chunk hashes of `terms` joined by single
     /// spaces (empty when there are no terms).
-    pub fn chunk_hashes(&self, terms: &[String]) -> Vec<u32> {
+    pub fn chunk_hashes(&self, terms: &Words) -> Vec<u32> {
         let len = terms.iter().map(|t| t.len() + 1).sum::<usize>();
         let mut text = Vec::with_capacity(len);
         for (i, t) in terms.iter().enumerate() {

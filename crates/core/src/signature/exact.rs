@@ -1,6 +1,8 @@
 //! Exact duplicates: one stable hash of the normalized word stream.
 
-use neardup_api::{CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity};
+use neardup_api::{
+    CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity, Words,
+};
 
 use crate::index::ExactIndex;
 
@@ -20,7 +22,7 @@ impl ExactDetector {
 /// by one space. The words are joined into one buffer and hashed in one
 /// call: a streaming update per word (most are a few bytes) copied each
 /// into the hasher's buffer, twice the cost.
-pub fn exact_hash(words: &[String]) -> u64 {
+pub fn exact_hash(words: &Words) -> u64 {
     let len = words.iter().map(|w| w.len() + 1).sum::<usize>();
     let mut joined = Vec::with_capacity(len);
     for (i, w) in words.iter().enumerate() {
@@ -80,11 +82,8 @@ impl Detector for ExactDetector {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> Vec<String> {
-        s.split(' ')
-            .filter(|w| !w.is_empty())
-            .map(str::to_owned)
-            .collect()
+    fn words(s: &str) -> Words {
+        s.split(' ').filter(|w| !w.is_empty()).collect()
     }
 
     #[test]
@@ -97,7 +96,7 @@ mod tests {
         let expected = streamed.digest();
         assert_eq!(exact_hash(&words("the cat sat on the mat")), expected);
         assert_eq!(
-            exact_hash(&[]),
+            exact_hash(&Words::new()),
             xxhash_rust::xxh3::xxh3_64_with_seed(b"", neardup_api::HASH_SEED)
         );
         assert_ne!(exact_hash(&words("the cat")), exact_hash(&words("thecat")));

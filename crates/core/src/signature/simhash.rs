@@ -25,7 +25,9 @@
 //! inflection or a few shingles" case.
 
 use neardup_api::SettingError;
-use neardup_api::{CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity};
+use neardup_api::{
+    CandidateIndex, Detector, Document, Judgement, Level, Signature, Similarity, Words,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::index::SimhashIndex;
@@ -52,7 +54,7 @@ const MAX_SHINGLE: usize = 8;
 
 /// Stable hashes of the `n`-word shingles of `terms`, in text order (with
 /// repeats). Fewer terms than `n` give one shingle of all terms.
-pub fn shingle_hashes(terms: &[String], n: usize) -> Vec<u64> {
+pub fn shingle_hashes(terms: &Words, n: usize) -> Vec<u64> {
     let n = n.clamp(1, MAX_SHINGLE);
     let words: Vec<u64> = terms
         .iter()
@@ -76,7 +78,7 @@ pub fn shingle_hashes(terms: &[String], n: usize) -> Vec<u64> {
 
 /// SimHash of the `n`-word shingles of `terms` under `weights`, or `None`
 /// when there are no terms.
-pub fn simhash(terms: &[String], n: usize, weights: SimhashWeights) -> Option<u64> {
+pub fn simhash(terms: &Words, n: usize, weights: SimhashWeights) -> Option<u64> {
     let mut hashes = shingle_hashes(terms, n);
     if hashes.is_empty() {
         return None;
@@ -331,8 +333,8 @@ mod tests {
     fn shingles_do_not_depend_on_word_boundaries_inside_strings() {
         // "a b" + "c" and "a" + "b c" are different shingles: the hash is
         // over the terms' own hashes, not a joined string.
-        let x = shingle_hashes(&["a b".into(), "c".into()], 2);
-        let y = shingle_hashes(&["a".into(), "b c".into()], 2);
+        let x = shingle_hashes(&Words::from_iter(["a b", "c"]), 2);
+        let y = shingle_hashes(&Words::from_iter(["a", "b c"]), 2);
         assert_ne!(x, y);
     }
 
@@ -344,7 +346,10 @@ mod tests {
         assert!(matches!(one, Signature::Fingerprint(_)));
         assert!(matches!(two, Signature::Fingerprint(_)));
         assert_ne!(one, two);
-        assert_eq!(shingle_hashes(&["alpha".into(), "beta".into()], 3).len(), 1);
+        assert_eq!(
+            shingle_hashes(&Words::from_iter(["alpha", "beta"]), 3).len(),
+            1
+        );
         assert_eq!(d.sign(&doc(Vec::new())), Signature::Empty);
     }
 
@@ -353,7 +358,7 @@ mod tests {
         // The fingerprint is a function of the shingle multiset: the same
         // shingles in another order (here, the hashes reversed) give the
         // same fingerprint.
-        let terms = words(11, 200);
+        let terms = Words::from(words(11, 200));
         let mut hashes = shingle_hashes(&terms, 3);
         hashes.sort_unstable();
         hashes.dedup();
