@@ -205,10 +205,7 @@ pub fn train(docs: &[Vec<String>], o: &TrainOptions) -> Result<TrainReport, Stri
         ));
     }
     let tf = |ds: &[Vec<String>]| -> Vec<TfVector> {
-        ds.iter()
-            .take(o.sample)
-            .map(TfVector::of_words)
-            .collect()
+        ds.iter().take(o.sample).map(TfVector::of_words).collect()
     };
     let train_sample = Sample::new(tf(&train_docs));
     let hold_sample = Sample::new(tf(&hold_docs));
