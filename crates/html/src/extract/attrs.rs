@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::AhoCorasick;
 use memchr::{memchr, memmem};
 
 use super::tokenizer::Attrs;
@@ -95,14 +95,7 @@ pub(super) const PATTERNS: &[(&str, u8)] = &[
 
 pub(super) fn matcher() -> Option<&'static AhoCorasick> {
     static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    // A DFA: a few dozen short patterns make a small table, and every
-    // class and id of every page is scanned.
-    AC.get_or_init(|| {
-        AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(PATTERNS.iter().map(|p| p.0))
-            .ok()
-    })
+    AC.get_or_init(|| AhoCorasick::new(PATTERNS.iter().map(|p| p.0)).ok())
     .as_ref()
 }
 
