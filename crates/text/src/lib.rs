@@ -20,6 +20,7 @@
 
 mod lang;
 mod stem;
+mod stop;
 mod words;
 
 pub use words::{count_whitespace_words, for_each_word};
@@ -28,11 +29,11 @@ use neardup_api::{SettingError, Words};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
-use rustc_hash::FxHashSet;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 use lang::LANGS;
 use stem::SafeStemmer;
+use stop::StopSet;
 
 /// Words and terms of a text, plus its language.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -54,7 +55,7 @@ struct LangResources {
     /// ISO 639-3 code.
     code: &'static str,
     /// The nltk stop words, NFKC and lowercase like the words they filter.
-    stop_words: FxHashSet<String>,
+    stop_words: StopSet,
     /// The Snowball stemmer, if the language has one.
     stemmer: Option<SafeStemmer>,
 }
@@ -80,17 +81,18 @@ impl Normalizer {
             .enumerate()
             .map(|(slot, spec)| LangResources {
                 code: spec.code,
-                stop_words: spec
-                    .stop_words
-                    .and_then(stop_words::lookup)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|w| w.nfkc().collect::<String>().to_lowercase())
-                    .collect(),
+                stop_words: StopSet::new(
+                    spec.stop_words
+                        .and_then(stop_words::lookup)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|w| w.nfkc().collect::<String>().to_lowercase())
+                        .collect(),
+                ),
                 stemmer: spec.stemmer.map(|alg| SafeStemmer::new(slot, alg)),
             })
             .collect();
-        let vote = lang::StopWordVote::new(langs.iter().map(|r| &r.stop_words).enumerate());
+        let vote = lang::StopWordVote::new(langs.iter().map(|r| r.stop_words.words()).enumerate());
         Normalizer {
             config: config.clone(),
             langs,
