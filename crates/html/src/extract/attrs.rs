@@ -96,7 +96,7 @@ pub(super) const PATTERNS: &[(&str, u8)] = &[
 pub(super) fn matcher() -> Option<&'static AhoCorasick> {
     static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
     AC.get_or_init(|| AhoCorasick::new(PATTERNS.iter().map(|p| p.0)).ok())
-    .as_ref()
+        .as_ref()
 }
 
 /// Pattern bits of a lowercased class or id value.

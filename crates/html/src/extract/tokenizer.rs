@@ -409,6 +409,15 @@ impl ScriptEscapes {
         };
         let mut i = self.pos;
         while i < lt {
+            // Only a `<` (`<!--`, `<script`, `</script`) or a `-` (`-->`)
+            // can change the state: jump to the next one.
+            let ahead = bytes.get(i..lt).unwrap_or_default();
+            let next = match self.state {
+                Escape::None => memchr(b'<', ahead),
+                Escape::Escaped | Escape::Double => memchr2(b'<', b'-', ahead),
+            };
+            let Some(skip) = next else { break };
+            i += skip;
             match (self.state, bytes.get(i..i + 4)) {
                 (Escape::None, Some(b"<!--")) => {
                     self.state = Escape::Escaped;
@@ -489,6 +498,71 @@ mod tests {
         // Unclosed double escape: the rest is script.
         let t = toks("<script><!--<script></script>");
         assert_eq!(t[1], Token::Raw("<!--<script></script>"));
+    }
+
+    /// The escape scan as it was written first, one byte at a time: the
+    /// reference for the scan that jumps between `<` and `-`.
+    fn double_escaped_bytewise(e: &mut ScriptEscapes, bytes: &[u8], lt: usize) -> bool {
+        let tag_at = |i: usize, tag: &[u8]| {
+            bytes
+                .get(i..i + tag.len())
+                .is_some_and(|t| t.eq_ignore_ascii_case(tag))
+                && bytes
+                    .get(i + tag.len())
+                    .is_some_and(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
+        };
+        let mut i = e.pos;
+        while i < lt {
+            match (e.state, bytes.get(i..i + 4)) {
+                (Escape::None, Some(b"<!--")) => {
+                    e.state = Escape::Escaped;
+                    i += 4;
+                    continue;
+                }
+                (Escape::Escaped | Escape::Double, Some(w)) if w.starts_with(b"-->") => {
+                    e.state = Escape::None;
+                    i += 3;
+                    continue;
+                }
+                (Escape::Escaped, _) if tag_at(i, b"<script") => e.state = Escape::Double,
+                (Escape::Double, _) if tag_at(i, b"</script") => e.state = Escape::Escaped,
+                _ => {}
+            }
+            i += 1;
+        }
+        let double = e.state == Escape::Double;
+        if double {
+            e.state = Escape::Escaped;
+        }
+        e.pos = lt + 2;
+        double
+    }
+
+    proptest::proptest! {
+        /// Script bodies made of the pieces that move the escape states
+        /// (and near misses) give the same answer at every `</`, and leave
+        /// the same state, as the byte-at-a-time scan.
+        #[test]
+        fn the_escape_scan_agrees_with_the_bytewise_one(
+            pieces in proptest::collection::vec(0usize..12, 0..40)
+        ) {
+            const PIECES: [&str; 12] = [
+                "<!--", "-->", "<script>", "</script>", "<SCRIPT ", "</script/", "-", "--",
+                "<", "x", " <scrip", "<!-",
+            ];
+            let body: String = pieces.iter().map(|&p| PIECES[p]).collect();
+            let bytes = body.as_bytes();
+            let (mut fast, mut slow) = (ScriptEscapes::new(0), ScriptEscapes::new(0));
+            for lt in memmem::find_iter(bytes, b"</") {
+                if lt < fast.pos {
+                    continue;
+                }
+                let a = fast.double_escaped_at(bytes, lt);
+                let b = double_escaped_bytewise(&mut slow, bytes, lt);
+                proptest::prop_assert_eq!(a, b, "at {} of {:?}", lt, body);
+                proptest::prop_assert!(fast.state == slow.state && fast.pos == slow.pos);
+            }
+        }
     }
 
     #[test]
