@@ -37,15 +37,40 @@ pub(crate) fn is_cjk(c: char) -> bool {
 /// there first; pure-ASCII pieces (most of Latin-script text) go through
 /// `ascii_words`, a table-free equivalent of the UAX #29 rules for ASCII,
 /// and only pieces with other characters through `unicode_words`.
+///
+/// The cut is made on bytes: an ASCII byte is never part of a multibyte
+/// character, and no word spans ASCII whitespace, so a run of whole ASCII
+/// pieces goes to `ascii_words` in one call (whitespace separates words
+/// there as any other non-word byte does); only the piece around each
+/// non-ASCII byte is cut out for `unicode_piece`.
 #[inline]
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
     let mut scratch = String::new();
-    for piece in text.split(|c: char| c.is_ascii_whitespace()) {
-        if piece.is_ascii() {
-            ascii_words(piece, &mut f);
-        } else {
-            unicode_piece(piece, &mut scratch, &mut f);
-        }
+    let mut from = 0;
+    while from < bytes.len() {
+        let rest = bytes.get(from..).unwrap_or_default();
+        let Some(wide) = first_non_ascii(rest).map(|k| from + k) else {
+            ascii_words(text.get(from..).unwrap_or_default(), &mut f);
+            return;
+        };
+        // The piece holding byte `wide`: from just after the whitespace
+        // before it to the whitespace after it.
+        let start = bytes
+            .get(from..wide)
+            .and_then(|b| b.iter().rposition(u8::is_ascii_whitespace))
+            .map_or(from, |k| from + k + 1);
+        let end = bytes
+            .get(wide..)
+            .and_then(|b| b.iter().position(u8::is_ascii_whitespace))
+            .map_or(bytes.len(), |k| wide + k);
+        ascii_words(text.get(from..start).unwrap_or_default(), &mut f);
+        unicode_piece(
+            text.get(start..end).unwrap_or_default(),
+            &mut scratch,
+            &mut f,
+        );
+        from = end;
     }
 }
 
@@ -83,6 +108,26 @@ pub(crate) fn has_letter(w: &str) -> bool {
     } else {
         w.chars().any(char::is_alphabetic)
     }
+}
+
+/// Where the first non-ASCII byte of `bytes` is: 32 bytes at a time (the
+/// standard library's `is_ascii` reads whole words), then byte by byte in
+/// the block that has it.
+#[inline]
+fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+    let mut blocks = bytes.chunks_exact(32);
+    let mut at = 0;
+    for block in &mut blocks {
+        if !block.is_ascii() {
+            return block.iter().position(|b| !b.is_ascii()).map(|k| at + k);
+        }
+        at += 32;
+    }
+    blocks
+        .remainder()
+        .iter()
+        .position(|b| !b.is_ascii())
+        .map(|k| at + k)
 }
 
 /// UAX #29 words of a piece that has non-ASCII characters.
@@ -225,7 +270,47 @@ mod tests {
         );
     }
 
+    /// `for_each_word` as first written: split on ASCII whitespace, each
+    /// piece to the ASCII or the Unicode path.
+    fn words_by_piece(text: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        let mut scratch = String::new();
+        let mut f = |w: &str| v.push(w.to_owned());
+        for piece in text.split(|c: char| c.is_ascii_whitespace()) {
+            if piece.is_ascii() {
+                ascii_words(piece, &mut f);
+            } else {
+                unicode_piece(piece, &mut scratch, &mut f);
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn the_first_non_ascii_byte_is_found_in_any_block() {
+        for len in [0, 1, 31, 32, 33, 64, 100] {
+            let ascii = "a".repeat(len);
+            assert_eq!(first_non_ascii(ascii.as_bytes()), None);
+            for at in 0..len {
+                let mut text = ascii.clone().into_bytes();
+                text[at] = 0xC3;
+                assert_eq!(first_non_ascii(&text), Some(at), "{len} {at}");
+            }
+        }
+    }
+
     proptest::proptest! {
+        /// Cutting on bytes, with whole ASCII runs in one call, gives the
+        /// words of cutting piece by piece: on text mixing ASCII words
+        /// and punctuation with accented letters, curly apostrophes,
+        /// no-break spaces, CJK and a combining mark.
+        #[test]
+        fn byte_cut_equals_piece_by_piece(
+            text in "[a-c0-2_.,;:' \t\n\r\x0b\x0c!-]{0,12}([éß’\u{a0}中コ\u{301}][a-c0-2_.,;:' \t\n!-]{0,8}){0,5}"
+        ) {
+            proptest::prop_assert_eq!(words(&text), words_by_piece(&text));
+        }
+
         /// The ASCII fast path segments exactly like `unicode_words`.
         #[test]
         fn ascii_fast_path_equals_uax29(text in "[a-c0-2_.,;:' \t\n!?()-]{0,40}") {
