@@ -11,6 +11,7 @@
 //! and element counts.
 
 use memchr::{memchr, memmem};
+use rustc_hash::FxHashMap;
 
 use super::attrs::{
     as_str, decode_attr, name_hash, pattern_bits, refresh_content, weight_of, ElementAttrs,
@@ -181,6 +182,10 @@ struct Builder<'a> {
     last_was_br: bool,
     raw_tag: Tag,
     scratch: Vec<u8>,
+    /// Pattern bits of each distinct `class` value seen so far: a page
+    /// repeats its classes on most of its elements (ids are unique, and
+    /// are matched each time).
+    class_bits: FxHashMap<&'a [u8], u8>,
     decoded: String,
     out: Parsed<'a>,
 }
@@ -218,6 +223,7 @@ pub fn parse(html: &str) -> Parsed<'_> {
         last_was_br: false,
         raw_tag: Tag::Other,
         scratch: Vec::new(),
+        class_bits: FxHashMap::default(),
         decoded: String::new(),
         out: Parsed {
             body: NONE,
@@ -599,15 +605,22 @@ impl<'a> Builder<'a> {
     /// class/id patterns, role, hidden, byline, landmark, inside a figure
     /// or code) and its class weight. Class and id patterns are only read
     /// outside skipped content.
-    fn element_flags(&mut self, tag: Tag, a: &ElementAttrs<'_>) -> (u32, i8) {
+    fn element_flags(&mut self, tag: Tag, a: &ElementAttrs<'a>) -> (u32, i8) {
         let mut bits_class = 0u8;
         let mut bits_id = 0u8;
         if self.skip_depth == 0 {
             if !a.class.is_empty() {
-                self.scratch.clear();
-                self.scratch
-                    .extend(a.class.iter().map(u8::to_ascii_lowercase));
-                bits_class = pattern_bits(&self.scratch);
+                bits_class = match self.class_bits.get(a.class) {
+                    Some(&bits) => bits,
+                    None => {
+                        self.scratch.clear();
+                        self.scratch
+                            .extend(a.class.iter().map(u8::to_ascii_lowercase));
+                        let bits = pattern_bits(&self.scratch);
+                        self.class_bits.insert(a.class, bits);
+                        bits
+                    }
+                };
             }
             if !a.id.is_empty() {
                 self.scratch.clear();
