@@ -75,14 +75,15 @@ pub(super) fn title_edges(title: &str) -> Vec<u32> {
     if longest < 3 {
         return Vec::new();
     }
-    let inner: std::collections::HashSet<u32> = (0..words.len())
+    let mut inner: Vec<u32> = (0..words.len())
         .filter(|&i| !edge(i))
         .flat_map(|i| words[i].iter().copied())
         .collect();
+    inner.sort_unstable();
     let mut out: Vec<u32> = (0..words.len())
         .filter(|&i| edge(i))
         .flat_map(|i| words[i].iter().copied())
-        .filter(|w| !inner.contains(w))
+        .filter(|w| inner.binary_search(w).is_err())
         .collect();
     out.sort_unstable();
     out.dedup();
