@@ -3,16 +3,21 @@
 //! A page of text has thousands of words, and every page a crawler fetches
 //! is split into them twice (its words and its terms). One `String` per
 //! word was two allocations and two frees per word on the hot path; here
-//! the words are one string and the offsets where each ends.
+//! the words are one string, joined by single spaces, and the offsets where
+//! each ends. The joined text is what the exact hash and the chunkers read,
+//! so it is there without a copy ([`Words::joined`]).
 
 use std::fmt;
 use std::ops::Index;
 
-/// A sequence of words stored back to back in one string.
+/// A sequence of words stored in one string, joined by single spaces.
 ///
-/// Invariants: `ends` is non-decreasing, its last value is `text.len()`,
-/// and every end is a char boundary of `text` (each word is pushed whole
-/// by [`Words::push`]). A word may be empty.
+/// Invariants: `text` is the words joined by `' '`; `ends[i]` is where word
+/// `i` ends in it, so word `i` starts at `ends[i - 1] + 1` (word 0 at 0) and
+/// the last end is `text.len()`. Every end is a char boundary (each word is
+/// pushed whole by [`Words::push`]). A word may be empty, or hold spaces
+/// (then [`Words::joined`] is still the words joined by spaces, as
+/// `join(" ")` of them would be).
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Words {
     text: String,
@@ -28,7 +33,7 @@ impl Words {
     /// No words, with room for `words` words of `bytes` bytes in all.
     pub fn with_capacity(words: usize, bytes: usize) -> Words {
         Words {
-            text: String::with_capacity(bytes),
+            text: String::with_capacity(bytes + words),
             ends: Vec::with_capacity(words),
         }
     }
@@ -40,6 +45,9 @@ impl Words {
     /// with a size cap far below that).
     #[inline]
     pub fn push(&mut self, word: &str) {
+        if !self.ends.is_empty() {
+            self.text.push(' ');
+        }
         self.text.push_str(word);
         let end = u32::try_from(self.text.len()).expect("words over 4 GiB");
         self.ends.push(end);
@@ -62,7 +70,7 @@ impl Words {
     pub fn get(&self, i: usize) -> Option<&str> {
         let end = *self.ends.get(i)? as usize;
         let start = match i.checked_sub(1) {
-            Some(p) => *self.ends.get(p)? as usize,
+            Some(p) => *self.ends.get(p)? as usize + 1,
             None => 0,
         };
         self.text.get(start..end)
@@ -97,14 +105,24 @@ impl Words {
         }
     }
 
+    /// The words joined by single spaces, as stored: no copy.
+    #[inline]
+    pub fn joined(&self) -> &str {
+        &self.text
+    }
+
     /// Gives back spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
         self.ends.shrink_to_fit();
     }
 
-    /// The words joined by `sep`.
+    /// The words joined by `sep` (for a single space, [`Words::joined`]
+    /// needs no copy).
     pub fn join(&self, sep: &str) -> String {
+        if sep == " " {
+            return self.text.clone();
+        }
         let mut out = String::with_capacity(self.text.len() + sep.len() * self.len());
         for (i, w) in self.iter().enumerate() {
             if i > 0 {
@@ -120,7 +138,8 @@ impl Words {
         self.iter().map(str::to_owned).collect()
     }
 
-    /// Bytes of text held (without the offsets).
+    /// Bytes of text held, separating spaces included (without the
+    /// offsets).
     pub fn text_len(&self) -> usize {
         self.text.len()
     }
@@ -214,7 +233,7 @@ impl<'a> Iterator for Iter<'a> {
         let (&end, rest) = self.ends.split_first()?;
         let end = end as usize;
         let word = self.text.get(self.start..end)?;
-        self.start = end;
+        self.start = end + 1;
         self.ends = rest;
         Some(word)
     }
@@ -229,7 +248,7 @@ impl<'a> DoubleEndedIterator for Iter<'a> {
     #[inline]
     fn next_back(&mut self) -> Option<&'a str> {
         let (&end, rest) = self.ends.split_last()?;
-        let start = rest.last().map_or(self.start, |&e| e as usize);
+        let start = rest.last().map_or(self.start, |&e| e as usize + 1);
         let word = self.text.get(start..end as usize)?;
         self.ends = rest;
         Some(word)
@@ -273,6 +292,8 @@ mod tests {
         assert_eq!(w.get(5), None);
         assert_eq!((w.first(), w.last()), (Some("alpha"), Some("中")));
         assert_eq!(w.join(" "), "alpha  été b 中");
+        assert_eq!(w.joined(), "alpha  été b 中");
+        assert_eq!(w.join("|"), "alpha||été|b|中");
         assert_eq!(w.to_vec(), pushed);
         assert_eq!(format!("{w:?}"), format!("{pushed:?}"));
     }
@@ -284,7 +305,7 @@ mod tests {
         assert_eq!(w, ["one", "two", "three"]);
         w.truncate(2);
         assert_eq!(w, ["one", "two"]);
-        assert_eq!(w.text_len(), 6);
+        assert_eq!(w.joined(), "one two");
         w.push("four");
         assert_eq!(w, ["one", "two", "four"]);
         w.truncate(0);
@@ -302,5 +323,9 @@ mod tests {
         let c: Words = ["xy", "z"].iter().collect();
         assert_ne!(a, c);
         assert_ne!(a, ["x"]);
+        // A word holding a space joins like any other.
+        let d: Words = ["x y", "z"].iter().collect();
+        assert_eq!((d.joined(), d.len(), d.get(0)), ("x y z", 2, Some("x y")));
+        assert_ne!(d, ["x", "y z"].iter().collect::<Words>());
     }
 }

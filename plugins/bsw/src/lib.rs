@@ -166,9 +166,8 @@ impl Detector for BswDetector {
     }
 
     fn sign(&self, doc: &Document) -> Signature {
-        let text = doc.words.join(" ");
         Signature::from_set(features(
-            text.as_bytes(),
+            doc.words.joined().as_bytes(),
             self.settings.window,
             self.settings.n,
         ))

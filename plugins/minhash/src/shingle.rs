@@ -62,8 +62,7 @@ fn word_shingles(terms: &Words, w: usize) -> Vec<u64> {
 }
 
 fn byte_windows(words: &Words, w: usize) -> Vec<u64> {
-    let text = words.join(" ");
-    let bytes = text.as_bytes();
+    let bytes = words.joined().as_bytes();
     if bytes.is_empty() {
         return Vec::new();
     }

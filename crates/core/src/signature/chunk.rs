@@ -103,15 +103,7 @@ impl ChunkDetector {
     /// The sorted, deduplicated chunk hashes of `terms` joined by single
     /// spaces (empty when there are no terms).
     pub fn chunk_hashes(&self, terms: &Words) -> Vec<u32> {
-        let len = terms.iter().map(|t| t.len() + 1).sum::<usize>();
-        let mut text = Vec::with_capacity(len);
-        for (i, t) in terms.iter().enumerate() {
-            if i > 0 {
-                text.push(b' ');
-            }
-            text.extend_from_slice(t.as_bytes());
-        }
-        self.chunk_bytes(&text)
+        self.chunk_bytes(terms.joined().as_bytes())
     }
 
     /// The sorted, deduplicated chunk hashes of `text` as given.

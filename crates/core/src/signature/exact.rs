@@ -19,19 +19,9 @@ impl ExactDetector {
 }
 
 /// The exact hash of a word sequence: the seeded xxh3 of the words joined
-/// by one space. The words are joined into one buffer and hashed in one
-/// call: a streaming update per word (most are a few bytes) copied each
-/// into the hasher's buffer, twice the cost.
+/// by one space ([`Words::joined`], already one buffer).
 pub fn exact_hash(words: &Words) -> u64 {
-    let len = words.iter().map(|w| w.len() + 1).sum::<usize>();
-    let mut joined = Vec::with_capacity(len);
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 {
-            joined.push(b' ');
-        }
-        joined.extend_from_slice(w.as_bytes());
-    }
-    xxhash_rust::xxh3::xxh3_64_with_seed(&joined, neardup_api::HASH_SEED)
+    xxhash_rust::xxh3::xxh3_64_with_seed(words.joined().as_bytes(), neardup_api::HASH_SEED)
 }
 
 impl Detector for ExactDetector {
