@@ -210,7 +210,9 @@ pub(crate) fn ascii_words(piece: &str, f: &mut impl FnMut(&str)) {
             }
         }
         if let Some(word) = piece.get(start..j) {
-            if word.bytes().any(|c| c.is_ascii_alphanumeric()) {
+            // A word starts with a letter, a digit or `_`: only one that
+            // starts with `_` may have neither.
+            if !word.starts_with('_') || word.bytes().any(|c| c.is_ascii_alphanumeric()) {
                 f(word);
             }
         }

@@ -201,19 +201,32 @@ pub(super) fn host_words(title: &str, url: &str) -> Vec<u32> {
 /// reach the Unicode case tables.
 pub(super) fn lowercase_into(text: &str, out: &mut String) {
     out.clear();
-    if text.is_ascii() {
-        out.push_str(text);
-        out.make_ascii_lowercase();
-        return;
-    }
-    for c in text.chars() {
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-        } else if has_no_case(c) {
-            out.push(c);
-        } else {
-            out.extend(c.to_lowercase());
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while from < bytes.len() {
+        // An ASCII run, in bulk...
+        let wide = bytes
+            .get(from..)
+            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
+            .map_or(bytes.len(), |k| from + k);
+        let start = out.len();
+        out.push_str(text.get(from..wide).unwrap_or_default());
+        if let Some(run) = out.get_mut(start..) {
+            run.make_ascii_lowercase();
         }
+        // ...then the non-ASCII characters up to the next ASCII byte.
+        let end = bytes
+            .get(wide..)
+            .and_then(|b| b.iter().position(u8::is_ascii))
+            .map_or(bytes.len(), |k| wide + k);
+        for c in text.get(wide..end).unwrap_or_default().chars() {
+            if has_no_case(c) {
+                out.push(c);
+            } else {
+                out.extend(c.to_lowercase());
+            }
+        }
+        from = end;
     }
 }
 

@@ -47,6 +47,19 @@ fn caseless_scripts_lowercase_to_themselves() {
     assert_eq!(out, by_char);
 }
 
+proptest::proptest! {
+    /// Lowercasing by runs gives `char::to_lowercase` of every character:
+    /// on text mixing ASCII with accented, Greek, Turkish, caseless and
+    /// expanding characters.
+    #[test]
+    fn lowercase_into_is_lowercase_by_char(text in "[a-zA-Z0-9 .,]{0,10}([ÀÉßΣİĞ東京한ᾈ][a-zA-Z .]{0,6}){0,6}") {
+        let mut out = String::from("left over");
+        lowercase_into(&text, &mut out);
+        let by_char: String = text.chars().flat_map(char::to_lowercase).collect();
+        proptest::prop_assert_eq!(out, by_char);
+    }
+}
+
 #[test]
 fn long_preformatted_blocks_are_cut_alike_where_they_agree() {
     let header: Vec<String> = (0..120).map(|i| format!("h{i}")).collect();
