@@ -167,10 +167,22 @@ fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
 }
 
 /// Letters, digits and `_` (UAX #29 ALetter, Numeric, ExtendNumLet): any two
-/// adjacent ones are in the same word (WB5, WB8-WB10, WB13a/b).
+/// adjacent ones are in the same word (WB5, WB8-WB10, WB13a/b). A table:
+/// this is asked of every byte of every page's text.
+static WORD_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    t
+};
+
 #[inline]
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    WORD_BYTE[usize::from(b)]
 }
 
 /// The UAX #29 words of an ASCII piece without whitespace, as
@@ -178,36 +190,39 @@ fn is_word_byte(b: u8) -> bool {
 /// runs of letters, digits and `_`, a letter-`:`/`.`/`'`-letter sequence
 /// joins (WB6/7: "e.g", "it's") and so does digit-`,`/`;`/`.`/`'`-digit
 /// (WB11/12: "3.14", "1,000"). Segments without a letter or digit are not
-/// words.
+/// words. Whitespace is neither a word byte nor a joiner, so a run of
+/// pieces with whitespace between them may be given whole.
 pub(crate) fn ascii_words(piece: &str, f: &mut impl FnMut(&str)) {
     let b = piece.as_bytes();
-    let n = b.len();
+    let word_at = |k: usize| b.get(k).is_some_and(|&c| is_word_byte(c));
     let mut i = 0;
-    while i < n {
-        if !b.get(i).copied().is_some_and(is_word_byte) {
+    while i < b.len() {
+        if !word_at(i) {
             i += 1;
             continue;
         }
         let start = i;
         let mut j = i + 1;
-        while j < n {
-            let (prev, mid) = (b[j - 1], b[j]);
-            if is_word_byte(mid) {
+        loop {
+            while word_at(j) {
                 j += 1;
-                continue;
             }
-            let Some(&next) = b.get(j + 1) else { break };
+            // `b[j]` ends the run, unless it joins the bytes around it.
+            let (Some(&prev), Some(&mid), Some(&next)) =
+                (b.get(j.wrapping_sub(1)), b.get(j), b.get(j + 1))
+            else {
+                break;
+            };
             let joins = (prev.is_ascii_alphabetic()
                 && next.is_ascii_alphabetic()
                 && matches!(mid, b':' | b'.' | b'\''))
                 || (prev.is_ascii_digit()
                     && next.is_ascii_digit()
                     && matches!(mid, b',' | b';' | b'.' | b'\''));
-            if joins {
-                j += 2;
-            } else {
+            if !joins {
                 break;
             }
+            j += 2;
         }
         if let Some(word) = piece.get(start..j) {
             // A word starts with a letter, a digit or `_`: only one that
