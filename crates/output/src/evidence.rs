@@ -293,15 +293,18 @@ impl EvidenceSpool {
                 .map_err(|e| Error::io(&self.dir, e))?;
             // The spool is this process's own anonymous file: a record
             // that does not decode means the disk returned other bytes.
-            let spool_err = |e| Error::io(self.dir.join("<texts spool>"), e);
             let page = PageTextRef::decode(&buf).ok_or_else(|| {
-                spool_err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("spooled page at offset {offset} does not decode"),
-                ))
+                spool_error(
+                    &self.dir,
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("spooled page at offset {offset} does not decode"),
+                    ),
+                )
             })?;
             line.clear();
-            serde_json::to_writer(&mut line, &page).map_err(|e| spool_err(e.into()))?;
+            serde_json::to_writer(&mut line, &page)
+                .map_err(|e| spool_error(&self.dir, e.into()))?;
             line.push(b'\n');
             out.write_all(&line)
                 .map_err(|e| Error::io(self.dir.join(Self::FILE), e))?;
@@ -313,8 +316,14 @@ impl EvidenceSpool {
     }
 
     fn err(&self, e: std::io::Error) -> Error {
-        Error::io(self.dir.join("<texts spool>"), e)
+        spool_error(&self.dir, e)
     }
+}
+
+/// An I/O error on the spool of the output directory `dir` (a field of
+/// its own, so it can be named while the spool file is borrowed).
+fn spool_error(dir: &Path, e: std::io::Error) -> Error {
+    Error::io(dir.join("<texts spool>"), e)
 }
 
 /// Drops the text of `blocks` that [`EvidenceSpool::page`] would not keep

@@ -137,12 +137,6 @@ impl Words {
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_owned).collect()
     }
-
-    /// Bytes of text held, separating spaces included (without the
-    /// offsets).
-    pub fn text_len(&self) -> usize {
-        self.text.len()
-    }
 }
 
 impl Index<usize> for Words {
