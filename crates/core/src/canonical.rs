@@ -136,14 +136,8 @@ impl Canonicalizer {
     /// # Errors
     /// As [`Canonicalizer::canonicalize`] (the key is checked too, so a
     /// request always has a key).
-    pub fn request(&self, mut url: Url) -> Result<Url, CanonError> {
-        check_http_host(&url)?;
-        strip_userinfo(&mut url);
-        if self.config.drop_fragment {
-            url.set_fragment(None);
-        }
-        self.normalize(url.clone())?;
-        Ok(url)
+    pub fn request(&self, url: Url) -> Result<Url, CanonError> {
+        self.request_and_key(url).map(|(url, _)| url)
     }
 
     /// The request URL and the key of `href` resolved against `base` (a
@@ -153,9 +147,26 @@ impl Canonicalizer {
     /// As [`Canonicalizer::canonicalize`].
     pub fn resolve(&self, base: &Url, href: &str) -> Result<(Url, Url), CanonError> {
         self.check_raw_len(href)?;
-        let mut url = base
+        let url = base
             .join(href)
             .map_err(|e| CanonError::Unparseable(e.to_string()))?;
+        self.request_and_key(url)
+    }
+
+    /// [`Canonicalizer::resolve`] of a link the extractor has resolved
+    /// already (`Extracted::links`): the same request URL and key, without
+    /// serializing and parsing the URL again.
+    ///
+    /// # Errors
+    /// As [`Canonicalizer::resolve`].
+    pub fn resolve_parsed(&self, url: Url) -> Result<(Url, Url), CanonError> {
+        self.check_raw_len(url.as_str())?;
+        self.request_and_key(url)
+    }
+
+    /// The request URL and key of a resolved link (the common tail of
+    /// [`Canonicalizer::resolve`] and [`Canonicalizer::resolve_parsed`]).
+    fn request_and_key(&self, mut url: Url) -> Result<(Url, Url), CanonError> {
         check_http_host(&url)?;
         strip_userinfo(&mut url);
         if self.config.drop_fragment {

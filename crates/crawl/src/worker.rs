@@ -259,12 +259,6 @@ pub(crate) fn resolve_urls(
         .canonical
         .as_deref()
         .and_then(|c| shared.canon.join(fetched, c).ok());
-    let base = analyzed
-        .extracted
-        .base_href
-        .as_deref()
-        .and_then(|b| fetched.join(b).ok())
-        .unwrap_or_else(|| fetched.clone());
     let mut hrefs = std::mem::take(&mut analyzed.extracted.links);
     let rels = std::mem::take(&mut analyzed.extracted.link_rels);
     let before = hrefs.len();
@@ -283,13 +277,8 @@ pub(crate) fn resolve_urls(
         &std::mem::take(&mut analyzed.extracted.directive_metas),
         robots_tags,
     );
-    let links = Scope::links(
-        &shared.canon,
-        final_url,
-        &base,
-        hrefs.iter().map(String::as_str),
-        shared.max_links,
-    );
+    // Resolved against the page's base by the extractor already.
+    let links = Scope::resolved_links(&shared.canon, final_url, hrefs, shared.max_links);
     Page {
         analyzed,
         canonical,

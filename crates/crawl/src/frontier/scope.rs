@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::BuildHasher;
 
 use regex::RegexSet;
 use url::Url;
@@ -291,27 +292,73 @@ impl Scope {
         hrefs: impl IntoIterator<Item = &'a str>,
         max_links: usize,
     ) -> Links {
+        Self::gather(
+            page,
+            hrefs,
+            max_links,
+            |href| *href,
+            |href| canon.resolve(base, href),
+        )
+    }
+
+    /// [`Scope::links`] of links the extractor has resolved already
+    /// (`Extracted::links`: absolute, http(s), fragment removed): the same
+    /// request URLs, keys and reasons, without parsing each link again.
+    pub fn resolved_links(
+        canon: &Canonicalizer,
+        page: &Url,
+        links: impl IntoIterator<Item = Url>,
+        max_links: usize,
+    ) -> Links {
+        Self::gather(page, links, max_links, Url::as_str, |url| {
+            canon.resolve_parsed(url.clone())
+        })
+    }
+
+    /// The links of `items` in order, each distinct key once: `raw` is an
+    /// item as the page gave it (for the reasons of skipped links),
+    /// `resolve` its request URL and key.
+    fn gather<T>(
+        page: &Url,
+        items: impl IntoIterator<Item = T>,
+        max_links: usize,
+        raw: impl Fn(&T) -> &str,
+        resolve: impl Fn(&T) -> Result<(Url, Url), CanonError>,
+    ) -> Links {
         let mut links = Links::default();
-        let mut seen = HashSet::new();
+        // Index of the first accepted link of each key hash: keys are hashed,
+        // not copied, and a collision falls back to comparing them. The
+        // hash is keyed (SipHash): a page cannot make its links collide.
+        let mut seen: HashMap<u64, usize> = HashMap::new();
+        let hasher = std::hash::RandomState::new();
         let mut considered = 0usize;
-        for href in hrefs {
+        for item in items {
             if considered >= max_links {
                 links.over_cap += 1;
                 continue;
             }
             considered += 1;
-            match canon.resolve(base, href) {
+            match resolve(&item) {
                 Ok((_, key)) if key == *page => {
-                    links.skipped.push((href.to_owned(), SkipReason::SelfLink));
+                    links
+                        .skipped
+                        .push((raw(&item).to_owned(), SkipReason::SelfLink));
                 }
                 Ok((url, key)) => {
-                    if seen.insert(key.as_str().to_owned()) {
+                    let hash = hasher.hash_one(key.as_str());
+                    let known = match seen.get(&hash) {
+                        Some(&at) if links.accepted.get(at).is_some_and(|l| l.key == key) => true,
+                        Some(_) => links.accepted.iter().any(|l| l.key == key),
+                        None => false,
+                    };
+                    if !known {
+                        seen.entry(hash).or_insert(links.accepted.len());
                         links.accepted.push(Link { url, key });
                     }
                 }
                 Err(e) => {
                     // Keep the raw text short: it goes to logs and reports.
-                    let mut raw = href.to_owned();
+                    let mut raw = raw(&item).to_owned();
                     if raw.len() > 200 {
                         let mut cut = 200;
                         while !raw.is_char_boundary(cut) {
@@ -515,5 +562,45 @@ mod tests {
         assert_eq!(links.skipped[0].1, SkipReason::Scheme("javascript".into()));
         assert_eq!(links.skipped[3].1, SkipReason::Scheme("tel".into()));
         assert_eq!(links.over_cap, 2);
+    }
+
+    #[test]
+    fn resolved_links_agree_with_raw_links() {
+        let canon = Canonicalizer::new(&CanonicalConfig::default());
+        let page = url("http://e.com/dir/page");
+        let hrefs = [
+            "http://e.com/a.html",
+            "http://e.com/a.html?utm_source=x",
+            "http://e.com/dir/page",
+            "http://user:pw@e.com/b.html",
+            "https://other.org/x?b=2&a=1",
+            "http://e.com/a.html",
+            "http://e.com/c",
+            "http://e.com/d",
+        ];
+        let raw = Scope::links(&canon, &page, &page, hrefs, 6);
+        let parsed = Scope::resolved_links(&canon, &page, hrefs.iter().map(|h| url(h)), 6);
+        let pairs = |l: &Links| -> Vec<(String, String)> {
+            l.accepted
+                .iter()
+                .map(|l| (l.url.to_string(), l.key.to_string()))
+                .collect()
+        };
+        assert_eq!(pairs(&parsed), pairs(&raw));
+        assert_eq!(
+            pairs(&raw)
+                .iter()
+                .map(|(_, k)| k.as_str())
+                .collect::<Vec<_>>(),
+            [
+                "http://e.com/a.html",
+                "http://e.com/b.html",
+                "https://other.org/x?a=1&b=2"
+            ]
+        );
+        assert_eq!(parsed.skipped, raw.skipped);
+        assert_eq!(parsed.skipped.len(), 1);
+        assert_eq!(parsed.over_cap, 2);
+        assert_eq!(raw.over_cap, 2);
     }
 }

@@ -9,6 +9,8 @@ pub mod tree;
 
 use neardup_api::SettingError;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::BuildHasher;
 use url::Url;
 
 pub use attrs::LinkRels;
@@ -43,7 +45,8 @@ pub struct Extracted {
     pub lang: Option<String>,
     /// Outgoing links (`<a href>`), resolved, http(s) only, fragments removed:
     /// each distinct target once, in page order, never the page itself.
-    pub links: Vec<String>,
+    /// Kept parsed: a crawler canonicalizes them without parsing again.
+    pub links: Vec<Url>,
     /// [`LinkRels`] bits of each link in `links` (same order): the `rel`
     /// tokens that *every* `<a>` to that target carries, so a target also
     /// linked without `rel=nofollow` counts as followed (as search engines
@@ -202,34 +205,44 @@ fn collect_links(
     resolve: &impl Fn(&str) -> Option<Url>,
     this_page: Option<&str>,
     max: usize,
-) -> (Vec<String>, Vec<u8>) {
-    let mut links = Vec::new();
+) -> (Vec<Url>, Vec<u8>) {
+    let mut links: Vec<Url> = Vec::new();
     let mut link_rels: Vec<u8> = Vec::new();
     if max == 0 {
         return (links, link_rels);
     }
-    let mut seen = std::collections::HashMap::new();
+    // Index in `links` of the first target of each hash: the targets are
+    // hashed, not copied, and a collision falls back to comparing them.
+    // The hash is keyed (SipHash): a page cannot make its links collide.
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    let hasher = std::hash::RandomState::new();
     for (i, raw) in parsed.hrefs.iter().enumerate() {
         let rels = parsed.href_rels.get(i).copied().unwrap_or(0);
         let decoded = html_escape::decode_html_entities(raw);
-        if let Some(mut u) = resolve(&decoded) {
-            u.set_fragment(None);
-            let link = String::from(u);
-            if this_page == Some(link.as_str()) {
-                continue;
+        let Some(mut u) = resolve(&decoded) else {
+            continue;
+        };
+        u.set_fragment(None);
+        if this_page == Some(u.as_str()) {
+            continue;
+        }
+        let hash = hasher.hash_one(u.as_str());
+        let at = match seen.get(&hash) {
+            Some(&at) if links.get(at as usize) == Some(&u) => Some(at as usize),
+            Some(_) => links.iter().position(|l| *l == u),
+            None => None,
+        };
+        if let Some(at) = at {
+            if let Some(r) = link_rels.get_mut(at) {
+                *r &= rels;
             }
-            if let Some(&at) = seen.get(&link) {
-                if let Some(r) = link_rels.get_mut(at) {
-                    *r &= rels;
-                }
-                continue;
-            }
-            seen.insert(link.clone(), links.len());
-            link_rels.push(rels);
-            links.push(link);
-            if links.len() >= max {
-                break;
-            }
+            continue;
+        }
+        seen.entry(hash).or_insert(links.len() as u32);
+        link_rels.push(rels);
+        links.push(u);
+        if links.len() >= max {
+            break;
         }
     }
     (links, link_rels)
@@ -337,7 +350,7 @@ pub fn parse_refresh(content: &str) -> Option<(u64, Option<&str>)> {
 fn redirect_of(
     parsed: &tree::Parsed<'_>,
     blocks: &[Block],
-    links: &[String],
+    links: &[Url],
     this_page: Option<&str>,
     max_delay: u64,
     resolve: impl Fn(&str) -> Option<Url>,
@@ -383,7 +396,7 @@ fn redirect_of(
     }
     let said = blocks.iter().any(|b| says_moved(&b.text)) || says_moved(&parsed.title);
     said.then(|| Redirect {
-        to: link.clone(),
+        to: link.as_str().to_owned(),
         kind: RedirectKind::LinkStub,
     })
 }
@@ -486,6 +499,11 @@ impl ExtractConfig {
 mod tests {
     use super::*;
 
+    /// A page's links as strings.
+    fn link_strs(e: &Extracted) -> Vec<&str> {
+        e.links.iter().map(Url::as_str).collect()
+    }
+
     fn ex(html: &str) -> Extracted {
         extract(html, None, &ExtractConfig::default())
     }
@@ -514,7 +532,7 @@ mod tests {
             "https://example.com/",
         );
         assert_eq!(
-            e.links,
+            link_strs(&e),
             [
                 "https://example.com/a",
                 "https://example.com/b",
@@ -647,8 +665,8 @@ mod tests {
         );
         assert_eq!(e.robots.as_deref(), Some("noindex, follow"));
         assert_eq!(e.lang.as_deref(), Some("en"));
-        assert!(e.links.contains(&"https://example.com/sport".to_string()));
-        assert!(e.links.contains(&"https://twitter.com/share".to_string()));
+        assert!(link_strs(&e).contains(&"https://example.com/sport"));
+        assert!(link_strs(&e).contains(&"https://twitter.com/share"));
     }
 
     #[test]
@@ -668,7 +686,7 @@ mod tests {
         let e = ex_url(html, "https://example.com/start/index.html");
         assert_eq!(e.base_href.as_deref(), Some("/docs/v2/"));
         assert_eq!(
-            e.links,
+            link_strs(&e),
             vec![
                 "https://example.com/docs/v2/page.html",
                 "https://example.com/docs/up.html",
@@ -697,7 +715,7 @@ mod tests {
         // The 1000 anchors into the page itself neither appear nor use up
         // the cap; a repeated target counts once.
         assert_eq!(
-            e.links,
+            link_strs(&e),
             vec![
                 "https://e.com/d/other.html",
                 "https://e.com/d/page.html?a=1",
@@ -721,7 +739,9 @@ mod tests {
         let e = extract(&html, None, &config);
         // Without a page URL, relative links cannot be resolved.
         assert_eq!(e.links.len(), 10);
-        assert!(e.links.iter().all(|l| l.starts_with("https://e.com/")));
+        assert!(link_strs(&e)
+            .iter()
+            .all(|l| l.starts_with("https://e.com/")));
         let none = extract(
             &html,
             None,
