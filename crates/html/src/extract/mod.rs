@@ -90,7 +90,7 @@ impl Extracted {
 /// blocks and a light element tree; `classify` then marks main-content
 /// blocks. Never panics; cost is linear in the input.
 pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Extracted {
-    let parsed = tree::parse(html);
+    let mut parsed = tree::parse(html);
     let (mask, main_text) = classify::classify(&parsed);
     let mut warnings = Vec::new();
 
@@ -133,12 +133,13 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         .and_then(resolve)
         .map(String::from);
 
-    let blocks: Vec<Block> = parsed
-        .blocks
-        .iter()
+    // The blocks' texts move into the result: nothing below reads the
+    // parsed blocks, and copying them cost a page's text again.
+    let raw_blocks = std::mem::take(&mut parsed.blocks);
+    let blocks: Vec<Block> = raw_blocks
+        .into_iter()
         .zip(mask.iter().copied().chain(std::iter::repeat(false)))
         .map(|(b, is_main)| Block {
-            text: b.text.clone(),
             tag: parsed
                 .nodes
                 .get(b.owner as usize)
@@ -153,6 +154,7 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
                 b.link_chars as f32 / b.chars as f32
             },
             is_main,
+            text: b.text,
         })
         .collect();
 
