@@ -17,10 +17,10 @@ use neardup_html::Block;
 use neardup_output::{OutputDir, Sink};
 use neardup_output::{PageRecord, Summary};
 
-fn block(text: String, tag: &str, main: bool) -> Block {
+fn block(text: String, tag: &'static str, main: bool) -> Block {
     Block {
         text,
-        tag: tag.into(),
+        tag,
         link_density: if main { 0.0 } else { 1.0 },
         is_main: main,
     }

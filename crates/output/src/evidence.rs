@@ -102,7 +102,7 @@ impl<'a> PageTextRef<'a> {
             if !text.is_empty() || !truncated {
                 blocks.push(TextBlockRef {
                     text,
-                    tag: &b.tag,
+                    tag: b.tag,
                     main: b.is_main,
                     role,
                 });
@@ -445,7 +445,7 @@ mod tests {
     fn trimmed_blocks_spool_the_same_line() {
         let block = |text: String| neardup_html::Block {
             text,
-            tag: "p".into(),
+            tag: "p",
             link_density: 0.0,
             is_main: true,
         };
@@ -473,7 +473,7 @@ mod tests {
     fn spooled_line_is_a_page_text_cut_at_the_cap() {
         let block = |text: String| neardup_html::Block {
             text,
-            tag: "li".into(),
+            tag: "li",
             link_density: 0.0,
             is_main: false,
         };

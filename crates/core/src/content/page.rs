@@ -458,7 +458,7 @@ impl Kind {
     /// headings in their own anchors): the same words as a link in a table
     /// of contents are another block.
     pub(super) fn of(b: &Block) -> Kind {
-        if matches!(b.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+        if matches!(b.tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
             Kind::Heading
         } else if b.link_density >= 0.5 {
             Kind::Links

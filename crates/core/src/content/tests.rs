@@ -21,7 +21,7 @@ fn seen(blocks: &[u32]) -> EvidenceRef<'_> {
 fn block(text: &str, main: bool) -> Block {
     Block {
         text: text.into(),
-        tag: "p".into(),
+        tag: "p",
         link_density: 0.0,
         is_main: main,
     }
@@ -65,7 +65,7 @@ fn long_preformatted_blocks_are_cut_alike_where_they_agree() {
     let header: Vec<String> = (0..120).map(|i| format!("h{i}")).collect();
     let pre = |tail: &str| Block {
         text: format!("{} {tail}", header.join(" ")),
-        tag: "pre".into(),
+        tag: "pre",
         link_density: 0.0,
         is_main: true,
     };
@@ -98,7 +98,7 @@ fn long_preformatted_blocks_are_cut_alike_where_they_agree() {
     assert_ne!(a.visible, b.visible);
     // Not a preformatted block, or a short one: one block.
     let mut p = pre(&code_a.join(" "));
-    p.tag = "p".into();
+    p.tag = "p";
     assert_eq!(PageContent::from_page("", &[p]).blocks.len(), 1);
     let mut p = pre("");
     p.text = code_a.join(" ");
@@ -864,7 +864,7 @@ fn a_page_without_article_is_judged_on_the_whole_page() {
     use neardup_html::{Block, Extracted, MainText};
     let block = |text: String, main: bool| Block {
         text,
-        tag: "p".into(),
+        tag: "p",
         link_density: 0.0,
         is_main: main,
     };
@@ -896,7 +896,7 @@ fn index_letter_coverage(letter: &str, kept_letter: &str, kept_folder: &str) -> 
     let blocks = |letter: &str| -> Vec<Block> {
         let mut blocks = vec![Block {
             text: format!("Index – {letter}"),
-            tag: "h1".into(),
+            tag: "h1",
             link_density: 0.0,
             is_main: false,
         }];
@@ -945,7 +945,7 @@ fn a_page_is_named_by_the_heading_words_its_file_name_spells() {
 fn main_words_count_the_link_text_of_the_main_content() {
     let entries = Block {
         text: "add() apply() BigIntegerField CharField".into(),
-        tag: "li".into(),
+        tag: "li",
         link_density: 1.0,
         is_main: true,
     };
@@ -962,7 +962,12 @@ fn main_words_count_the_link_text_of_the_main_content() {
 /// The coverage of an item's page (no article) at `url` against the page
 /// of the same name at `kept_url`, the two made of the same blocks but
 /// `(own, kept)`, a block of tag `tag` that differs.
-fn namesake_coverage(url: &str, kept_url: &str, tag: &str, (own, kept): (&str, &str)) -> Coverage {
+fn namesake_coverage(
+    url: &str,
+    kept_url: &str,
+    tag: &'static str,
+    (own, kept): (&str, &str),
+) -> Coverage {
     let blocks = |differing: &str| -> Vec<Block> {
         let mut blocks: Vec<Block> = [
             "impl Clone for EscapeDefault, impl Debug for EscapeDefault, impl Display for EscapeDefault",
@@ -976,7 +981,7 @@ fn namesake_coverage(url: &str, kept_url: &str, tag: &str, (own, kept): (&str, &
         blocks.insert(
             0,
             Block {
-                tag: tag.into(),
+                tag,
                 ..block(differing, false)
             },
         );

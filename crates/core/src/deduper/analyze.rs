@@ -147,7 +147,7 @@ impl Analyzer {
             .filter(|para| !para.is_empty())
             .map(|text| neardup_html::Block {
                 text,
-                tag: "p".into(),
+                tag: "p",
                 link_density: 0.0,
                 is_main: true,
             })
@@ -240,7 +240,7 @@ mod tests {
     fn block(words: usize, is_main: bool) -> neardup_html::Block {
         neardup_html::Block {
             text: vec!["w"; words].join(" "),
-            tag: "p".into(),
+            tag: "p",
             link_density: 0.0,
             is_main,
         }

@@ -23,7 +23,7 @@ pub struct Block {
     /// Whitespace-collapsed text of the block.
     pub text: String,
     /// The block-level tag that delimited it (`p`, `h2`, `li`, `div`...).
-    pub tag: String,
+    pub tag: &'static str,
     /// Share of the block's characters inside links, `0.0..=1.0`.
     pub link_density: f32,
     /// Whether the classifier kept it as main content.
@@ -146,8 +146,7 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
                 .map_or("body", |n| match n.tag {
                     Tag::Root | Tag::Html => "body",
                     t => t.name(),
-                })
-                .to_string(),
+                }),
             link_density: if b.chars == 0 {
                 0.0
             } else {
