@@ -73,9 +73,11 @@ pub struct Node {
     pub class_weight: i8,
     /// [`flag`] bits.
     pub flags: u32,
-    /// Hash of the class attribute (0 if none): siblings with the same
-    /// class as the chosen container get a bonus.
-    pub class_hash: u64,
+    /// Hash of the class attribute (0 if none, never 0 otherwise):
+    /// siblings with the same class as the chosen container get a bonus.
+    /// 32 bits tell a page's few class values apart and keep a node at 32
+    /// bytes (a source listing has hundreds of thousands).
+    pub class_hash: u32,
     /// Direct `<img>` children.
     pub img: u16,
     /// Direct `<input>` children.
@@ -85,6 +87,9 @@ pub struct Node {
     /// Rows (for tables).
     pub rows: u16,
 }
+
+// A page's nodes are its largest allocation after its text; keep them small.
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
 
 /// A text block before classification.
 #[derive(Clone, Debug)]
@@ -678,7 +683,7 @@ impl<'a> Builder<'a> {
         let class_hash = if class.is_empty() {
             0
         } else {
-            neardup_api::hash64(class)
+            (neardup_api::hash64(class) as u32).max(1)
         };
         self.nodes.push(Node {
             tag,
