@@ -42,6 +42,7 @@
 use neardup_api::SettingError;
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use url::Url;
@@ -201,6 +202,7 @@ impl Canonicalizer {
         if path != url.path() {
             // The path setter re-parses, so dot segments exposed by the
             // rules above (`/a/.;sid=1/b`) are resolved as in a full parse.
+            let path = path.into_owned();
             url.set_path(&path);
         }
 
@@ -237,7 +239,29 @@ impl Canonicalizer {
         Ok(())
     }
 
-    fn canonical_path(&self, path: &str) -> String {
+    fn canonical_path<'p>(&self, path: &'p str) -> Cow<'p, str> {
+        let c = &self.config;
+        // Segments change only through their escapes and their parameters:
+        // most paths have neither and are kept as they are.
+        let mut out = if path.contains(['%', ';']) {
+            Cow::Owned(self.canonical_segments(path))
+        } else {
+            Cow::Borrowed(path)
+        };
+        if c.trailing_slash == TrailingSlash::Strip && out.len() > 1 && out.ends_with('/') {
+            let trimmed = out.trim_end_matches('/');
+            out = if trimmed.is_empty() {
+                Cow::Borrowed("/")
+            } else {
+                Cow::Owned(trimmed.to_owned())
+            };
+        }
+        out
+    }
+
+    /// A path's segments with their escapes normalized and dropped path
+    /// parameters removed.
+    fn canonical_segments(&self, path: &str) -> String {
         let c = &self.config;
         let mut out = String::with_capacity(path.len());
         for (i, segment) in path.split('/').enumerate() {
@@ -263,14 +287,6 @@ impl Canonicalizer {
             } else {
                 out.push_str(&segment);
             }
-        }
-        if c.trailing_slash == TrailingSlash::Strip && out.len() > 1 {
-            let trimmed = out.trim_end_matches('/');
-            out = if trimmed.is_empty() {
-                "/".to_owned()
-            } else {
-                trimmed.to_owned()
-            };
         }
         out
     }
@@ -1120,6 +1136,20 @@ mod tests {
             if let Ok(once) = c.canonicalize(&s) {
                 let twice = c.canonicalize(once.as_str());
                 prop_assert_eq!(twice.as_ref().map(Url::as_str), Ok(once.as_str()), "input {:?}", s);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The fast path of `canonical_path` (a path without `%` or `;` is
+        /// kept) is what the segment rules give: they change nothing there.
+        #[test]
+        fn paths_without_escapes_or_parameters_are_their_own_segments(
+            path in "(/[a-zA-Z0-9._~!$&'()*+,=:@-]{0,8}){0,6}/?"
+        ) {
+            for config in [CanonicalConfig::default(), CanonicalConfig { drop_path_params: false, ..CanonicalConfig::default() }] {
+                let c = Canonicalizer::new(&config);
+                proptest::prop_assert_eq!(c.canonical_segments(&path), path.clone());
             }
         }
     }
