@@ -1,6 +1,7 @@
 //! Unit tests of the content evidence.
 
 use super::measure::{found_in, words_covered};
+use super::page::sort_by_shingle;
 use super::thresholds::*;
 use super::*;
 use neardup_html::Block;
@@ -57,6 +58,33 @@ proptest::proptest! {
         lowercase_into(&text, &mut out);
         let by_char: String = text.chars().flat_map(char::to_lowercase).collect();
         proptest::prop_assert_eq!(out, by_char);
+    }
+
+    /// The radix sort of a page's shingle keys orders them as the
+    /// standard sort does: shingles drawn from a wide range, from a narrow
+    /// one (many repeats, whose positions must stay in order) and from
+    /// one where the upper digits never vary (their passes are skipped),
+    /// on both sides of the size where it takes over.
+    #[test]
+    fn shingle_keys_sort_as_the_standard_sort(
+        shingles in proptest::collection::vec(proptest::num::u32::ANY, 0..3000),
+        narrow in proptest::sample::select(vec![u32::MAX, 2047, 40, 1]),
+        gaps in proptest::collection::vec(1u32..4, 3000),
+    ) {
+        let mut position = 0u32;
+        let mut keys: Vec<u64> = shingles
+            .iter()
+            .zip(&gaps)
+            .map(|(&s, &gap)| {
+                position += gap;
+                u64::from(s % narrow.max(1) * if narrow == 40 { 0x0100_0001 } else { 1 }) << 32
+                    | u64::from(position)
+            })
+            .collect();
+        let mut expected = keys.clone();
+        expected.sort_unstable();
+        sort_by_shingle(&mut keys);
+        proptest::prop_assert_eq!(keys, expected);
     }
 }
 
