@@ -380,7 +380,7 @@ pub(super) fn sort_by_shingle(keys: &mut Vec<u64>) {
     let mut to = vec![0u64; from.len()];
     for ((count, bits), shift) in counts.iter_mut().zip(BITS).zip(SHIFTS) {
         // A pass whose digit is the same in every key moves nothing.
-        if count.iter().any(|&c| c == from.len()) {
+        if count.contains(&from.len()) {
             continue;
         }
         let mut at = 0;
