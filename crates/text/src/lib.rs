@@ -47,6 +47,73 @@ pub struct Normalized {
     /// Problems that did not stop normalization (a stemmer that failed on
     /// some words), one line each.
     pub warnings: Vec<String>,
+    /// Where each block's words are in `words`, in block order (one block
+    /// for [`Normalizer::normalize`]).
+    pub blocks: Vec<BlockWords>,
+}
+
+impl Normalized {
+    /// The words of block `i` (of those given to
+    /// [`Normalizer::normalize_blocks`]) if they are also the words of its
+    /// text lowercased character by character (`char::to_lowercase`, no
+    /// NFKC): what a caller hashing words that way can take as they are.
+    pub fn plain_words_of(&self, i: usize) -> Option<impl Iterator<Item = &str> + '_> {
+        let span = self.blocks.get(i).filter(|b| b.plain)?;
+        let start = match i.checked_sub(1) {
+            Some(p) => self.blocks.get(p)?.end,
+            None => 0,
+        };
+        Some((start..span.end).filter_map(|k| self.words.get(k as usize)))
+    }
+}
+
+/// Where one block's words end in [`Normalized::words`], and whether they
+/// are plain ([`Normalized::plain_words_of`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockWords {
+    /// The block's words are `words[previous block's end..end]`.
+    pub end: u32,
+    /// NFKC left the block as it was, and lowercasing it did not depend
+    /// on context (no capital sigma): its words are those of the block
+    /// lowercased character by character.
+    pub plain: bool,
+}
+
+/// The start of the joined text of some blocks (as
+/// [`Normalizer::normalize_blocks`] joins them), NFKC and lowercased: as
+/// far as the language sample reads, `limit` bytes.
+#[derive(Debug)]
+struct SampleStart {
+    nfkc: String,
+    lower: String,
+    /// A block with text came before: the joined text has a newline
+    /// before each block but those before the first with text.
+    started: bool,
+    limit: usize,
+}
+
+impl SampleStart {
+    fn new(limit: usize) -> SampleStart {
+        SampleStart {
+            nfkc: String::new(),
+            lower: String::new(),
+            started: false,
+            limit,
+        }
+    }
+
+    /// Adds the next block: its text, its NFKC and that lowercased.
+    fn push(&mut self, block: &str, nfkc: &str, lower: &str) {
+        if self.nfkc.len() < self.limit || self.lower.len() < self.limit {
+            if self.started {
+                self.nfkc.push('\n');
+                self.lower.push('\n');
+            }
+            self.nfkc.push_str(nfkc);
+            self.lower.push_str(lower);
+        }
+        self.started |= !block.is_empty();
+    }
 }
 
 /// Stop words and stemmer of one language (an entry of `LANGS`).
@@ -104,23 +171,54 @@ impl Normalizer {
     /// any (BCP 47 such as `en-US`, or an ISO 639-3 code); it is used when
     /// detection fails or is unreliable.
     pub fn normalize(&self, text: &str, lang_hint: Option<&str>) -> Normalized {
-        let nfkc = nfkc(text);
-        let lower = lowercase(&nfkc);
-        let lang = self.language(&nfkc, &lower, lang_hint);
+        self.normalize_blocks(&[text], lang_hint)
+    }
+
+    /// Normalizes the text of `blocks` joined by newlines (a newline
+    /// before each block after the first one with text, as
+    /// `neardup_html::Extracted::text` joins them): the same
+    /// words, terms and language as [`Normalizer::normalize`] of that text,
+    /// and besides where each block's words are ([`Normalized::blocks`]),
+    /// so that a caller that needs a block's words does not split it again.
+    ///
+    /// Block by block gives the same words as the joined text: no word
+    /// spans a newline, NFKC composes nothing with one, and a newline ends
+    /// the context of a final sigma as the end of a block does. The
+    /// language is decided on the first `detect_bytes` of the joined text,
+    /// built from the first blocks only.
+    pub fn normalize_blocks(&self, blocks: &[&str], lang_hint: Option<&str>) -> Normalized {
+        let mut start = SampleStart::new(self.config.detect_bytes);
+        let bytes: usize = blocks.iter().map(|b| b.len() + 1).sum();
+        // About one word per 6 bytes of Latin text.
+        let mut words = Words::with_capacity(bytes / 6 + 1, bytes);
+        let mut spans = Vec::with_capacity(blocks.len());
+        for block in blocks {
+            let nfkc = nfkc(block);
+            let lower = lowercase(&nfkc);
+            start.push(block, &nfkc, &lower);
+            words::for_each_word(&lower, |w| words.push(w));
+            // As NFKC leaves ASCII and quick-checked text borrowed, only
+            // a final sigma can make `lowercase` differ from lowercasing
+            // character by character.
+            let plain =
+                matches!(nfkc, Cow::Borrowed(_)) && (block.is_ascii() || !block.contains('Σ'));
+            spans.push(BlockWords {
+                end: words.len() as u32,
+                plain,
+            });
+        }
+        let lang = self.language(&start.nfkc, &start.lower, lang_hint);
         let res = self.langs.iter().find(|r| r.code == lang);
         let stemmer = res.and_then(|r| r.stemmer.as_ref());
 
-        // About one word per 6 bytes of Latin text.
-        let mut words = Words::with_capacity(lower.len() / 6 + 1, lower.len());
-        let mut terms = Words::with_capacity(lower.len() / 8 + 1, lower.len());
+        let mut terms = Words::with_capacity(bytes / 8 + 1, bytes);
         let mut failed: Vec<String> = Vec::new();
         let (use_stop, use_stem) = (self.config.stop_words, self.config.stem);
         let stop_set = res.map(|r| &r.stop_words);
         let is_stop = |w: &str| stop_set.is_some_and(|s| s.contains(w));
         stem::with_cache(|cache| {
             let mut scratch = None;
-            words::for_each_word(&lower, |w| {
-                words.push(w);
+            for w in words.iter() {
                 // Numbers and other letterless words are neither stop words
                 // nor stemmed, and would only crowd the cache. Without
                 // stemming (the default) the stop list is asked directly:
@@ -131,7 +229,7 @@ impl Normalizer {
                     Some(st) if has_letter && use_stem => {
                         let t = st.lookup(w, is_stop, cache, &mut scratch);
                         if use_stop && t.stop {
-                            return;
+                            continue;
                         }
                         match t.stem() {
                             Some(stem) => terms.push(stem),
@@ -149,7 +247,7 @@ impl Normalizer {
                         }
                     }
                 }
-            });
+            }
         });
 
         let mut warnings = Vec::new();
@@ -165,6 +263,7 @@ impl Normalizer {
             words,
             terms,
             warnings,
+            blocks: spans,
         }
     }
 

@@ -224,6 +224,100 @@ proptest::proptest! {
     }
 }
 
+/// `blocks` joined as `Extracted::text` joins them: a newline before each
+/// block after the first one with text.
+fn joined(blocks: &[String]) -> String {
+    let mut out = String::new();
+    for b in blocks {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(b);
+    }
+    out
+}
+
+proptest::proptest! {
+    /// Normalizing block by block gives what normalizing the joined text
+    /// gives (words, terms, language, warnings), whatever the blocks hold:
+    /// NFKC-changing characters (ligatures, full-width forms, a combining
+    /// accent at a block's start), capital sigmas, CJK, empty blocks and
+    /// newlines inside a block; with the language sample cut inside the
+    /// blocks (`detect_bytes` small) or not. Each block's span holds the
+    /// words that block has alone, and a block called plain has as words
+    /// those of its text lowercased character by character.
+    #[test]
+    fn blocks_normalize_as_their_joined_text(
+        blocks in proptest::collection::vec(
+            "([a-zA-Z]{1,8}|the|and|der|und|ΣΟΦΟΣ|ΟΔΟΣ|ﬁne|ＡＢＣ|\u{301}e|中文|カタカナ|3\\.14|it’s|e\\.g|\n| |, ){0,12}",
+            0..8,
+        ),
+        detect_bytes in proptest::sample::select(vec![1usize, 7, 40, 1024]),
+        stem in proptest::bool::ANY,
+    ) {
+        let config = TextConfig { detect_bytes, stem, ..TextConfig::default() };
+        let n = Normalizer::new(&config);
+        let texts: Vec<&str> = blocks.iter().map(String::as_str).collect();
+        let by_block = n.normalize_blocks(&texts, Some("en"));
+        let whole = n.normalize(&joined(&blocks), Some("en"));
+        proptest::prop_assert_eq!(&by_block.words, &whole.words);
+        proptest::prop_assert_eq!(&by_block.terms, &whole.terms);
+        proptest::prop_assert_eq!(&by_block.lang, &whole.lang);
+        proptest::prop_assert_eq!(&by_block.warnings, &whole.warnings);
+        proptest::prop_assert_eq!(by_block.blocks.len(), blocks.len());
+        let mut start = 0;
+        for (i, (block, span)) in blocks.iter().zip(&by_block.blocks).enumerate() {
+            let own = n.normalize(block, None).words;
+            let end = span.end as usize;
+            let held: Vec<&str> = (start..end).filter_map(|k| by_block.words.get(k)).collect();
+            proptest::prop_assert_eq!(&held, &own.iter().collect::<Vec<_>>());
+            if span.plain {
+                let by_char: String = block.chars().flat_map(char::to_lowercase).collect();
+                let mut split = Vec::new();
+                for_each_word(&by_char, |w| split.push(w.to_owned()));
+                let plain: Vec<&str> = by_block.plain_words_of(i).into_iter().flatten().collect();
+                proptest::prop_assert_eq!(plain, split.iter().map(String::as_str).collect::<Vec<_>>());
+            } else {
+                proptest::prop_assert!(by_block.plain_words_of(i).is_none());
+            }
+            start = end;
+        }
+    }
+}
+
+proptest::proptest! {
+    /// The language sample's start, built block by block, is the start of
+    /// the joined text (NFKC, and lowercased), at least as long as the
+    /// sample reads or the whole text.
+    #[test]
+    fn sample_start_is_the_start_of_the_joined_text(
+        blocks in proptest::collection::vec("(|[a-zA-Z ]{1,9}|ﬁ|ΟΣ)", 0..8),
+        limit in 0usize..30,
+    ) {
+        let mut start = SampleStart::new(limit);
+        for b in &blocks {
+            let n = nfkc(b);
+            start.push(b, &n, &lowercase(&n));
+        }
+        let text = joined(&blocks);
+        let (n, l) = (nfkc(&text).into_owned(), lowercase(&nfkc(&text)).into_owned());
+        proptest::prop_assert!(n.starts_with(&start.nfkc), "{:?} / {:?}", start.nfkc, n);
+        proptest::prop_assert!(l.starts_with(&start.lower), "{:?} / {:?}", start.lower, l);
+        proptest::prop_assert!(start.nfkc.len() >= limit.min(n.len()));
+        proptest::prop_assert!(start.lower.len() >= limit.min(l.len()));
+    }
+}
+
+#[test]
+fn blocks_with_nfkc_changes_or_a_capital_sigma_are_not_plain() {
+    let n = Normalizer::new(&TextConfig::default());
+    let out = n.normalize_blocks(&["Plain English", "ﬁne", "ΟΔΟΣ", "café au lait"], None);
+    let plain: Vec<bool> = out.blocks.iter().map(|b| b.plain).collect();
+    assert_eq!(plain, [true, false, false, true]);
+    let first: Vec<&str> = out.plain_words_of(0).into_iter().flatten().collect();
+    assert_eq!(first, ["plain", "english"]);
+}
+
 #[test]
 fn whitespace_word_count_matches_split_whitespace_on_every_space() {
     // Every ASCII control and space, and the Unicode spaces of another

@@ -175,11 +175,39 @@ impl PageContent {
         out
     }
 
+    /// [`PageContent::from_extracted`], taking the words of the blocks
+    /// `normalized` split (those of `e.selected(mode)`, in order) where
+    /// they are the words this content hashes (plain: see
+    /// [`neardup_text::Normalized::plain_words_of`]) instead of splitting
+    /// them again. The same content either way.
+    pub fn from_normalized(
+        e: &neardup_html::Extracted,
+        normalized: &neardup_text::Normalized,
+        mode: neardup_html::ExtractMode,
+    ) -> PageContent {
+        let mut split = vec![None; e.blocks.len()];
+        for (k, (i, _)) in e.selected(mode).enumerate() {
+            if let Some(s) = split.get_mut(i) {
+                *s = Some(k);
+            }
+        }
+        let split = Split { normalized, split };
+        let mut out = PageContent::build(&e.title, &e.blocks, Some(&split));
+        out.no_article = e.main_text == neardup_html::MainText::Page;
+        out
+    }
+
     /// The content of a page from its `<title>` and extracted blocks. The
     /// title comes first, as a main block: what a page is called is part
     /// of what it says (two API items or two tables of contents often
     /// differ in little else).
     pub fn from_page(title: &str, blocks: &[Block]) -> PageContent {
+        PageContent::build(title, blocks, None)
+    }
+
+    /// [`PageContent::from_page`], with the words of some blocks split
+    /// already.
+    fn build(title: &str, blocks: &[Block], split: Option<&Split<'_>>) -> PageContent {
         let mut out = PageContent::default();
         let mut lower = String::new();
         let mut shingles = Vec::new();
@@ -195,15 +223,24 @@ impl PageContent {
         let mut numbers = Vec::new();
         let mut pieces = Vec::new();
         for (source, text, main, kind, [h1, pre, para]) in title.into_iter().chain(blocks) {
-            lowercase_into(text, &mut lower);
             let start = out.words.len();
             numbers.clear();
-            neardup_text::for_each_word(&lower, |w| {
+            let mut word = |w: &str| {
                 if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
                     out.words.push(hash64(w.as_bytes()) as u32);
                     numbers.push(w.bytes().all(|b| b.is_ascii_digit()));
                 }
-            });
+            };
+            let known = (source as usize)
+                .checked_sub(1)
+                .and_then(|i| split?.plain_words_of(i));
+            match known {
+                Some(words) => words.for_each(word),
+                None => {
+                    lowercase_into(text, &mut lower);
+                    neardup_text::for_each_word(&lower, &mut word);
+                }
+            }
             let Some(words) = out.words.get(start..) else {
                 continue;
             };
@@ -307,6 +344,23 @@ impl PageContent {
         self.words
             .get(b.start as usize..b.end as usize)
             .unwrap_or_default()
+    }
+}
+
+/// The blocks a normalizer has split ([`PageContent::from_normalized`]):
+/// for each block of the page, its index among those given to
+/// [`neardup_text::Normalizer::normalize_blocks`], if it was one.
+struct Split<'a> {
+    normalized: &'a neardup_text::Normalized,
+    split: Vec<Option<usize>>,
+}
+
+impl Split<'_> {
+    /// The words of the page's block `i`, if it was split and its words
+    /// are plain.
+    fn plain_words_of(&self, i: usize) -> Option<impl Iterator<Item = &str> + '_> {
+        let k = (*self.split.get(i)?)?;
+        self.normalized.plain_words_of(k)
     }
 }
 

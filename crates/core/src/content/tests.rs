@@ -60,6 +60,34 @@ proptest::proptest! {
         proptest::prop_assert_eq!(out, by_char);
     }
 
+    /// A page's content built with the words its normalizer split is the
+    /// content built by splitting every block itself: blocks main or not,
+    /// pre or not, with NFKC-changing characters, capital sigmas and CJK,
+    /// under either extraction mode.
+    #[test]
+    fn content_from_normalized_words_is_content_from_blocks(
+        title in "(|[A-Za-z ]{1,12}|ΣΟΦΟΣ)",
+        texts in proptest::collection::vec(
+            ("([a-zA-Z]{1,8}|ΟΔΟΣ|ﬁne|ＡＢＣ|中文|3\\.14|it’s|\\+|\n| |, ){0,80}", proptest::bool::ANY, proptest::sample::select(vec!["p", "pre", "h1", "li"])),
+            0..8,
+        ),
+        full in proptest::bool::ANY,
+    ) {
+        let blocks: Vec<Block> = texts
+            .iter()
+            .map(|(text, main, tag)| Block { text: text.clone(), tag, link_density: 0.0, is_main: *main })
+            .collect();
+        let e = neardup_html::Extracted { title, blocks, ..Default::default() };
+        let mode = if full { neardup_html::ExtractMode::Full } else { neardup_html::ExtractMode::Main };
+        let normalizer = neardup_text::Normalizer::new(&neardup_text::TextConfig::default());
+        let selected: Vec<&str> = e.selected(mode).map(|(_, b)| b.text.as_str()).collect();
+        let normalized = normalizer.normalize_blocks(&selected, None);
+        proptest::prop_assert_eq!(
+            PageContent::from_normalized(&e, &normalized, mode),
+            PageContent::from_extracted(&e)
+        );
+    }
+
     /// The radix sort of a page's shingle keys orders them as the
     /// standard sort does: shingles drawn from a wide range, from a narrow
     /// one (many repeats, whose positions must stay in order) and from

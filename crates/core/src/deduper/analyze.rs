@@ -175,7 +175,17 @@ impl Analyzer {
                 ));
             }
         }
-        let normalized = self.normalizer.normalize(&text, extracted.lang.as_deref());
+        // Block by block, so that the content below takes the words of
+        // the blocks split here instead of splitting them again.
+        let selected: Vec<&str> = extracted
+            .selected(self.config.extract.mode)
+            .map(|(_, b)| b.text.as_str())
+            .collect();
+        let normalized = self
+            .normalizer
+            .normalize_blocks(&selected, extracted.lang.as_deref());
+        let mut content =
+            PageContent::from_normalized(&extracted, &normalized, self.config.extract.mode);
         warnings.extend(normalized.warnings);
         if normalized.words.is_empty() {
             warnings.push("no text extracted".into());
@@ -189,7 +199,6 @@ impl Analyzer {
             words: normalized.words,
             terms: normalized.terms,
         };
-        let mut content = PageContent::from_extracted(&extracted);
         content.lang = crate::content::lang_code(&doc.lang);
         content.set_host(&extracted.title, url);
         let signatures: Vec<Signature> = self.detectors.iter().map(|d| d.sign(&doc)).collect();

@@ -68,18 +68,27 @@ pub struct Extracted {
 }
 
 impl Extracted {
-    /// The text the signatures see under `mode`: main blocks, or all blocks.
+    /// The text the signatures see under `mode`: the text of the main
+    /// blocks, or of all, joined by newlines (none before the first block
+    /// with text).
     pub fn text(&self, mode: ExtractMode) -> String {
         let mut out = String::new();
-        for b in &self.blocks {
-            if mode == ExtractMode::Full || b.is_main {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&b.text);
+        for (_, b) in self.selected(mode) {
+            if !out.is_empty() {
+                out.push('\n');
             }
+            out.push_str(&b.text);
         }
         out
+    }
+
+    /// The blocks whose text [`Extracted::text`] joins under `mode`, with
+    /// their index in `blocks`.
+    pub fn selected(&self, mode: ExtractMode) -> impl Iterator<Item = (usize, &Block)> + '_ {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter(move |(_, b)| mode == ExtractMode::Full || b.is_main)
     }
 }
 
