@@ -192,11 +192,12 @@ impl Normalizer {
         // About one word per 6 bytes of Latin text.
         let mut words = Words::with_capacity(bytes / 6 + 1, bytes);
         let mut spans = Vec::with_capacity(blocks.len());
+        let mut buf = String::new();
         for block in blocks {
             let nfkc = nfkc(block);
-            let lower = lowercase(&nfkc);
-            start.push(block, &nfkc, &lower);
-            words::for_each_word(&lower, |w| words.push(w));
+            let lower = lowercase_in(&nfkc, &mut buf);
+            start.push(block, &nfkc, lower);
+            words::for_each_word(lower, |w| words.push(w));
             // As NFKC leaves ASCII and quick-checked text borrowed, only
             // a final sigma can make `lowercase` differ from lowercasing
             // character by character.
@@ -344,14 +345,32 @@ fn nfkc(text: &str) -> Cow<'_, str> {
 /// them go through `str::to_lowercase` (whose one context rule, Greek final
 /// sigma, looks at letters inside the run, i.e. inside the word).
 fn lowercase(text: &str) -> Cow<'_, str> {
-    if text.is_ascii() {
-        return if text.bytes().any(|b| b.is_ascii_uppercase()) {
-            Cow::Owned(text.to_ascii_lowercase())
-        } else {
-            Cow::Borrowed(text)
-        };
+    if is_lower_ascii(text) {
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
+    push_lowercase(text, &mut out);
+    Cow::Owned(out)
+}
+
+/// [`lowercase`] into `buf` (its capacity reused from call to call), or
+/// `text` itself when nothing changes.
+fn lowercase_in<'a>(text: &'a str, buf: &'a mut String) -> &'a str {
+    if is_lower_ascii(text) {
+        return text;
+    }
+    buf.clear();
+    push_lowercase(text, buf);
+    buf
+}
+
+/// ASCII without a capital: its own lowercase.
+fn is_lower_ascii(text: &str) -> bool {
+    text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase())
+}
+
+/// Appends [`lowercase`] of `text` to `out`.
+fn push_lowercase(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < text.len() {
@@ -376,7 +395,6 @@ fn lowercase(text: &str) -> Cow<'_, str> {
         }
         i = end;
     }
-    Cow::Owned(out)
 }
 
 /// Text normalization settings.

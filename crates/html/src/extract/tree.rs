@@ -363,7 +363,11 @@ impl<'a> Builder<'a> {
         if self.cur.is_empty() {
             return;
         }
-        let text = std::mem::take(&mut self.cur);
+        // `cur` keeps its capacity from block to block; the block gets an
+        // exact copy (one allocation, where growing a fresh string to the
+        // block's length took one per doubling).
+        let text = self.cur.as_str().to_owned();
+        self.cur.clear();
         let sentence_end = text.ends_with('.') || memmem::find(text.as_bytes(), b". ").is_some();
         let owner = self.top().owner;
         self.out.blocks.push(RawBlock {
