@@ -132,6 +132,9 @@ fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
 
 /// UAX #29 words of a piece that has non-ASCII characters.
 fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
+    if latin_piece(piece, scratch, f) {
+        return;
+    }
     for word in piece.unicode_words() {
         if word.is_ascii() {
             f(word);
@@ -164,6 +167,141 @@ fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
             emit(word, s, word.len(), f);
         }
     }
+}
+
+/// What a character of a Latin piece ([`latin_piece`]) is to UAX #29.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Latin {
+    /// ALetter: an ASCII letter, or one of Latin-1 or Latin Extended-A.
+    Letter,
+    /// Numeric: an ASCII digit.
+    Digit,
+    /// ExtendNumLet: `_`.
+    Under,
+    /// MidLetter: `:` joins letters.
+    MidLetter,
+    /// MidNumLet and Single_Quote: `.`, `'` and `’` join letters, and
+    /// digits.
+    MidNumLet,
+    /// MidNum: `,` and `;` join digits.
+    MidNum,
+    /// Anything else the Latin path knows: ASCII punctuation and space,
+    /// the no-break space, `«` `»`, `“` `”`, `–` `—`, `…` and `•`.
+    Other,
+}
+
+/// The class of the character at `b[i]` and its length in bytes, or
+/// `None` for one the Latin path leaves to `unicode_words`.
+#[inline]
+fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
+    let c = *b.get(i)?;
+    if c.is_ascii() {
+        let class = match c {
+            b'a'..=b'z' | b'A'..=b'Z' => Latin::Letter,
+            b'0'..=b'9' => Latin::Digit,
+            b'_' => Latin::Under,
+            b':' => Latin::MidLetter,
+            b'.' | b'\'' => Latin::MidNumLet,
+            b',' | b';' => Latin::MidNum,
+            _ => Latin::Other,
+        };
+        return Some((class, 1));
+    }
+    let c1 = *b.get(i + 1)?;
+    match (c, c1) {
+        // U+00D7 and U+00F7 (multiplication and division signs) are not
+        // letters; the rest of U+00C0-U+017F is.
+        (0xC3, 0x97 | 0xB7) => Some((Latin::Other, 2)),
+        (0xC3..=0xC5, 0x80..=0xBF) => Some((Latin::Letter, 2)),
+        // No-break space, left and right guillemets.
+        (0xC2, 0xA0 | 0xAB | 0xBB) => Some((Latin::Other, 2)),
+        (0xE2, 0x80) => match *b.get(i + 2)? {
+            0x99 => Some((Latin::MidNumLet, 3)),
+            // En and em dashes, curly double quotes, bullet, ellipsis.
+            0x93 | 0x94 | 0x9C | 0x9D | 0xA2 | 0xA6 => Some((Latin::Other, 3)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The words of a piece whose characters are all ASCII, Latin letters,
+/// `’` and a few common punctuation marks ([`latin_class`]), as
+/// `unicode_piece` gives them, without UAX #29's tables: the rules
+/// [`ascii_words`] follows, with Latin letters as letters and `’` joining
+/// as `'` does (and written `'` in the word). The words of English,
+/// French, German or Spanish text in curly quotes, with dashes and
+/// accents, go this way. Returns false, having called `f` for nothing, on
+/// a piece with any other character.
+fn latin_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) -> bool {
+    let b = piece.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c.is_ascii() {
+            i += 1;
+            continue;
+        }
+        match latin_class(b, i) {
+            Some((_, n)) => i += n,
+            None => return false,
+        }
+    }
+    let is_word = |c: Latin| matches!(c, Latin::Letter | Latin::Digit | Latin::Under);
+    let mut i = 0;
+    while let Some((class, n)) = latin_class(b, i) {
+        if !is_word(class) {
+            i += n;
+            continue;
+        }
+        let start = i;
+        let (mut last, mut alnum, mut quote) = (class, false, false);
+        let mut j = i;
+        loop {
+            while let Some((c, n)) = latin_class(b, j).filter(|&(c, _)| is_word(c)) {
+                alnum |= c != Latin::Under;
+                last = c;
+                j += n;
+            }
+            // The character at `j` ends the word unless it joins the
+            // letters or digits around it.
+            let Some((mid, m)) = latin_class(b, j) else {
+                break;
+            };
+            let next = latin_class(b, j + m).map(|(c, _)| c);
+            let joins = matches!(
+                (last, mid, next),
+                (
+                    Latin::Letter,
+                    Latin::MidLetter | Latin::MidNumLet,
+                    Some(Latin::Letter)
+                ) | (
+                    Latin::Digit,
+                    Latin::MidNum | Latin::MidNumLet,
+                    Some(Latin::Digit)
+                )
+            );
+            if !joins {
+                break;
+            }
+            quote |= m == 3;
+            j += m;
+        }
+        i = j;
+        let Some(word) = piece.get(start..j) else {
+            continue;
+        };
+        if !alnum {
+            continue;
+        }
+        if quote {
+            scratch.clear();
+            scratch.extend(word.chars().map(|c| if c == '\u{2019}' { '\'' } else { c }));
+            f(scratch);
+        } else {
+            f(word);
+        }
+    }
+    true
 }
 
 /// Letters, digits and `_` (UAX #29 ALetter, Numeric, ExtendNumLet): any two
@@ -316,7 +454,102 @@ mod tests {
         }
     }
 
+    /// `unicode_piece` without the Latin path: UAX #29 itself.
+    fn by_tables(piece: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for word in piece.unicode_words() {
+            let word = word.replace('\u{2019}', "'");
+            if !word.chars().any(is_cjk) {
+                out.push(word);
+                continue;
+            }
+            emit_all(&word, &mut out);
+        }
+        out
+    }
+
+    /// The CJK split of one word, as `unicode_piece` does it.
+    fn emit_all(word: &str, out: &mut Vec<String>) {
+        let mut run_start: Option<usize> = None;
+        let mut push = |s: usize, e: usize| emit(word, s, e, &mut |w: &str| out.push(w.to_owned()));
+        for (i, c) in word.char_indices() {
+            if is_cjk(c) {
+                if let Some(s) = run_start.take() {
+                    push(s, i);
+                }
+                push(i, i + c.len_utf8());
+            } else if run_start.is_none() {
+                run_start = Some(i);
+            }
+        }
+        if let Some(s) = run_start {
+            push(s, word.len());
+        }
+    }
+
+    #[test]
+    fn latin_pieces_follow_the_uax29_rules() {
+        for (piece, words) in [
+            ("“don’t”", vec!["don't"]),
+            ("Straße—café…", vec!["straße", "café"]),
+            ("1’000,5;2", vec!["1'000,5;2"]),
+            ("’tis", vec!["tis"]),
+            ("a’", vec!["a"]),
+            ("é:é", vec!["é:é"]),
+            ("3×4", vec!["3", "4"]),
+            ("«œuvre»", vec!["œuvre"]),
+            ("__\u{a0}_ä", vec!["_ä"]),
+        ] {
+            let piece = piece.to_lowercase();
+            let mut got = Vec::new();
+            assert!(latin_piece(&piece, &mut String::new(), &mut |w: &str| got
+                .push(w.to_owned())));
+            assert_eq!(got, words, "{piece}");
+            assert_eq!(got, by_tables(&piece), "{piece}");
+        }
+        // Not Latin: left to the tables.
+        for piece in [
+            "a\u{301}",
+            "o‘clock",
+            "中文",
+            "a·b",
+            "soft\u{ad}hyphen",
+            "ª",
+        ] {
+            assert!(
+                !latin_piece(piece, &mut String::new(), &mut |_: &str| {}),
+                "{piece}"
+            );
+        }
+    }
+
     proptest::proptest! {
+        /// The Latin path gives UAX #29's words: on pieces of ASCII
+        /// letters, digits and joiners with Latin letters, the
+        /// multiplication sign, curly quotes, dashes, the ellipsis, the
+        /// no-break space and guillemets; and with characters it leaves
+        /// to the tables (a combining accent, the left single quote, the
+        /// middle dot, the soft hyphen, a CJK ideograph), which must make
+        /// it decline.
+        #[test]
+        fn latin_path_equals_the_tables(
+            piece in "([a-c0-2_.,;:'!-]|[àéßÿĀœ×÷’“”–—…•\u{a0}«»]){0,16}",
+            other in proptest::option::of("[\u{301}‘·\u{ad}中ª]"),
+            at in 0usize..17,
+        ) {
+            let mut piece = piece;
+            if let Some(o) = &other {
+                let at = piece.char_indices().map(|(i, _)| i).nth(at).unwrap_or(piece.len());
+                piece.insert_str(at, o);
+            }
+            let mut got = Vec::new();
+            let handled = latin_piece(&piece, &mut String::new(), &mut |w: &str| got.push(w.to_owned()));
+            proptest::prop_assert_eq!(handled, other.is_none());
+            if handled {
+                proptest::prop_assert_eq!(got, by_tables(&piece));
+            }
+        }
+
         /// Cutting on bytes, with whole ASCII runs in one call, gives the
         /// words of cutting piece by piece: on text mixing ASCII words
         /// and punctuation with accented letters, curly apostrophes,
