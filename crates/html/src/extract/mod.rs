@@ -1044,7 +1044,80 @@ mod tests {
         );
     }
 
+    /// A paragraph's text, characters, link characters and commas as the
+    /// parse defines them: the runs of its text between ASCII whitespace,
+    /// one space between two runs that whitespace separated (also across
+    /// inline tags); a run's characters, and the space before it, count
+    /// as link text inside `<a>`; commas are ASCII, full-width and
+    /// ideographic ones.
+    fn paragraph_model(segments: &[(String, bool)]) -> (String, u32, u32, u32) {
+        let (mut text, mut links, mut pending) = (String::new(), 0u32, false);
+        for (segment, in_link) in segments {
+            let mut rest = segment.as_str();
+            while !rest.is_empty() {
+                let run_end = rest
+                    .find(|c: char| c.is_ascii_whitespace())
+                    .unwrap_or(rest.len());
+                let (run, after) = rest.split_at(run_end);
+                if !run.is_empty() {
+                    let mut pushed = 0;
+                    if pending && !text.is_empty() {
+                        text.push(' ');
+                        pushed += 1;
+                    }
+                    pending = false;
+                    text.push_str(run);
+                    pushed += run.chars().count() as u32;
+                    if *in_link {
+                        links += pushed;
+                    }
+                }
+                let ws_end = after
+                    .find(|c: char| !c.is_ascii_whitespace())
+                    .unwrap_or(after.len());
+                pending |= ws_end > 0;
+                rest = &after[ws_end..];
+            }
+        }
+        let chars = text.chars().count() as u32;
+        let commas = text
+            .chars()
+            .filter(|c| matches!(c, ',' | '\u{FF0C}' | '\u{3001}'))
+            .count() as u32;
+        (text, chars, links, commas)
+    }
+
     proptest::proptest! {
+        /// Text appended to a block, piece by piece across inline tags and
+        /// links, has the whitespace, characters, link characters and
+        /// commas of [`paragraph_model`]: single spaces (the fast path) and
+        /// every other whitespace run, at either end or inside.
+        #[test]
+        fn block_text_collapses_whitespace_and_counts_as_the_model(
+            segments in proptest::collection::vec(
+                ("([a-zé,，、]{1,6}|[ ]{1,3}|[\t\n\r\x0c]|\u{a0}|\x0b){0,8}", proptest::bool::ANY),
+                1..6,
+            ),
+        ) {
+            let mut html = String::from("<html><body><p>");
+            for (segment, link) in &segments {
+                if *link {
+                    html.push_str(&format!("<a href=\"/x\">{segment}</a>"));
+                } else {
+                    html.push_str(&format!("<span>{segment}</span>"));
+                }
+            }
+            html.push_str("</p></body></html>");
+            let parsed = tree::parse(&html);
+            let (text, chars, links, commas) = paragraph_model(&segments);
+            let got: Vec<_> = parsed.blocks.iter().map(|b| (b.text.clone(), b.chars, b.link_chars, b.commas)).collect();
+            if text.is_empty() {
+                proptest::prop_assert!(got.is_empty(), "{:?}", got);
+            } else {
+                proptest::prop_assert_eq!(got, vec![(text, chars, links, commas)]);
+            }
+        }
+
         #[test]
         fn extract_never_panics(s in "\\PC{0,400}") {
             let e = ex(&s);

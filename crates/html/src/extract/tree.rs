@@ -10,7 +10,7 @@
 //! bits and weight, visibility, role (read from the start tag by `attrs`),
 //! and element counts.
 
-use memchr::{memchr, memmem};
+use memchr::{memchr, memchr3, memmem};
 use rustc_hash::FxHashMap;
 
 use super::attrs::{
@@ -302,57 +302,65 @@ impl<'a> Builder<'a> {
     }
 
     /// Appends text, collapsing whitespace runs to one space.
+    ///
+    /// Most text is words between single spaces: that is pushed whole,
+    /// and only text with other whitespace (newlines, indentation, runs)
+    /// is cut into runs. The characters and commas are counted after, over
+    /// the bytes, in passes the compiler vectorizes.
     fn append(&mut self, s: &str) {
         let bytes = s.as_bytes();
-        let in_link = self.link_depth > 0;
-        let mut run_start = 0;
-        let mut i = 0;
-        let mut chars = 0u32;
-        let mut commas = 0u32;
-        while i < bytes.len() {
-            let b = bytes[i];
-            if b.is_ascii_whitespace() {
-                if i > run_start {
-                    self.push_run(s.get(run_start..i).unwrap_or(""), &mut chars);
-                }
-                self.pending_space = true;
-                run_start = i + 1;
-            } else {
-                if b == b',' {
-                    commas += 1;
-                } else if b == 0xEF
-                    && bytes.get(i + 1) == Some(&0xBC)
-                    && bytes.get(i + 2) == Some(&0x8C)
-                {
-                    // U+FF0C FULLWIDTH COMMA
-                    commas += 1;
-                } else if b == 0xE3
-                    && bytes.get(i + 1) == Some(&0x80)
-                    && bytes.get(i + 2) == Some(&0x81)
-                {
-                    // U+3001 IDEOGRAPHIC COMMA
-                    commas += 1;
-                }
-                if b & 0xC0 != 0x80 {
-                    chars += 1;
+        let before = self.cur.len();
+        let simple = memchr3(b'\t', b'\n', b'\r', bytes).is_none()
+            && memchr(0x0C, bytes).is_none()
+            && memmem::find(bytes, b"  ").is_none();
+        if simple {
+            let (lead, rest) = match s.strip_prefix(' ') {
+                Some(rest) => (true, rest),
+                None => (false, s),
+            };
+            let (core, trail) = match rest.strip_suffix(' ') {
+                Some(core) => (core, true),
+                None => (rest, false),
+            };
+            self.pending_space |= lead;
+            if !core.is_empty() {
+                self.push_run(core);
+            }
+            self.pending_space |= trail;
+        } else {
+            let mut run_start = 0;
+            for (i, b) in bytes.iter().enumerate() {
+                if b.is_ascii_whitespace() {
+                    if i > run_start {
+                        self.push_run(s.get(run_start..i).unwrap_or(""));
+                    }
+                    self.pending_space = true;
+                    run_start = i + 1;
                 }
             }
-            i += 1;
+            if run_start < bytes.len() {
+                self.push_run(s.get(run_start..).unwrap_or(""));
+            }
         }
-        if run_start < bytes.len() {
-            self.push_run(s.get(run_start..).unwrap_or(""), &mut chars);
+        // Characters pushed (a space put between runs counts), commas in
+        // the text (ASCII, full-width U+FF0C and ideographic U+3001).
+        let added = self.cur.as_bytes().get(before..).unwrap_or_default();
+        let chars = added.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u32;
+        let mut commas = bytes.iter().filter(|&&b| b == b',').count() as u32;
+        if !bytes.is_ascii() {
+            commas += memmem::find_iter(bytes, "\u{FF0C}".as_bytes()).count() as u32;
+            commas += memmem::find_iter(bytes, "\u{3001}".as_bytes()).count() as u32;
         }
         self.cur_chars += chars;
-        if in_link {
+        if self.link_depth > 0 {
             self.cur_links += chars;
         }
         self.cur_commas += commas;
     }
 
-    fn push_run(&mut self, run: &str, chars: &mut u32) {
+    fn push_run(&mut self, run: &str) {
         if self.pending_space && !self.cur.is_empty() {
             self.cur.push(' ');
-            *chars += 1;
         }
         self.pending_space = false;
         self.cur.push_str(run);
