@@ -185,8 +185,12 @@ enum Latin {
     MidNumLet,
     /// MidNum: `,` and `;` join digits.
     MidNum,
+    /// A Han ideograph or kana character that is a letter: a word of
+    /// its own, whatever is around it (`unicode_piece`'s split).
+    Cjk,
     /// Anything else the Latin path knows: ASCII punctuation and space,
-    /// the no-break space, `«` `»`, `“` `”`, `–` `—`, `…` and `•`.
+    /// the no-break space, `«` `»`, `“` `”`, `–` `—`, `…`, `•` and the
+    /// common CJK punctuation.
     Other,
 }
 
@@ -215,24 +219,57 @@ fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
         (0xC3..=0xC5, 0x80..=0xBF) => Some((Latin::Letter, 2)),
         // No-break space, left and right guillemets.
         (0xC2, 0xA0 | 0xAB | 0xBB) => Some((Latin::Other, 2)),
-        (0xE2, 0x80) => match *b.get(i + 2)? {
-            0x99 => Some((Latin::MidNumLet, 3)),
-            // En and em dashes, curly double quotes, bullet, ellipsis.
-            0x93 | 0x94 | 0x9C | 0x9D | 0xA2 | 0xA6 => Some((Latin::Other, 3)),
-            _ => None,
-        },
+        (0xE0..=0xEF, _) => {
+            let c2 = *b.get(i + 2)?;
+            let code = u32::from(c & 0x0F) << 12 | u32::from(c1 & 0x3F) << 6 | u32::from(c2 & 0x3F);
+            let ch = char::from_u32(code)?;
+            let class = match ch {
+                '\u{2019}' => Latin::MidNumLet,
+                // En and em dashes, curly double quotes, bullet, ellipsis.
+                '\u{2013}' | '\u{2014}' | '\u{201C}' | '\u{201D}' | '\u{2022}' | '\u{2026}' => {
+                    Latin::Other
+                }
+                // CJK punctuation: 、。「」『』【】 and full-width ！（）？
+                '\u{3001}'
+                | '\u{3002}'
+                | '\u{300C}'..='\u{300F}'
+                | '\u{3010}'
+                | '\u{3011}'
+                | '\u{FF01}'
+                | '\u{FF08}'
+                | '\u{FF09}'
+                | '\u{FF1F}' => Latin::Other,
+                // Hiragana, katakana (with the prolonged sound mark) and
+                // Han letters; not the iteration marks or ideographic
+                // numbers, which UAX #29 may join to a letter.
+                '\u{3041}'..='\u{3096}'
+                | '\u{30A1}'..='\u{30FA}'
+                | '\u{30FC}'
+                | '\u{3400}'..='\u{4DBF}'
+                | '\u{4E00}'..='\u{9FFF}'
+                    if ch.is_alphanumeric() =>
+                {
+                    Latin::Cjk
+                }
+                _ => return None,
+            };
+            Some((class, 3))
+        }
         _ => None,
     }
 }
 
 /// The words of a piece whose characters are all ASCII, Latin letters,
-/// `’` and a few common punctuation marks ([`latin_class`]), as
-/// `unicode_piece` gives them, without UAX #29's tables: the rules
-/// [`ascii_words`] follows, with Latin letters as letters and `’` joining
-/// as `'` does (and written `'` in the word). The words of English,
-/// French, German or Spanish text in curly quotes, with dashes and
-/// accents, go this way. Returns false, having called `f` for nothing, on
-/// a piece with any other character.
+/// `’`, Han and kana letters and a few common punctuation marks
+/// ([`latin_class`]), as `unicode_piece` gives them, without UAX #29's
+/// tables: the rules [`ascii_words`] follows, with Latin letters as
+/// letters and `’` joining as `'` does (and written `'` in the word), and
+/// each Han or kana letter a word alone (no UAX #29 rule joins one to a
+/// letter or digit but `_`, and `unicode_piece` splits them off that
+/// too). The words of English, French, German or Spanish text in curly
+/// quotes, with dashes and accents, and of most Chinese and Japanese
+/// text, go this way. Returns false, having called `f` for nothing, on a
+/// piece with any other character.
 fn latin_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) -> bool {
     let b = piece.as_bytes();
     let mut i = 0;
@@ -249,6 +286,11 @@ fn latin_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) -> b
     let is_word = |c: Latin| matches!(c, Latin::Letter | Latin::Digit | Latin::Under);
     let mut i = 0;
     while let Some((class, n)) = latin_class(b, i) {
+        if class == Latin::Cjk {
+            if let Some(word) = piece.get(i..i + n) {
+                f(word);
+            }
+        }
         if !is_word(class) {
             i += n;
             continue;
@@ -499,6 +541,11 @@ mod tests {
             ("3×4", vec!["3", "4"]),
             ("«œuvre»", vec!["œuvre"]),
             ("__\u{a0}_ä", vec!["_ä"]),
+            (
+                "「2023年12月、カタカナを_x」",
+                vec!["2023", "年", "12", "月", "カ", "タ", "カ", "ナ", "を", "_x"],
+            ),
+            ("a_カ_b", vec!["a_", "カ", "_b"]),
         ] {
             let piece = piece.to_lowercase();
             let mut got = Vec::new();
@@ -507,14 +554,16 @@ mod tests {
             assert_eq!(got, words, "{piece}");
             assert_eq!(got, by_tables(&piece), "{piece}");
         }
-        // Not Latin: left to the tables.
+        // Not handled: left to the tables.
         for piece in [
             "a\u{301}",
             "o‘clock",
-            "中文",
+            "か\u{3099}",
             "a·b",
             "soft\u{ad}hyphen",
             "ª",
+            "・",
+            "한",
         ] {
             assert!(
                 !latin_piece(piece, &mut String::new(), &mut |_: &str| {}),
@@ -533,8 +582,8 @@ mod tests {
         /// it decline.
         #[test]
         fn latin_path_equals_the_tables(
-            piece in "([a-c0-2_.,;:'!-]|[àéßÿĀœ×÷’“”–—…•\u{a0}«»]){0,16}",
-            other in proptest::option::of("[\u{301}‘·\u{ad}中ª]"),
+            piece in "([a-c0-2_.,;:'!-]|[àéßÿĀœ×÷’“”–—…•\u{a0}«»]|[中文月かをカタナーぁゖァヺ㐀鿿、。「」『』【】！（）？]){0,16}",
+            other in proptest::option::of("[\u{301}‘·\u{ad}ª\u{3099}・゛한，：．々〇]"),
             at in 0usize..17,
         ) {
             let mut piece = piece;
