@@ -141,13 +141,21 @@ fn is_article(p: &Parsed<'_>, mask: &[bool]) -> bool {
     if main_chars < u64::from(ARTICLE_MIN_WORDS) {
         return false;
     }
+    // The answer is yes as soon as the main words counted so far would
+    // be an article even if every other character were a word: counting
+    // more main words cannot undo that (`has_article` only grows with the
+    // main words when the rest is fixed), so a long article is not
+    // counted to its end.
+    let bound = |main: u32| u32::try_from(u64::from(main) + rest_chars).unwrap_or(u32::MAX);
     let mut main = title;
+    if has_article(main, bound(main)) {
+        return true;
+    }
     for (b, _) in p.blocks.iter().zip(mask).filter(|(_, &m)| m) {
         main += text_words(p, b);
-    }
-    let bound = u32::try_from(u64::from(main) + rest_chars).unwrap_or(u32::MAX);
-    if has_article(main, bound) {
-        return true;
+        if has_article(main, bound(main)) {
+            return true;
+        }
     }
     if !has_article(main, main) {
         return false;
@@ -326,6 +334,43 @@ mod tests {
             .join("../../testdata/extract")
             .join(name);
         ex(&std::fs::read_to_string(p).unwrap())
+    }
+
+    proptest::proptest! {
+        /// Whether the page has an article under a mask is `has_article`
+        /// of all its main words against all its text words, however
+        /// early the count stops: on pages of paragraphs, link lists and
+        /// number runs of every size, any of them main.
+        #[test]
+        fn article_is_decided_on_all_the_words(
+            blocks in proptest::collection::vec(
+                (0usize..1200, 0u8..3, proptest::bool::weighted(0.2)),
+                0..12,
+            ),
+            title in 0usize..5,
+        ) {
+            let mut html = format!("<html><head><title>{}</title></head><body>", "t ".repeat(title));
+            for (words, kind, _) in &blocks {
+                let text = "w ".repeat(*words);
+                html.push_str(&match kind {
+                    0 => format!("<p>{text}</p>"),
+                    1 => format!("<p><a href=\"/x\">{text}</a></p>"),
+                    _ => format!("<p>{}</p>", "7 ".repeat(*words)),
+                });
+            }
+            html.push_str("</body></html>");
+            let parsed = crate::extract::tree::parse(&html);
+            let mask: Vec<bool> = parsed
+                .blocks
+                .iter()
+                .zip(blocks.iter().map(|b| b.2).chain(std::iter::repeat(false)))
+                .map(|(_, m)| m)
+                .collect();
+            let title = if parsed.title.trim().is_empty() { 0 } else { count_words(&parsed.title).0 };
+            let main: u32 = title + parsed.blocks.iter().zip(&mask).filter(|(_, &m)| m).map(|(b, _)| text_words(&parsed, b)).sum::<u32>();
+            let all: u32 = title + parsed.blocks.iter().map(|b| text_words(&parsed, b)).sum::<u32>();
+            proptest::prop_assert_eq!(is_article(&parsed, &mask), has_article(main, all));
+        }
     }
 
     /// The main text's lines.
