@@ -413,9 +413,11 @@ const RADIX_MIN_KEYS: usize = 512;
 /// order of the whole key: a least-significant-digit radix sort of the
 /// 32 shingle bits in three passes of 11, 11 and 10 bits, each a counting
 /// scatter into a scratch buffer.
+///
+/// Keys whose positions do not ascend (a deserialized page with its
+/// blocks out of order) get the comparison sort: the same order, slower.
 pub(super) fn sort_by_shingle(keys: &mut Vec<u64>) {
-    debug_assert!(keys.windows(2).all(|w| (w[0] as u32) < (w[1] as u32)));
-    if keys.len() < RADIX_MIN_KEYS {
+    if keys.len() < RADIX_MIN_KEYS || !keys.windows(2).all(|w| (w[0] as u32) < (w[1] as u32)) {
         keys.sort_unstable();
         return;
     }
