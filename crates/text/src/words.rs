@@ -130,11 +130,17 @@ fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
         .map(|k| at + k)
 }
 
-/// UAX #29 words of a piece that has non-ASCII characters.
+/// UAX #29 words of a piece that has non-ASCII characters: without the
+/// tables when its characters allow ([`table_free_piece`]).
 fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
-    if latin_piece(piece, scratch, f) {
-        return;
+    if !table_free_piece(piece, scratch, f) {
+        table_piece(piece, scratch, f);
     }
+}
+
+/// [`unicode_piece`] by UAX #29's tables, each CJK character then split
+/// off as a word of its own.
+fn table_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
     for word in piece.unicode_words() {
         if word.is_ascii() {
             f(word);
@@ -169,9 +175,10 @@ fn unicode_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) {
     }
 }
 
-/// What a character of a Latin piece ([`latin_piece`]) is to UAX #29.
+/// What a character of a table-free piece ([`table_free_piece`]) is to
+/// UAX #29.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Latin {
+enum Class {
     /// ALetter: an ASCII letter, or one of Latin-1 or Latin Extended-A.
     Letter,
     /// Numeric: an ASCII digit.
@@ -188,26 +195,26 @@ enum Latin {
     /// A Han ideograph or kana character that is a letter: a word of
     /// its own, whatever is around it (`unicode_piece`'s split).
     Cjk,
-    /// Anything else the Latin path knows: ASCII punctuation and space,
+    /// Anything else the table-free path knows: ASCII punctuation and space,
     /// the no-break space, `«` `»`, `“` `”`, `–` `—`, `…`, `•` and the
     /// common CJK punctuation.
     Other,
 }
 
 /// The class of the character at `b[i]` and its length in bytes, or
-/// `None` for one the Latin path leaves to `unicode_words`.
+/// `None` for one the table-free path leaves to the tables.
 #[inline]
-fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
+fn class_at(b: &[u8], i: usize) -> Option<(Class, usize)> {
     let c = *b.get(i)?;
     if c.is_ascii() {
         let class = match c {
-            b'a'..=b'z' | b'A'..=b'Z' => Latin::Letter,
-            b'0'..=b'9' => Latin::Digit,
-            b'_' => Latin::Under,
-            b':' => Latin::MidLetter,
-            b'.' | b'\'' => Latin::MidNumLet,
-            b',' | b';' => Latin::MidNum,
-            _ => Latin::Other,
+            b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
+            b'0'..=b'9' => Class::Digit,
+            b'_' => Class::Under,
+            b':' => Class::MidLetter,
+            b'.' | b'\'' => Class::MidNumLet,
+            b',' | b';' => Class::MidNum,
+            _ => Class::Other,
         };
         return Some((class, 1));
     }
@@ -215,19 +222,19 @@ fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
     match (c, c1) {
         // U+00D7 and U+00F7 (multiplication and division signs) are not
         // letters; the rest of U+00C0-U+017F is.
-        (0xC3, 0x97 | 0xB7) => Some((Latin::Other, 2)),
-        (0xC3..=0xC5, 0x80..=0xBF) => Some((Latin::Letter, 2)),
+        (0xC3, 0x97 | 0xB7) => Some((Class::Other, 2)),
+        (0xC3..=0xC5, 0x80..=0xBF) => Some((Class::Letter, 2)),
         // No-break space, left and right guillemets.
-        (0xC2, 0xA0 | 0xAB | 0xBB) => Some((Latin::Other, 2)),
+        (0xC2, 0xA0 | 0xAB | 0xBB) => Some((Class::Other, 2)),
         (0xE0..=0xEF, _) => {
             let c2 = *b.get(i + 2)?;
             let code = u32::from(c & 0x0F) << 12 | u32::from(c1 & 0x3F) << 6 | u32::from(c2 & 0x3F);
             let ch = char::from_u32(code)?;
             let class = match ch {
-                '\u{2019}' => Latin::MidNumLet,
+                '\u{2019}' => Class::MidNumLet,
                 // En and em dashes, curly double quotes, bullet, ellipsis.
                 '\u{2013}' | '\u{2014}' | '\u{201C}' | '\u{201D}' | '\u{2022}' | '\u{2026}' => {
-                    Latin::Other
+                    Class::Other
                 }
                 // CJK punctuation: 、。「」『』【】 and full-width ！（）？
                 '\u{3001}'
@@ -238,7 +245,7 @@ fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
                 | '\u{FF01}'
                 | '\u{FF08}'
                 | '\u{FF09}'
-                | '\u{FF1F}' => Latin::Other,
+                | '\u{FF1F}' => Class::Other,
                 // Hiragana, katakana (with the prolonged sound mark) and
                 // Han letters; not the iteration marks or ideographic
                 // numbers, which UAX #29 may join to a letter.
@@ -249,7 +256,7 @@ fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
                 | '\u{4E00}'..='\u{9FFF}'
                     if ch.is_alphanumeric() =>
                 {
-                    Latin::Cjk
+                    Class::Cjk
                 }
                 _ => return None,
             };
@@ -261,7 +268,7 @@ fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
 
 /// The words of a piece whose characters are all ASCII, Latin letters,
 /// `’`, Han and kana letters and a few common punctuation marks
-/// ([`latin_class`]), as `unicode_piece` gives them, without UAX #29's
+/// ([`class_at`]), as `unicode_piece` gives them, without UAX #29's
 /// tables: the rules [`ascii_words`] follows, with Latin letters as
 /// letters and `’` joining as `'` does (and written `'` in the word), and
 /// each Han or kana letter a word alone (no UAX #29 rule joins one to a
@@ -270,7 +277,7 @@ fn latin_class(b: &[u8], i: usize) -> Option<(Latin, usize)> {
 /// quotes, with dashes and accents, and of most Chinese and Japanese
 /// text, go this way. Returns false, having called `f` for nothing, on a
 /// piece with any other character.
-fn latin_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) -> bool {
+fn table_free_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) -> bool {
     let b = piece.as_bytes();
     let mut i = 0;
     while let Some(&c) = b.get(i) {
@@ -278,15 +285,15 @@ fn latin_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) -> b
             i += 1;
             continue;
         }
-        match latin_class(b, i) {
+        match class_at(b, i) {
             Some((_, n)) => i += n,
             None => return false,
         }
     }
-    let is_word = |c: Latin| matches!(c, Latin::Letter | Latin::Digit | Latin::Under);
+    let is_word = |c: Class| matches!(c, Class::Letter | Class::Digit | Class::Under);
     let mut i = 0;
-    while let Some((class, n)) = latin_class(b, i) {
-        if class == Latin::Cjk {
+    while let Some((class, n)) = class_at(b, i) {
+        if class == Class::Cjk {
             if let Some(word) = piece.get(i..i + n) {
                 f(word);
             }
@@ -299,27 +306,27 @@ fn latin_piece(piece: &str, scratch: &mut String, f: &mut impl FnMut(&str)) -> b
         let (mut last, mut alnum, mut quote) = (class, false, false);
         let mut j = i;
         loop {
-            while let Some((c, n)) = latin_class(b, j).filter(|&(c, _)| is_word(c)) {
-                alnum |= c != Latin::Under;
+            while let Some((c, n)) = class_at(b, j).filter(|&(c, _)| is_word(c)) {
+                alnum |= c != Class::Under;
                 last = c;
                 j += n;
             }
             // The character at `j` ends the word unless it joins the
             // letters or digits around it.
-            let Some((mid, m)) = latin_class(b, j) else {
+            let Some((mid, m)) = class_at(b, j) else {
                 break;
             };
-            let next = latin_class(b, j + m).map(|(c, _)| c);
+            let next = class_at(b, j + m).map(|(c, _)| c);
             let joins = matches!(
                 (last, mid, next),
                 (
-                    Latin::Letter,
-                    Latin::MidLetter | Latin::MidNumLet,
-                    Some(Latin::Letter)
+                    Class::Letter,
+                    Class::MidLetter | Class::MidNumLet,
+                    Some(Class::Letter)
                 ) | (
-                    Latin::Digit,
-                    Latin::MidNum | Latin::MidNumLet,
-                    Some(Latin::Digit)
+                    Class::Digit,
+                    Class::MidNum | Class::MidNumLet,
+                    Some(Class::Digit)
                 )
             );
             if !joins {
@@ -496,41 +503,17 @@ mod tests {
         }
     }
 
-    /// `unicode_piece` without the Latin path: UAX #29 itself.
+    /// `unicode_piece` by the tables alone: UAX #29 itself.
     fn by_tables(piece: &str) -> Vec<String> {
         let mut out = Vec::new();
-        for word in piece.unicode_words() {
-            let word = word.replace('\u{2019}', "'");
-            if !word.chars().any(is_cjk) {
-                out.push(word);
-                continue;
-            }
-            emit_all(&word, &mut out);
-        }
+        table_piece(piece, &mut String::new(), &mut |w: &str| {
+            out.push(w.to_owned())
+        });
         out
     }
 
-    /// The CJK split of one word, as `unicode_piece` does it.
-    fn emit_all(word: &str, out: &mut Vec<String>) {
-        let mut run_start: Option<usize> = None;
-        let mut push = |s: usize, e: usize| emit(word, s, e, &mut |w: &str| out.push(w.to_owned()));
-        for (i, c) in word.char_indices() {
-            if is_cjk(c) {
-                if let Some(s) = run_start.take() {
-                    push(s, i);
-                }
-                push(i, i + c.len_utf8());
-            } else if run_start.is_none() {
-                run_start = Some(i);
-            }
-        }
-        if let Some(s) = run_start {
-            push(s, word.len());
-        }
-    }
-
     #[test]
-    fn latin_pieces_follow_the_uax29_rules() {
+    fn table_free_pieces_follow_the_uax29_rules() {
         for (piece, words) in [
             ("“don’t”", vec!["don't"]),
             ("Straße—café…", vec!["straße", "café"]),
@@ -549,8 +532,11 @@ mod tests {
         ] {
             let piece = piece.to_lowercase();
             let mut got = Vec::new();
-            assert!(latin_piece(&piece, &mut String::new(), &mut |w: &str| got
-                .push(w.to_owned())));
+            assert!(table_free_piece(
+                &piece,
+                &mut String::new(),
+                &mut |w: &str| got.push(w.to_owned())
+            ));
             assert_eq!(got, words, "{piece}");
             assert_eq!(got, by_tables(&piece), "{piece}");
         }
@@ -566,14 +552,14 @@ mod tests {
             "한",
         ] {
             assert!(
-                !latin_piece(piece, &mut String::new(), &mut |_: &str| {}),
+                !table_free_piece(piece, &mut String::new(), &mut |_: &str| {}),
                 "{piece}"
             );
         }
     }
 
     proptest::proptest! {
-        /// The Latin path gives UAX #29's words: on pieces of ASCII
+        /// The table-free path gives UAX #29's words: on pieces of ASCII
         /// letters, digits and joiners with Latin letters, the
         /// multiplication sign, curly quotes, dashes, the ellipsis, the
         /// no-break space and guillemets; and with characters it leaves
@@ -581,7 +567,7 @@ mod tests {
         /// middle dot, the soft hyphen, a CJK ideograph), which must make
         /// it decline.
         #[test]
-        fn latin_path_equals_the_tables(
+        fn table_free_path_equals_the_tables(
             piece in "([a-c0-2_.,;:'!-]|[àéßÿĀœ×÷’“”–—…•\u{a0}«»]|[中文月かをカタナーぁゖァヺ㐀鿿、。「」『』【】！（）？]){0,16}",
             other in proptest::option::of("[\u{301}‘·\u{ad}ª\u{3099}・゛한，：．々〇]"),
             at in 0usize..17,
@@ -592,7 +578,7 @@ mod tests {
                 piece.insert_str(at, o);
             }
             let mut got = Vec::new();
-            let handled = latin_piece(&piece, &mut String::new(), &mut |w: &str| got.push(w.to_owned()));
+            let handled = table_free_piece(&piece, &mut String::new(), &mut |w: &str| got.push(w.to_owned()));
             proptest::prop_assert_eq!(handled, other.is_none());
             if handled {
                 proptest::prop_assert_eq!(got, by_tables(&piece));
