@@ -518,6 +518,26 @@ fn dedup_index_killed_in_many_rounds_loses_no_acknowledged_verdict() {
     let mut kept: HashMap<String, u64> = HashMap::new();
     let mut acknowledged = 0usize;
     let mut finished = 0usize;
+    // How long a whole run of one round's pages takes on this machine and
+    // build (its own pages and index): the kill moments below are shares
+    // of it, so that most runs are killed on a fast machine too.
+    write_pages(&dir, "calibrate", 1_000_000..1_000_000 + PER_ROUND);
+    let start = Instant::now();
+    dir.run(&[
+        "dedup",
+        "calibrate",
+        "--out",
+        "calibrated",
+        "--index",
+        "calibrate.redb",
+        "-q",
+        "--no-report",
+        "--threads",
+        "2",
+    ])
+    .expect_code(0);
+    let whole = start.elapsed();
+    let share = |x: u64, most: f64| whole.mul_f64(most * (x % 1000) as f64 / 1000.0);
     // Moments spread from opening the index to the middle of writing
     // verdicts (pseudo-random, fixed seed).
     let mut rng = neardup_api::SplitMix64::new(0x2545_F491_4F6C_DD1D);
@@ -540,7 +560,7 @@ fn dedup_index_killed_in_many_rounds_loses_no_acknowledged_verdict() {
             .unwrap();
         if round % 2 == 0 {
             // Early: while the index is opened, rebuilt or first written.
-            std::thread::sleep(Duration::from_millis(20 + x % 800));
+            std::thread::sleep(share(x, 0.6));
         } else {
             // Late: once verdicts are being written (whatever the speed of
             // the machine), plus a little more, into the next writes.
@@ -551,7 +571,7 @@ fn dedup_index_killed_in_many_rounds_loses_no_acknowledged_verdict() {
             {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            std::thread::sleep(Duration::from_millis(x % 400));
+            std::thread::sleep(share(x, 0.3));
         }
         let _ = child.kill(); // SIGKILL: no destructor, no flush
         let status = child.wait().unwrap();
