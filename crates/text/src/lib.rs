@@ -23,7 +23,7 @@ mod stem;
 mod stop;
 mod words;
 
-pub use words::{count_whitespace_words, for_each_word};
+pub use words::{count_whitespace_words, for_each_word, is_alphabetic, is_alphanumeric};
 
 use neardup_api::{SettingError, Words};
 use serde::{Deserialize, Serialize};

@@ -19,7 +19,7 @@ pub(super) fn for_each_hashed_word(text: &str, mut f: impl FnMut(&str, u32)) {
     let mut lower = String::new();
     lowercase_into(text, &mut lower);
     neardup_text::for_each_word(&lower, |w| {
-        if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
+        if w.is_ascii() || w.chars().any(neardup_text::is_alphanumeric) {
             f(w, hash64(w.as_bytes()) as u32);
         }
     });

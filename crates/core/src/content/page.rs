@@ -226,7 +226,7 @@ impl PageContent {
             let start = out.words.len();
             numbers.clear();
             let mut word = |w: &str| {
-                if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
+                if w.is_ascii() || w.chars().any(neardup_text::is_alphanumeric) {
                     out.words.push(hash64(w.as_bytes()) as u32);
                     numbers.push(w.bytes().all(|b| b.is_ascii_digit()));
                 }

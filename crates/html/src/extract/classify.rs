@@ -94,7 +94,7 @@ pub fn classify(p: &Parsed<'_>) -> (Vec<bool>, MainText) {
 fn count_words(text: &str) -> (u32, u32) {
     let (mut words, mut numbers) = (0u32, 0u32);
     neardup_text::for_each_word(text, |w| {
-        if w.is_ascii() || w.chars().any(char::is_alphanumeric) {
+        if w.is_ascii() || w.chars().any(neardup_text::is_alphanumeric) {
             words += 1;
             numbers += u32::from(w.bytes().all(|b| b.is_ascii_digit()));
         }
