@@ -127,13 +127,16 @@ fn in_letter_block(ch: char) -> bool {
         | 0xAC00..=0xD7A3)
 }
 
-/// [`char::is_alphabetic`], the common blocks first ([`in_letter_block`]).
+/// [`char::is_alphabetic`], answered from ranges first for the blocks most
+/// non-ASCII words are in (Latin-1 and Latin Extended letters, IPA, Greek,
+/// Cyrillic, Hebrew, Arabic, kana, Han, Hangul), then from Unicode's tables.
 #[inline]
 pub fn is_alphabetic(ch: char) -> bool {
     ch.is_ascii_alphabetic() || in_letter_block(ch) || (!ch.is_ascii() && ch.is_alphabetic())
 }
 
-/// [`char::is_alphanumeric`], the common blocks first ([`in_letter_block`]).
+/// [`char::is_alphanumeric`], answered from ranges first like
+/// [`is_alphabetic`].
 #[inline]
 pub fn is_alphanumeric(ch: char) -> bool {
     ch.is_ascii_alphanumeric() || in_letter_block(ch) || (!ch.is_ascii() && ch.is_alphanumeric())
