@@ -11,8 +11,9 @@
 //! An observation (a page that was not kept, stored for its blocks only)
 //! counts towards its site's templates and nothing else.
 
+use foldhash::{HashMap, HashMapExt};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use neardup_api::{CandidateIndex, Detector, DocId};
 

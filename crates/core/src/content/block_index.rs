@@ -1,6 +1,8 @@
 //! Kept pages by their blocks (`BlockIndex`): the fallback candidates when no detector matched.
 
-use std::collections::HashMap;
+// Keyed by block hashes and ids: foldhash, not SipHash (see the crate's
+// Cargo.toml).
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::page::PageContent;
 use super::templates::SiteTemplate;
@@ -65,7 +67,7 @@ impl BlockIndex {
         out: &mut Vec<neardup_api::DocId>,
     ) {
         let mut score: HashMap<neardup_api::DocId, u32> = HashMap::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         for b in &page.blocks {
             if template.contains(b.hash) || !seen.insert(b.hash) {
                 continue;

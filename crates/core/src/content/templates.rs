@@ -1,7 +1,8 @@
 //! Per site, which blocks its pages repeat (`Templates`, `SiteTemplate`), and the URL structure they are counted by.
 
 use neardup_api::hash64;
-use std::collections::HashMap;
+// Keyed by our hashes: foldhash, not SipHash (see the crate's Cargo.toml).
+use foldhash::HashMap;
 
 use super::evidence::EvidenceRef;
 use super::thresholds::{TEMPLATE_MAX_PAGES, TEMPLATE_MIN_PAGES, TEMPLATE_SHARE};
