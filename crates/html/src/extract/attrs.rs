@@ -3,7 +3,7 @@
 //! patterns, one Aho-Corasick pass), visibility, role, link target and
 //! `rel`, and the `content` of a meta refresh.
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::AhoCorasick;
 use memchr::{memchr, memmem};
@@ -92,6 +92,18 @@ pub(super) const PATTERNS: &[(&str, u8)] = &[
     ("dateline", P_BYLINE),
     ("writtenby", P_BYLINE),
 ];
+
+/// Searchers for the attribute values read on every element, built once
+/// (building a `memmem::Finder` costs more than one short search).
+static FALLBACK_IMAGE: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("fallback-image"));
+static DISPLAY_NONE: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("display:none"));
+static VISIBILITY_HIDDEN: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("visibility:hidden"));
+static ARTICLE_BODY: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("articlebody"));
+static AUTHOR: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("author"));
 
 pub(super) fn matcher() -> Option<&'static AhoCorasick> {
     static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
@@ -188,7 +200,7 @@ impl<'a> ElementAttrs<'a> {
                 }
                 5 if k.eq_ignore_ascii_case(b"class") => {
                     a.class = v;
-                    fallback_image = memmem::find(v, b"fallback-image").is_some();
+                    fallback_image = FALLBACK_IMAGE.find(v).is_some();
                 }
                 5 if k.eq_ignore_ascii_case(b"style") && memchr(b':', v).is_some() => {
                     let s: Vec<u8> = v
@@ -196,19 +208,17 @@ impl<'a> ElementAttrs<'a> {
                         .filter(|b| !b.is_ascii_whitespace())
                         .map(u8::to_ascii_lowercase)
                         .collect();
-                    if memmem::find(&s, b"display:none").is_some()
-                        || memmem::find(&s, b"visibility:hidden").is_some()
-                    {
+                    if DISPLAY_NONE.find(&s).is_some() || VISIBILITY_HIDDEN.find(&s).is_some() {
                         a.hidden = true;
                     }
                 }
                 6 if k.eq_ignore_ascii_case(b"hidden") => a.hidden = true,
                 8 if k.eq_ignore_ascii_case(b"itemprop") => {
                     let lower = v.to_ascii_lowercase();
-                    if memmem::find(&lower, b"articlebody").is_some() {
+                    if ARTICLE_BODY.find(&lower).is_some() {
                         a.article_body = true;
                     }
-                    if memmem::find(&lower, b"author").is_some() {
+                    if AUTHOR.find(&lower).is_some() {
                         a.byline = true;
                     }
                 }

@@ -12,6 +12,16 @@
 //! It never panics and never allocates.
 
 use memchr::{memchr, memchr2, memmem};
+use std::sync::LazyLock;
+
+/// The searchers for raw text and comments, built once per process rather
+/// than per element (building one costs more than a short search).
+static END_TAG_OPEN: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("</"));
+static COMMENT_OPEN: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("<!--"));
+static COMMENT_CLOSE: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("-->"));
 
 /// One token. Slices borrow the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,13 +101,15 @@ impl<'a> Tokenizer<'a> {
             self.pos = bytes.len();
             return Some(Token::Raw(self.s(start, bytes.len())));
         }
-        let finder = memmem::Finder::new(b"</");
+        let finder = &*END_TAG_OPEN;
         let mut from = start;
         // A script's `<!-- ... <script> ... </script> ... -->` does not end
         // at the inner `</script>` (WHATWG "script data double escaped"):
         // tracked only for scripts that hold a `<!--` at all.
         let mut escapes = (name.eq_ignore_ascii_case("script")
-            && memmem::find(bytes.get(start..).unwrap_or_default(), b"<!--").is_some())
+            && COMMENT_OPEN
+                .find(bytes.get(start..).unwrap_or_default())
+                .is_some())
         .then(|| ScriptEscapes::new(start));
         loop {
             let Some(rel) = bytes.get(from..).and_then(|h| finder.find(h)) else {
@@ -194,7 +206,8 @@ impl<'a> Iterator for Tokenizer<'a> {
                         } else if rest.get(4..6) == Some(b"->") {
                             self.pos = body + 2;
                         } else {
-                            self.pos = memmem::find(bytes.get(body..).unwrap_or_default(), b"-->")
+                            self.pos = COMMENT_CLOSE
+                                .find(bytes.get(body..).unwrap_or_default())
                                 .map_or(bytes.len(), |i| body + i + 3);
                         }
                     } else {

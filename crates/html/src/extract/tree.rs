@@ -12,6 +12,7 @@
 
 use memchr::{memchr, memchr3, memmem};
 use rustc_hash::FxHashMap;
+use std::sync::LazyLock;
 
 use super::attrs::{
     as_str, decode_attr, name_hash, pattern_bits, refresh_content, weight_of, ElementAttrs,
@@ -19,6 +20,18 @@ use super::attrs::{
 };
 use super::tags::{Tag, TAG_COUNT};
 use super::tokenizer::{Attrs, Token, Tokenizer};
+
+/// The searchers of the text passes, built once: building a
+/// `memmem::Finder` costs more than searching a short text with it, and
+/// these run on every text token and block.
+static DOUBLE_SPACE: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("  "));
+static SENTENCE_GAP: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(". "));
+static FULLWIDTH_COMMA: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("\u{FF0C}"));
+static IDEOGRAPHIC_COMMA: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("\u{3001}"));
 
 /// "No node" in links.
 pub const NONE: u32 = u32::MAX;
@@ -312,7 +325,7 @@ impl<'a> Builder<'a> {
         let before = self.cur.len();
         let simple = memchr3(b'\t', b'\n', b'\r', bytes).is_none()
             && memchr(0x0C, bytes).is_none()
-            && memmem::find(bytes, b"  ").is_none();
+            && DOUBLE_SPACE.find(bytes).is_none();
         if simple {
             let (lead, rest) = match s.strip_prefix(' ') {
                 Some(rest) => (true, rest),
@@ -348,8 +361,8 @@ impl<'a> Builder<'a> {
         let chars = added.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u32;
         let mut commas = bytes.iter().filter(|&&b| b == b',').count() as u32;
         if !bytes.is_ascii() {
-            commas += memmem::find_iter(bytes, "\u{FF0C}".as_bytes()).count() as u32;
-            commas += memmem::find_iter(bytes, "\u{3001}".as_bytes()).count() as u32;
+            commas += FULLWIDTH_COMMA.find_iter(bytes).count() as u32;
+            commas += IDEOGRAPHIC_COMMA.find_iter(bytes).count() as u32;
         }
         self.cur_chars += chars;
         if self.link_depth > 0 {
@@ -376,7 +389,7 @@ impl<'a> Builder<'a> {
         // block's length took one per doubling).
         let text = self.cur.as_str().to_owned();
         self.cur.clear();
-        let sentence_end = text.ends_with('.') || memmem::find(text.as_bytes(), b". ").is_some();
+        let sentence_end = text.ends_with('.') || SENTENCE_GAP.find(text.as_bytes()).is_some();
         let owner = self.top().owner;
         self.out.blocks.push(RawBlock {
             text,
