@@ -73,7 +73,7 @@ struct PageTextRef<'a> {
 }
 
 /// [`TextBlock`] borrowed.
-#[derive(Serialize)]
+#[derive(Clone, Copy, Serialize)]
 struct TextBlockRef<'a> {
     text: &'a str,
     tag: &'a str,
@@ -117,6 +117,45 @@ impl<'a> PageTextRef<'a> {
             truncated,
             blocks,
         }
+    }
+}
+
+impl PageTextRef<'_> {
+    /// Appends the page's JSON: what `serde_json::to_writer` writes for
+    /// it, with the strings escaped by [`crate::json::string`] (serde_json
+    /// escaping the blocks' text was 2.2% of `dedup`'s instructions).
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(b"{\"doc_id\":");
+        crate::json::string(out, self.doc_id);
+        out.extend_from_slice(b",\"url\":");
+        crate::json::string(out, self.url);
+        out.extend_from_slice(if self.truncated {
+            b",\"truncated\":true,\"blocks\":["
+        } else {
+            b",\"truncated\":false,\"blocks\":["
+        });
+        for (i, b) in self.blocks.iter().enumerate() {
+            out.extend_from_slice(if i == 0 {
+                b"{\"text\":"
+            } else {
+                b",{\"text\":"
+            });
+            crate::json::string(out, b.text);
+            out.extend_from_slice(b",\"tag\":");
+            crate::json::string(out, b.tag);
+            out.extend_from_slice(if b.main {
+                b",\"main\":true"
+            } else {
+                b",\"main\":false"
+            });
+            if let Some(role) = b.role {
+                out.extend_from_slice(b",\"role\":");
+                serde_json::to_writer(&mut *out, &role)?;
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}");
+        Ok(())
     }
 }
 
@@ -303,7 +342,7 @@ impl EvidenceSpool {
                 )
             })?;
             line.clear();
-            serde_json::to_writer(&mut line, &page)
+            page.write_json(&mut line)
                 .map_err(|e| spool_error(&self.dir, e.into()))?;
             line.push(b'\n');
             out.write_all(&line)
@@ -558,6 +597,22 @@ mod tests {
             serde_json::to_string(&back).unwrap(),
             serde_json::to_string(&page).unwrap()
         );
+        // The hand-written line is serde_json's, with and without blocks
+        // and truncation.
+        for (truncated, n) in [(true, 4), (false, 1), (false, 0)] {
+            let page = PageTextRef {
+                doc_id: "id\\1",
+                url: "https://example.com/a?q=\"x\"",
+                truncated,
+                blocks: back.blocks[..n].to_vec(),
+            };
+            let mut line = Vec::new();
+            page.write_json(&mut line).unwrap();
+            assert_eq!(
+                String::from_utf8(line).unwrap(),
+                serde_json::to_string(&page).unwrap()
+            );
+        }
         for cut in 0..bytes.len() {
             assert!(PageTextRef::decode(&bytes[..cut]).is_none(), "{cut}");
         }

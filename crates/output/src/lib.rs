@@ -63,6 +63,7 @@ mod clusters;
 mod dir;
 mod evidence;
 mod files;
+mod json;
 mod record;
 mod sink;
 #[cfg(test)]
