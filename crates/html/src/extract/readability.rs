@@ -193,6 +193,23 @@ pub(super) struct Agg {
     pub(super) heading: u32,
 }
 
+impl Agg {
+    /// The field-wise sum.
+    fn plus(self, o: &Agg) -> Agg {
+        Agg {
+            text: self.text + o.text,
+            link: self.link + o.link,
+            commas: self.commas + o.commas,
+            p: self.p + o.p,
+            img: self.img + o.img,
+            li: self.li + o.li,
+            input: self.input + o.input,
+            embed: self.embed + o.embed,
+            heading: self.heading + o.heading,
+        }
+    }
+}
+
 /// One readability pass with `flags`: the per-block main-content mask and
 /// its characters. The steps, in readability's order: drop unlikely
 /// nodes ([`Pass::new`]), score paragraphs into their ancestors
@@ -746,14 +763,21 @@ impl<'a, 'p> Pass<'a, 'p> {
             &[Tag::Ul],
             &[Tag::Div],
         ];
+        // What each node's children in the article add to its own counts
+        // in this pass. A node's slot is read and reset when it is visited:
+        // its children come after it in document order, so all of them are
+        // in by then, and the next pass starts from zero without copying a
+        // table per pass. A node that leaves the article never comes back
+        // (removals only grow), so what its slot gathers is never read.
+        let mut below = vec![Agg::default(); nodes.len()];
         for pass in passes {
-            let mut agg = own.clone();
             for i in (1..nodes.len()).rev() {
                 if !in_art.get(i).copied().unwrap_or(false) {
                     continue;
                 }
                 let Some(x) = nodes.get(i) else { continue };
-                let a = agg.get(i).copied().unwrap_or_default();
+                let children = below.get_mut(i).map(std::mem::take).unwrap_or_default();
+                let a = own.get(i).copied().unwrap_or_default().plus(&children);
                 if pass.contains(&x.tag)
                     && i as u32 != top_node
                     && !self.ctx.in_data_table.get(i).copied().unwrap_or(false)
@@ -771,7 +795,7 @@ impl<'a, 'p> Pass<'a, 'p> {
                         continue;
                     }
                 }
-                if let Some(pa) = agg.get_mut(x.parent as usize) {
+                if let Some(pa) = below.get_mut(x.parent as usize) {
                     pa.text += a.text;
                     pa.link += a.link;
                     pa.commas += a.commas;
