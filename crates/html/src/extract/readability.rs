@@ -796,15 +796,9 @@ impl<'a, 'p> Pass<'a, 'p> {
                     }
                 }
                 if let Some(pa) = below.get_mut(x.parent as usize) {
-                    pa.text += a.text;
-                    pa.link += a.link;
-                    pa.commas += a.commas;
-                    pa.p += a.p + u32::from(x.tag == Tag::P);
-                    pa.img += a.img;
-                    pa.li += a.li + u32::from(x.tag == Tag::Li);
-                    pa.input += a.input;
-                    pa.embed += a.embed;
-                    pa.heading += a.heading;
+                    *pa = pa.plus(&a);
+                    pa.p += u32::from(x.tag == Tag::P);
+                    pa.li += u32::from(x.tag == Tag::Li);
                 }
             }
             self.in_article(is_root, removed, in_art);
