@@ -3,6 +3,7 @@
 mod attrs;
 pub mod classify;
 mod readability;
+mod scan;
 pub mod tags;
 pub mod tokenizer;
 pub mod tree;

@@ -14,6 +14,8 @@
 use memchr::{memchr, memchr2, memmem};
 use std::sync::LazyLock;
 
+use super::scan::{find_byte, find_byte2};
+
 /// The searchers for raw text and comments, built once per process rather
 /// than per element (building one costs more than a short search).
 static END_TAG_OPEN: LazyLock<memmem::Finder<'static>> =
@@ -146,7 +148,7 @@ impl<'a> Tokenizer<'a> {
     fn scan_tag_end(&self, mut i: usize) -> Option<usize> {
         let bytes = self.bytes();
         loop {
-            let rel = memchr2(b'>', b'=', bytes.get(i..)?)?;
+            let rel = find_byte2(b'>', b'=', bytes.get(i..)?)?;
             let at = i + rel;
             if bytes.get(at) == Some(&b'>') {
                 return Some(at);
@@ -158,7 +160,7 @@ impl<'a> Tokenizer<'a> {
             }
             match bytes.get(j) {
                 Some(&q @ (b'"' | b'\'')) => {
-                    let close = memchr(q, bytes.get(j + 1..)?)?;
+                    let close = find_byte(q, bytes.get(j + 1..)?)?;
                     i = j + 1 + close + 1;
                 }
                 Some(_) => i = j,
@@ -184,7 +186,7 @@ impl<'a> Iterator for Tokenizer<'a> {
             if start >= bytes.len() {
                 return None;
             }
-            let Some(rel) = memchr(b'<', bytes.get(start..)?) else {
+            let Some(rel) = find_byte(b'<', bytes.get(start..)?) else {
                 self.pos = bytes.len();
                 return Some(Token::Text(self.s(start, bytes.len())));
             };
@@ -361,7 +363,7 @@ impl<'a> Iterator for Attrs<'a> {
         match b.get(j) {
             Some(&q @ (b'"' | b'\'')) => {
                 let vs = j + 1;
-                let ve = memchr(q, b.get(vs..).unwrap_or_default()).map_or(b.len(), |k| vs + k);
+                let ve = find_byte(q, b.get(vs..).unwrap_or_default()).map_or(b.len(), |k| vs + k);
                 self.i = (ve + 1).min(b.len());
                 Some((name, b.get(vs..ve).unwrap_or_default()))
             }

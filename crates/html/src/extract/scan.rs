@@ -1,0 +1,127 @@
+//! Byte searches for the tokenizer that are usually short.
+//!
+//! Most of what the tokenizer looks for is a few bytes away: the `<` after
+//! a tag (often the very next byte, or after a newline and indentation),
+//! an attribute value's closing quote, a tag's `=` or `>`. `memchr` is
+//! the right tool for long haystacks, but each call goes through a
+//! function pointer and sets up vector registers, which on neardup-dev2
+//! cost about 55 instructions a call, more than the search itself. These
+//! read the first [`NEAR`] bytes eight at a time in a general register
+//! (SWAR: a byte equal to the needle becomes a zero byte, and the lowest
+//! zero byte of a word is found exactly with the carry trick of
+//! `(x - 0x01..) & !x & 0x80..`), and hand the rest to `memchr`.
+
+use memchr::{memchr, memchr2};
+
+/// How far the word-at-a-time search goes before calling `memchr`.
+const NEAR: usize = 32;
+
+const LOW: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each zero byte of `x`, and possibly of bytes above the
+/// lowest zero byte; the lowest set bit is always exact.
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(LOW) & !x & HIGH
+}
+
+/// The position of the first `needle` in `hay`, as `memchr` gives it.
+#[inline]
+pub(super) fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
+    let pattern = LOW * u64::from(needle);
+    let near = hay.len().min(NEAR);
+    let mut words = hay[..near].chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let hits = zero_bytes(x ^ pattern);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if let Some(k) = words.remainder().iter().position(|&b| b == needle) {
+        return Some(at + k);
+    }
+    memchr(needle, &hay[near..]).map(|k| near + k)
+}
+
+/// The position of the first `a` or `b` in `hay`, as `memchr2` gives it.
+#[inline]
+pub(super) fn find_byte2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    let (pa, pb) = (LOW * u64::from(a), LOW * u64::from(b));
+    let near = hay.len().min(NEAR);
+    let mut words = hay[..near].chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        // Each mask's lowest bit is exact, so the lowest of their union is.
+        let hits = zero_bytes(x ^ pa) | zero_bytes(x ^ pb);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if let Some(k) = words.remainder().iter().position(|&c| c == a || c == b) {
+        return Some(at + k);
+    }
+    memchr2(a, b, &hay[near..]).map(|k| near + k)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn finds_the_first_at_every_offset_and_length() {
+        // Every position within and past the word-at-a-time reach, with
+        // decoys above it (a false positive of the carry trick sits above a
+        // true match, never below).
+        for len in 0..80 {
+            for at in 0..len {
+                let mut hay = vec![b'a'; len];
+                hay[at] = b'<';
+                for decoy in hay.iter_mut().skip(at + 1).step_by(3) {
+                    *decoy = b'<' ^ 1;
+                }
+                if at + 2 < len {
+                    hay[at + 2] = b'<';
+                }
+                assert_eq!(find_byte(b'<', &hay), Some(at), "len {len} at {at}");
+                assert_eq!(find_byte2(b'>', b'<', &hay), Some(at), "len {len} at {at}");
+                assert_eq!(find_byte2(b'<', b'>', &hay), Some(at), "len {len} at {at}");
+            }
+            let hay = vec![b'a'; len];
+            assert_eq!(find_byte(b'<', &hay), None);
+            assert_eq!(find_byte2(b'<', b'=', &hay), None);
+        }
+    }
+
+    #[test]
+    fn finds_zero_and_high_bytes() {
+        // The needle 0x00 and 0x80-0xFF are where a carry trick can go wrong.
+        for needle in [0u8, 1, 0x7F, 0x80, 0xFF] {
+            for at in 0..40 {
+                let mut hay = vec![needle.wrapping_add(1); 40];
+                hay[at] = needle;
+                assert_eq!(find_byte(needle, &hay), Some(at), "{needle} at {at}");
+                assert_eq!(find_byte2(needle, needle, &hay), Some(at));
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_memchr(
+            hay in proptest::collection::vec(prop::sample::select(vec![0u8, 1, b'<', b'=', b'>', b'"', 0x80, 0xFE, 0xFF, b'a']), 0..100),
+            a in prop::sample::select(vec![0u8, 1, b'<', b'=', b'>', b'"', 0x80, 0xFF]),
+            b in prop::sample::select(vec![0u8, b'<', b'>', 0xFE]),
+        ) {
+            prop_assert_eq!(find_byte(a, &hay), memchr(a, &hay));
+            prop_assert_eq!(find_byte2(a, b, &hay), memchr2(a, b, &hay));
+        }
+    }
+}
