@@ -10,7 +10,7 @@
 //! bits and weight, visibility, role (read from the start tag by `attrs`),
 //! and element counts.
 
-use memchr::{memchr, memchr3, memmem};
+use memchr::{memchr, memmem};
 use rustc_hash::FxHashMap;
 use std::sync::LazyLock;
 
@@ -24,8 +24,6 @@ use super::tokenizer::{Attrs, Token, Tokenizer};
 /// The searchers of the text passes, built once: building a
 /// `memmem::Finder` costs more than searching a short text with it, and
 /// these run on every text token and block.
-static DOUBLE_SPACE: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new("  "));
 static SENTENCE_GAP: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(". "));
 static FULLWIDTH_COMMA: LazyLock<memmem::Finder<'static>> =
@@ -318,15 +316,14 @@ impl<'a> Builder<'a> {
     ///
     /// Most text is words between single spaces: that is pushed whole,
     /// and only text with other whitespace (newlines, indentation, runs)
-    /// is cut into runs. The characters and commas are counted after, over
-    /// the bytes, in passes the compiler vectorizes.
+    /// is cut into runs. What this needs of the text (other whitespace,
+    /// double spaces, commas, characters) is counted first in one pass
+    /// over its bytes that the compiler vectorizes ([`TextCounts`]).
     fn append(&mut self, s: &str) {
         let bytes = s.as_bytes();
         let before = self.cur.len();
-        let simple = memchr3(b'\t', b'\n', b'\r', bytes).is_none()
-            && memchr(0x0C, bytes).is_none()
-            && DOUBLE_SPACE.find(bytes).is_none();
-        if simple {
+        let counts = TextCounts::of(bytes);
+        if counts.simple() {
             let (lead, rest) = match s.strip_prefix(' ') {
                 Some(rest) => (true, rest),
                 None => (false, s),
@@ -355,12 +352,16 @@ impl<'a> Builder<'a> {
                 self.push_run(s.get(run_start..).unwrap_or(""));
             }
         }
-        // Characters pushed (a space put between runs counts), commas in
-        // the text (ASCII, full-width U+FF0C and ideographic U+3001).
-        let added = self.cur.as_bytes().get(before..).unwrap_or_default();
-        let chars = added.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u32;
-        let mut commas = bytes.iter().filter(|&&b| b == b',').count() as u32;
-        if !bytes.is_ascii() {
+        // Characters pushed (a space put between runs counts): only ASCII
+        // whitespace was dropped, so the UTF-8 continuation bytes pushed
+        // are the text's. Commas: ASCII, full-width U+FF0C and
+        // ideographic U+3001.
+        let added = self.cur.len() - before;
+        let chars = u32::try_from(added)
+            .unwrap_or(u32::MAX)
+            .saturating_sub(counts.continuation);
+        let mut commas = counts.commas;
+        if counts.continuation > 0 {
             commas += FULLWIDTH_COMMA.find_iter(bytes).count() as u32;
             commas += IDEOGRAPHIC_COMMA.find_iter(bytes).count() as u32;
         }
@@ -968,5 +969,88 @@ impl<'a> Builder<'a> {
                 self.close_until(tag, hash, |t| t.is_scope_boundary() && t != tag);
             }
         }
+    }
+}
+
+/// What [`Builder::append`] needs of a text, counted in one pass.
+struct TextCounts {
+    /// Tabs, newlines, form feeds and carriage returns.
+    other_space: u32,
+    /// Positions where a space follows a space.
+    double_space: u32,
+    commas: u32,
+    /// UTF-8 continuation bytes (a text without any is ASCII).
+    continuation: u32,
+}
+
+impl TextCounts {
+    fn of(bytes: &[u8]) -> TextCounts {
+        let (mut other_space, mut commas, mut continuation) = (0u32, 0u32, 0u32);
+        for &b in bytes {
+            other_space += u32::from(matches!(b, b'\t' | b'\n' | 0x0C | b'\r'));
+            commas += u32::from(b == b',');
+            continuation += u32::from(b & 0xC0 == 0x80);
+        }
+        let double_space = bytes
+            .iter()
+            .zip(bytes.iter().skip(1))
+            .map(|(&a, &b)| u32::from(a == b' ' && b == b' '))
+            .sum();
+        TextCounts {
+            other_space,
+            double_space,
+            commas,
+            continuation,
+        }
+    }
+
+    /// Words between single spaces, with nothing to collapse inside.
+    fn simple(&self) -> bool {
+        self.other_space == 0 && self.double_space == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// The one-pass counts against their plain definitions.
+        #[test]
+        fn text_counts_match_their_definitions(
+            s in "[ a,\t\n\r\u{0C}\u{0B}é，、ж]{0,80}",
+        ) {
+            let b = s.as_bytes();
+            let c = TextCounts::of(b);
+            prop_assert_eq!(c.other_space as usize, b.iter().filter(|&&x| matches!(x, b'\t' | b'\n' | b'\r' | 0x0C)).count());
+            prop_assert_eq!(c.double_space as usize, overlapping_double_spaces(&s));
+            prop_assert_eq!(c.commas as usize, s.matches(',').count());
+            prop_assert_eq!(c.continuation as usize, s.len() - s.chars().count());
+            // `simple` is exactly "no whitespace to collapse inside".
+            let simple = !s.contains(['\t', '\n', '\r', '\u{0C}']) && !s.contains("  ");
+            prop_assert_eq!(c.simple(), simple);
+        }
+    }
+
+    fn overlapping_double_spaces(s: &str) -> usize {
+        s.as_bytes().windows(2).filter(|w| w == b"  ").count()
+    }
+
+    #[test]
+    fn text_counts_of_a_sentence() {
+        let c = TextCounts::of("a,  b\n c".as_bytes());
+        assert_eq!(
+            (c.other_space, c.double_space, c.commas, c.continuation),
+            (1, 1, 1, 0)
+        );
+        assert!(!c.simple());
+        let c = TextCounts::of("dés, ж".as_bytes());
+        assert_eq!(
+            (c.other_space, c.double_space, c.commas, c.continuation),
+            (0, 0, 1, 2)
+        );
+        assert!(c.simple());
     }
 }
