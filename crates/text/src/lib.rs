@@ -23,7 +23,9 @@ mod stem;
 mod stop;
 mod words;
 
-pub use words::{count_whitespace_words, for_each_word, is_alphabetic, is_alphanumeric};
+pub use words::{
+    count_whitespace_words, first_non_ascii, for_each_word, is_alphabetic, is_alphanumeric,
+};
 
 use neardup_api::{SettingError, Words};
 use serde::{Deserialize, Serialize};
@@ -365,10 +367,7 @@ fn nfkc(text: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
-        let Some(off) = bytes
-            .get(i..)
-            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
-        else {
+        let Some(off) = bytes.get(i..).and_then(words::first_non_ascii) else {
             out.push_str(text.get(i..).unwrap_or(""));
             break;
         };
@@ -416,7 +415,13 @@ fn lowercase_in<'a>(text: &'a str, buf: &'a mut String) -> &'a str {
 
 /// ASCII without a capital: its own lowercase.
 fn is_lower_ascii(text: &str) -> bool {
-    text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase())
+    // 32 bytes at a time without an early exit inside, which the compiler
+    // vectorizes; most texts are lowercase ASCII and read to the end.
+    text.as_bytes().chunks(32).all(|chunk| {
+        chunk.iter().fold(0u8, |bad, &b| {
+            bad | (b & 0x80) | u8::from(b.is_ascii_uppercase())
+        }) == 0
+    })
 }
 
 /// Appends [`lowercase`] of `text` to `out`.
@@ -426,7 +431,7 @@ fn push_lowercase(text: &str, out: &mut String) {
     while i < text.len() {
         let first = bytes
             .get(i..)
-            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
+            .and_then(words::first_non_ascii)
             .map_or(text.len(), |p| i + p);
         let ascii_start = out.len();
         out.push_str(text.get(i..first).unwrap_or(""));

@@ -342,3 +342,15 @@ proptest::proptest! {
         proptest::prop_assert_eq!(crate::count_whitespace_words(&text), text.split_whitespace().count());
     }
 }
+
+proptest::proptest! {
+    /// The vectorized check is its definition: ASCII with no capital. Long
+    /// strings put a capital or a non-ASCII byte in every 32-byte chunk.
+    #[test]
+    fn is_lower_ascii_is_ascii_without_capitals(text in "[a-z0-9 .,]{0,70}[A-Zé]?[a-z ]{0,40}") {
+        let expected = text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase());
+        proptest::prop_assert_eq!(is_lower_ascii(&text), expected);
+        let lower = lowercase(&text);
+        proptest::prop_assert_eq!(lower.as_ref(), text.to_lowercase());
+    }
+}

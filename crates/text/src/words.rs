@@ -146,7 +146,7 @@ pub fn is_alphanumeric(ch: char) -> bool {
 /// standard library's `is_ascii` reads whole words), then byte by byte in
 /// the block that has it.
 #[inline]
-pub(crate) fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+pub fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
     let mut blocks = bytes.chunks_exact(32);
     let mut at = 0;
     for block in &mut blocks {

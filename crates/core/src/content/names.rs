@@ -207,7 +207,7 @@ pub(super) fn lowercase_into(text: &str, out: &mut String) {
         // An ASCII run, in bulk...
         let wide = bytes
             .get(from..)
-            .and_then(|b| b.iter().position(|c| !c.is_ascii()))
+            .and_then(neardup_text::first_non_ascii)
             .map_or(bytes.len(), |k| from + k);
         let start = out.len();
         out.push_str(text.get(from..wide).unwrap_or_default());
