@@ -354,3 +354,12 @@ proptest::proptest! {
         proptest::prop_assert_eq!(lower.as_ref(), text.to_lowercase());
     }
 }
+
+proptest::proptest! {
+    /// Whatever the word starts with, it has a letter exactly when one of
+    /// its characters is alphabetic.
+    #[test]
+    fn has_letter_is_any_alphabetic(w in "[a-zA-Z0-9_'.é١٢ж東·-]{0,6}") {
+        proptest::prop_assert_eq!(words::has_letter(&w), w.chars().any(char::is_alphabetic));
+    }
+}

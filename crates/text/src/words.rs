@@ -103,6 +103,10 @@ pub fn count_whitespace_words(text: &str) -> usize {
 /// Whether a word has a letter: numbers and other letterless words are
 /// neither stop words nor stemmed, and do not count as language evidence.
 pub(crate) fn has_letter(w: &str) -> bool {
+    // Most words start with one: the answer before any scan.
+    if w.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) {
+        return true;
+    }
     if w.is_ascii() {
         w.bytes().any(|b| b.is_ascii_alphabetic())
     } else {
