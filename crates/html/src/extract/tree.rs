@@ -18,6 +18,7 @@ use super::attrs::{
     as_str, decode_attr, name_hash, pattern_bits, refresh_content, weight_of, ElementAttrs,
     P_BYLINE, P_OKMAYBE, P_POSITIVE, P_SHARE, P_UNLIKELY,
 };
+use super::scan::TextCounts;
 use super::tags::{Tag, TAG_COUNT};
 use super::tokenizer::{Attrs, Token, Tokenizer};
 
@@ -969,88 +970,5 @@ impl<'a> Builder<'a> {
                 self.close_until(tag, hash, |t| t.is_scope_boundary() && t != tag);
             }
         }
-    }
-}
-
-/// What [`Builder::append`] needs of a text, counted in one pass.
-struct TextCounts {
-    /// Tabs, newlines, form feeds and carriage returns.
-    other_space: u32,
-    /// Positions where a space follows a space.
-    double_space: u32,
-    commas: u32,
-    /// UTF-8 continuation bytes (a text without any is ASCII).
-    continuation: u32,
-}
-
-impl TextCounts {
-    fn of(bytes: &[u8]) -> TextCounts {
-        let (mut other_space, mut commas, mut continuation) = (0u32, 0u32, 0u32);
-        for &b in bytes {
-            other_space += u32::from(matches!(b, b'\t' | b'\n' | 0x0C | b'\r'));
-            commas += u32::from(b == b',');
-            continuation += u32::from(b & 0xC0 == 0x80);
-        }
-        let double_space = bytes
-            .iter()
-            .zip(bytes.iter().skip(1))
-            .map(|(&a, &b)| u32::from(a == b' ' && b == b' '))
-            .sum();
-        TextCounts {
-            other_space,
-            double_space,
-            commas,
-            continuation,
-        }
-    }
-
-    /// Words between single spaces, with nothing to collapse inside.
-    fn simple(&self) -> bool {
-        self.other_space == 0 && self.double_space == 0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use super::*;
-
-    proptest! {
-        /// The one-pass counts against their plain definitions.
-        #[test]
-        fn text_counts_match_their_definitions(
-            s in "[ a,\t\n\r\u{0C}\u{0B}é，、ж]{0,80}",
-        ) {
-            let b = s.as_bytes();
-            let c = TextCounts::of(b);
-            prop_assert_eq!(c.other_space as usize, b.iter().filter(|&&x| matches!(x, b'\t' | b'\n' | b'\r' | 0x0C)).count());
-            prop_assert_eq!(c.double_space as usize, overlapping_double_spaces(&s));
-            prop_assert_eq!(c.commas as usize, s.matches(',').count());
-            prop_assert_eq!(c.continuation as usize, s.len() - s.chars().count());
-            // `simple` is exactly "no whitespace to collapse inside".
-            let simple = !s.contains(['\t', '\n', '\r', '\u{0C}']) && !s.contains("  ");
-            prop_assert_eq!(c.simple(), simple);
-        }
-    }
-
-    fn overlapping_double_spaces(s: &str) -> usize {
-        s.as_bytes().windows(2).filter(|w| w == b"  ").count()
-    }
-
-    #[test]
-    fn text_counts_of_a_sentence() {
-        let c = TextCounts::of("a,  b\n c".as_bytes());
-        assert_eq!(
-            (c.other_space, c.double_space, c.commas, c.continuation),
-            (1, 1, 1, 0)
-        );
-        assert!(!c.simple());
-        let c = TextCounts::of("dés, ж".as_bytes());
-        assert_eq!(
-            (c.other_space, c.double_space, c.commas, c.continuation),
-            (0, 0, 1, 2)
-        );
-        assert!(c.simple());
     }
 }
