@@ -31,48 +31,56 @@ fn zero_bytes(x: u64) -> u64 {
 #[inline]
 pub(super) fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
     let pattern = LOW * u64::from(needle);
-    let near = hay.len().min(NEAR);
-    let mut words = hay[..near].chunks_exact(8);
-    let mut at = 0;
-    for word in &mut words {
-        let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let hits = zero_bytes(x ^ pattern);
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    if let Some(k) = words.remainder().iter().position(|&b| b == needle) {
-        return Some(at + k);
-    }
-    memchr(needle, &hay[near..]).map(|k| near + k)
+    find_near(
+        hay,
+        |x| zero_bytes(x ^ pattern),
+        |b| b == needle,
+        |far| memchr(needle, far),
+    )
 }
 
 /// The position of the first `a` or `b` in `hay`, as `memchr2` gives it.
 #[inline]
 pub(super) fn find_byte2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     let (pa, pb) = (LOW * u64::from(a), LOW * u64::from(b));
+    find_near(
+        hay,
+        // Each mask's lowest bit is exact, so the lowest of their union is.
+        |x| zero_bytes(x ^ pa) | zero_bytes(x ^ pb),
+        |c| c == a || c == b,
+        |far| memchr2(a, b, far),
+    )
+}
+
+/// The first position of `hay` that `hits` marks (in a little-endian word:
+/// the high bit of the byte, lowest exact) or, in the last few bytes of
+/// the first [`NEAR`], that `is` accepts; past those, what `far` finds.
+#[inline(always)]
+fn find_near(
+    hay: &[u8],
+    hits: impl Fn(u64) -> u64,
+    is: impl Fn(u8) -> bool,
+    far: impl FnOnce(&[u8]) -> Option<usize>,
+) -> Option<usize> {
     let near = hay.len().min(NEAR);
     let mut words = hay[..near].chunks_exact(8);
     let mut at = 0;
     for word in &mut words {
-        let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        // Each mask's lowest bit is exact, so the lowest of their union is.
-        let hits = zero_bytes(x ^ pa) | zero_bytes(x ^ pb);
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        let h = hits(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        if h != 0 {
+            return Some(at + (h.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }
-    if let Some(k) = words.remainder().iter().position(|&c| c == a || c == b) {
+    if let Some(k) = words.remainder().iter().position(|&b| is(b)) {
         return Some(at + k);
     }
-    memchr2(a, b, &hay[near..]).map(|k| near + k)
+    far(&hay[near..]).map(|k| near + k)
 }
 
 /// What the tree builder needs of a text token before appending it,
-/// counted in one pass over its bytes that the compiler vectorizes
-/// (instead of three searches and two counts).
+/// counted in one pass over its bytes that the compiler vectorizes:
+/// whether it has whitespace to collapse, its commas and its characters.
 pub(super) struct TextCounts {
     /// Tabs, newlines, form feeds and carriage returns.
     pub(super) other_space: u32,
