@@ -8,7 +8,7 @@ use std::sync::{LazyLock, OnceLock};
 use aho_corasick::AhoCorasick;
 use memchr::{memchr, memmem};
 
-use super::tokenizer::Attrs;
+use super::tokenizer::Attr;
 
 // Pattern bits for class/id matching.
 pub(super) const P_UNLIKELY: u8 = 1;
@@ -167,11 +167,11 @@ pub(super) struct ElementAttrs<'a> {
 }
 
 impl<'a> ElementAttrs<'a> {
-    pub(super) fn parse(attrs: &'a [u8]) -> Self {
+    pub(super) fn parse(attrs: &[Attr<'a>]) -> Self {
         let mut a = ElementAttrs::default();
         let mut fallback_image = false;
         let mut aria_hidden = false;
-        for (k, v) in Attrs::new(attrs) {
+        for &(k, v) in attrs {
             match k.len() {
                 2 if k.eq_ignore_ascii_case(b"id") => a.id = v,
                 3 if k.eq_ignore_ascii_case(b"rel") => {
@@ -258,10 +258,10 @@ pub(super) fn decode_attr(b: &[u8]) -> String {
 /// The `content` of a `<meta http-equiv=refresh content=...>` tag given
 /// its raw attributes (entities decoded, trimmed), `None` for any other
 /// meta tag.
-pub(super) fn refresh_content(attrs: &[u8]) -> Option<String> {
+pub(super) fn refresh_content(attrs: &[Attr<'_>]) -> Option<String> {
     let mut refresh = false;
     let mut content = None;
-    for (k, v) in Attrs::new(attrs) {
+    for &(k, v) in attrs {
         if k.eq_ignore_ascii_case(b"http-equiv") {
             refresh = v.trim_ascii().eq_ignore_ascii_case(b"refresh");
         } else if k.eq_ignore_ascii_case(b"content") {

@@ -3,7 +3,7 @@
 //!
 //! Most of what the tokenizer looks for is a few bytes away: the `<` after
 //! a tag (often the very next byte, or after a newline and indentation),
-//! an attribute value's closing quote, a tag's `=` or `>`. `memchr` is
+//! an attribute value's closing quote. `memchr` is
 //! the right tool for long haystacks, but each call goes through a
 //! function pointer and sets up vector registers, which on neardup-dev2
 //! cost about 55 instructions a call, more than the search itself. These
@@ -12,7 +12,7 @@
 //! zero byte of a word is found exactly with the carry trick of
 //! `(x - 0x01..) & !x & 0x80..`), and hand the rest to `memchr`.
 
-use memchr::{memchr, memchr2};
+use memchr::memchr;
 
 /// How far the word-at-a-time search goes before calling `memchr`.
 const NEAR: usize = 32;
@@ -31,51 +31,20 @@ fn zero_bytes(x: u64) -> u64 {
 #[inline]
 pub(super) fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
     let pattern = LOW * u64::from(needle);
-    find_near(
-        hay,
-        |x| zero_bytes(x ^ pattern),
-        |b| b == needle,
-        |far| memchr(needle, far),
-    )
-}
-
-/// The position of the first `a` or `b` in `hay`, as `memchr2` gives it.
-#[inline]
-pub(super) fn find_byte2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
-    let (pa, pb) = (LOW * u64::from(a), LOW * u64::from(b));
-    find_near(
-        hay,
-        // Each mask's lowest bit is exact, so the lowest of their union is.
-        |x| zero_bytes(x ^ pa) | zero_bytes(x ^ pb),
-        |c| c == a || c == b,
-        |far| memchr2(a, b, far),
-    )
-}
-
-/// The first position of `hay` that `hits` marks (in a little-endian word:
-/// the high bit of the byte, lowest exact) or, in the last few bytes of
-/// the first [`NEAR`], that `is` accepts; past those, what `far` finds.
-#[inline(always)]
-fn find_near(
-    hay: &[u8],
-    hits: impl Fn(u64) -> u64,
-    is: impl Fn(u8) -> bool,
-    far: impl FnOnce(&[u8]) -> Option<usize>,
-) -> Option<usize> {
     let near = hay.len().min(NEAR);
     let mut words = hay[..near].chunks_exact(8);
     let mut at = 0;
     for word in &mut words {
-        let h = hits(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-        if h != 0 {
-            return Some(at + (h.trailing_zeros() / 8) as usize);
+        let hits = zero_bytes(u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ pattern);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }
-    if let Some(k) = words.remainder().iter().position(|&b| is(b)) {
+    if let Some(k) = words.remainder().iter().position(|&b| b == needle) {
         return Some(at + k);
     }
-    far(&hay[near..]).map(|k| near + k)
+    memchr(needle, &hay[near..]).map(|k| near + k)
 }
 
 /// What the tree builder needs of a text token before appending it,
@@ -140,12 +109,9 @@ mod tests {
                     hay[at + 2] = b'<';
                 }
                 assert_eq!(find_byte(b'<', &hay), Some(at), "len {len} at {at}");
-                assert_eq!(find_byte2(b'>', b'<', &hay), Some(at), "len {len} at {at}");
-                assert_eq!(find_byte2(b'<', b'>', &hay), Some(at), "len {len} at {at}");
             }
             let hay = vec![b'a'; len];
             assert_eq!(find_byte(b'<', &hay), None);
-            assert_eq!(find_byte2(b'<', b'=', &hay), None);
         }
     }
 
@@ -157,7 +123,6 @@ mod tests {
                 let mut hay = vec![needle.wrapping_add(1); 40];
                 hay[at] = needle;
                 assert_eq!(find_byte(needle, &hay), Some(at), "{needle} at {at}");
-                assert_eq!(find_byte2(needle, needle, &hay), Some(at));
             }
         }
     }
@@ -167,10 +132,8 @@ mod tests {
         fn agrees_with_memchr(
             hay in proptest::collection::vec(prop::sample::select(vec![0u8, 1, b'<', b'=', b'>', b'"', 0x80, 0xFE, 0xFF, b'a']), 0..100),
             a in prop::sample::select(vec![0u8, 1, b'<', b'=', b'>', b'"', 0x80, 0xFF]),
-            b in prop::sample::select(vec![0u8, b'<', b'>', 0xFE]),
         ) {
             prop_assert_eq!(find_byte(a, &hay), memchr(a, &hay));
-            prop_assert_eq!(find_byte2(a, b, &hay), memchr2(a, b, &hay));
         }
     }
 

@@ -9,12 +9,14 @@
 //! doctype, quoted attribute values containing `>`, raw-text elements
 //! (`script`, `style`, ...) whose content is never parsed as markup, a `<`
 //! that does not start a tag is text, and EOF inside a tag drops the tag.
-//! It never panics and never allocates.
+//! A tag's attributes are parsed once, by the same scan that finds the
+//! tag's end, into a list the tokenizer reuses ([`Tokenizer::attributes`]);
+//! that list is its only allocation. It never panics.
 
 use memchr::{memchr, memchr2, memmem};
 use std::sync::LazyLock;
 
-use super::scan::{find_byte, find_byte2};
+use super::scan::find_byte;
 
 /// The searchers for raw text and comments, built once per process rather
 /// than per element (building one costs more than a short search).
@@ -73,7 +75,13 @@ pub struct Tokenizer<'a> {
     raw_until: Option<&'a str>,
     /// A pending end tag to emit after a raw text token.
     pending_end: Option<&'a str>,
+    /// The attributes of the last start tag, in source order.
+    attrs: Vec<Attr<'a>>,
 }
+
+/// One attribute: its name as written and its raw value (quotes removed,
+/// entities not decoded; empty when it has none).
+pub type Attr<'a> = (&'a [u8], &'a [u8]);
 
 impl<'a> Tokenizer<'a> {
     /// Tokenizes `src`.
@@ -83,7 +91,15 @@ impl<'a> Tokenizer<'a> {
             pos: 0,
             raw_until: None,
             pending_end: None,
+            attrs: Vec::new(),
         }
+    }
+
+    /// The attributes of the [`Token::Start`] last returned, parsed while
+    /// its end was found: the pairs [`Attrs`] yields for its raw `attrs`.
+    /// Empty after any other token.
+    pub fn attributes(&self) -> &[Attr<'a>] {
+        &self.attrs
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -143,30 +159,18 @@ impl<'a> Tokenizer<'a> {
         }
     }
 
-    /// Scans a tag's attributes from `i` to its `>`, honoring quoted
-    /// values. Returns the index of `>` or `None` at EOF.
-    fn scan_tag_end(&self, mut i: usize) -> Option<usize> {
-        let bytes = self.bytes();
-        loop {
-            let rel = find_byte2(b'>', b'=', bytes.get(i..)?)?;
-            let at = i + rel;
-            if bytes.get(at) == Some(&b'>') {
-                return Some(at);
-            }
-            // After '=': optional whitespace, then maybe a quoted value.
-            let mut j = at + 1;
-            while bytes.get(j).is_some_and(|b| b.is_ascii_whitespace()) {
-                j += 1;
-            }
-            match bytes.get(j) {
-                Some(&q @ (b'"' | b'\'')) => {
-                    let close = find_byte(q, bytes.get(j + 1..)?)?;
-                    i = j + 1 + close + 1;
-                }
-                Some(_) => i = j,
-                None => return None,
-            }
-        }
+    /// Parses a tag's attributes from `i` (just after its name) into
+    /// `self.attrs` and returns the index of the `>` that ends the tag, or
+    /// `None` at EOF. [`Attrs`] is the one definition of the attribute
+    /// syntax: the tag ends where it stops, at a `>` outside a quoted
+    /// value (WHATWG 13.2.5.32 ff.), so `attrs` re-parsed later yields
+    /// the same pairs.
+    fn scan_attributes(&mut self, i: usize) -> Option<usize> {
+        let rest = self.bytes().get(i..)?;
+        let mut it = Attrs::new(rest);
+        self.attrs.extend(it.by_ref());
+        let end = it.consumed();
+        (rest.get(end) == Some(&b'>')).then_some(i + end)
     }
 }
 
@@ -174,6 +178,7 @@ impl<'a> Iterator for Tokenizer<'a> {
     type Item = Token<'a>;
 
     fn next(&mut self) -> Option<Token<'a>> {
+        self.attrs.clear();
         if let Some(name) = self.pending_end.take() {
             return Some(Token::End { name });
         }
@@ -237,11 +242,14 @@ impl<'a> Iterator for Tokenizer<'a> {
                                         b.is_ascii_whitespace() || b == b'/' || b == b'>'
                                     })
                                     .unwrap_or(bytes.len() - name_start);
-                            let Some(gt) = self.scan_tag_end(name_end) else {
+                            let Some(gt) = self.scan_attributes(name_end) else {
                                 // EOF in a tag: dropped.
                                 self.pos = bytes.len();
                                 return None;
                             };
+                            // An end tag's attributes are a parse error,
+                            // ignored.
+                            self.attrs.clear();
                             self.pos = gt + 1;
                             return Some(Token::End {
                                 name: self.s(name_start, name_end),
@@ -272,7 +280,7 @@ impl<'a> Iterator for Tokenizer<'a> {
                             .iter()
                             .position(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
                             .unwrap_or(bytes.len() - name_start);
-                    let Some(gt) = self.scan_tag_end(name_end) else {
+                    let Some(gt) = self.scan_attributes(name_end) else {
                         self.pos = bytes.len();
                         return None;
                     };
@@ -593,6 +601,68 @@ mod tests {
     fn stray_lt_is_text_and_eof_in_tag_dropped() {
         assert_eq!(toks("a < b"), vec![Token::Text("a "), Token::Text("< b")]);
         assert_eq!(toks("x<div class=\"unterminated"), vec![Token::Text("x")]);
+    }
+
+    /// Each start tag with the attributes the tokenizer parsed for it.
+    fn starts_with_attributes(s: &str) -> Vec<(Token<'_>, Vec<Attr<'_>>)> {
+        let mut tokens = Tokenizer::new(s);
+        let mut out = Vec::new();
+        while let Some(tok) = tokens.next() {
+            if matches!(tok, Token::Start { .. }) {
+                out.push((tok, tokens.attributes().to_vec()));
+            } else {
+                assert!(tokens.attributes().is_empty(), "{tok:?} has attributes");
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn attributes_come_with_their_start_tag() {
+        let t = starts_with_attributes(
+            r#"<p class="a b" hidden>x</p id=no><img src=i.png alt='a>b'/><br>"#,
+        );
+        let a: Vec<_> = t.iter().map(|(_, a)| a.clone()).collect();
+        assert_eq!(
+            a,
+            vec![
+                vec![(&b"class"[..], &b"a b"[..]), (&b"hidden"[..], &b""[..])],
+                vec![(&b"src"[..], &b"i.png"[..]), (&b"alt"[..], &b"a>b"[..])],
+                vec![],
+            ]
+        );
+        assert!(matches!(
+            t[1].0,
+            Token::Start {
+                self_closing: true,
+                ..
+            }
+        ));
+    }
+
+    /// WHATWG "attribute value (unquoted) state": a quote there is part of
+    /// the value, and `>` ends the tag even after it.
+    #[test]
+    fn a_quote_inside_an_unquoted_value_does_not_hide_the_end() {
+        let t = toks(r#"<a b=x="y>z">w"#);
+        assert_eq!(t[1], Token::Text(r#"z">w"#));
+        let t = starts_with_attributes(r#"<a b=x="y>z">w"#);
+        assert_eq!(t[0].1, vec![(&b"b"[..], &br#"x="y"#[..])]);
+    }
+
+    proptest::proptest! {
+        /// The attributes parsed with the tag are what [`Attrs`] yields
+        /// for its raw attribute text, on tag soup.
+        #[test]
+        fn attributes_match_a_reparse_of_the_raw_text(
+            s in r#"(<[ab]|[ =/>'"]|x|</a|\n){0,40}"#,
+        ) {
+            for (tok, parsed) in starts_with_attributes(&s) {
+                let Token::Start { attrs, .. } = tok else { unreachable!() };
+                proptest::prop_assert_eq!(parsed, Attrs::new(attrs).collect::<Vec<_>>());
+                proptest::prop_assert!(!attrs.contains(&b'>') || attrs.contains(&b'"') || attrs.contains(&b'\''));
+            }
+        }
     }
 
     #[test]

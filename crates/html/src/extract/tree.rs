@@ -20,7 +20,7 @@ use super::attrs::{
 };
 use super::scan::TextCounts;
 use super::tags::{Tag, TAG_COUNT};
-use super::tokenizer::{Attrs, Token, Tokenizer};
+use super::tokenizer::{Attr, Token, Tokenizer};
 
 /// The searchers of the text passes, built once: building a
 /// `memmem::Finder` costs more than searching a short text with it, and
@@ -256,15 +256,14 @@ pub fn parse(html: &str) -> Parsed<'_> {
         skip: false,
         boundary: true,
     });
-    for tok in Tokenizer::new(html) {
+    let mut tokens = Tokenizer::new(html);
+    while let Some(tok) = tokens.next() {
         match tok {
             Token::Text(t) => b.text(t),
             Token::Raw(t) => b.raw(t),
             Token::Start {
-                name,
-                attrs,
-                self_closing,
-            } => b.start(name, attrs, self_closing),
+                name, self_closing, ..
+            } => b.start(name, tokens.attributes(), self_closing),
             Token::End { name } => b.end(name),
         }
     }
@@ -415,12 +414,17 @@ impl<'a> Builder<'a> {
             && self.out.noscript_refresh.is_none()
             && memmem::find(t.as_bytes(), b"efresh").is_some()
         {
-            self.out.noscript_refresh = Tokenizer::new(t).find_map(|tok| match tok {
-                Token::Start { name, attrs, .. } if name.eq_ignore_ascii_case("meta") => {
-                    refresh_content(attrs)
+            let mut tokens = Tokenizer::new(t);
+            while let Some(tok) = tokens.next() {
+                if let Token::Start { name, .. } = tok {
+                    if name.eq_ignore_ascii_case("meta") {
+                        self.out.noscript_refresh = refresh_content(tokens.attributes());
+                        if self.out.noscript_refresh.is_some() {
+                            break;
+                        }
+                    }
                 }
-                _ => None,
-            });
+            }
         }
         self.raw_tag = Tag::Other;
     }
@@ -488,7 +492,7 @@ impl<'a> Builder<'a> {
     /// anything else becomes a node (unless inside skipped content) with
     /// the flags its attributes give it ([`Builder::element_flags`]) and
     /// is pushed on the open-element stack.
-    fn start(&mut self, name: &'a str, attrs: &'a [u8], self_closing: bool) {
+    fn start(&mut self, name: &'a str, attrs: &[Attr<'a>], self_closing: bool) {
         let tag = Tag::from_name(name);
         if tag != Tag::Br {
             self.last_was_br = false;
@@ -579,14 +583,14 @@ impl<'a> Builder<'a> {
     fn special_start(
         &mut self,
         tag: Tag,
-        attrs: &'a [u8],
+        attrs: &[Attr<'a>],
         self_closing: bool,
         foreign: bool,
     ) -> bool {
         match tag {
             Tag::Html => {
                 if self.out.lang.is_none() {
-                    for (k, v) in Attrs::new(attrs) {
+                    for &(k, v) in attrs {
                         if k.eq_ignore_ascii_case(b"lang") || k.eq_ignore_ascii_case(b"xml:lang") {
                             let v = decode_attr(v);
                             if !v.is_empty() {
@@ -781,7 +785,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn void(&mut self, tag: Tag, attrs: &'a [u8]) {
+    fn void(&mut self, tag: Tag, attrs: &[Attr<'a>]) {
         match tag {
             Tag::Br => {
                 if self.skip_depth > 0 {
@@ -813,9 +817,7 @@ impl<'a> Builder<'a> {
                 }
             }
             Tag::Base if self.out.base_href.is_none() => {
-                if let Some((_, v)) =
-                    Attrs::new(attrs).find(|(k, _)| k.eq_ignore_ascii_case(b"href"))
-                {
+                if let Some((_, v)) = attrs.iter().find(|(k, _)| k.eq_ignore_ascii_case(b"href")) {
                     self.out.base_href = Some(decode_attr(v));
                 }
             }
@@ -825,7 +827,7 @@ impl<'a> Builder<'a> {
                 }
                 let mut canonical = false;
                 let mut href = None;
-                for (k, v) in Attrs::new(attrs) {
+                for &(k, v) in attrs {
                     if k.eq_ignore_ascii_case(b"rel") {
                         canonical = v
                             .split(|b| b.is_ascii_whitespace())
@@ -847,7 +849,7 @@ impl<'a> Builder<'a> {
                 }
                 let mut name: Option<&[u8]> = None;
                 let mut content = None;
-                for (k, v) in Attrs::new(attrs) {
+                for &(k, v) in attrs {
                     if k.eq_ignore_ascii_case(b"name") {
                         name = Some(v.trim_ascii());
                     } else if k.eq_ignore_ascii_case(b"content") {
@@ -934,7 +936,7 @@ impl<'a> Builder<'a> {
         match tag {
             Tag::Html | Tag::Body => return,
             Tag::Br => {
-                self.void(Tag::Br, b"");
+                self.void(Tag::Br, &[]);
                 return;
             }
             _ => {}
