@@ -3,10 +3,12 @@
 //! patterns, one Aho-Corasick pass), visibility, role, link target and
 //! `rel`, and the `content` of a meta refresh.
 
+use std::cell::RefCell;
 use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::AhoCorasick;
 use memchr::{memchr, memmem};
+use rustc_hash::FxHashMap;
 
 use super::tokenizer::Attr;
 
@@ -132,6 +134,38 @@ pub(super) fn pattern_bits(lower: &[u8]) -> u8 {
         }
     }
     bits
+}
+
+/// How many `class` values [`class_pattern_bits`] remembers per thread
+/// before it forgets them all: a few sites' templates, about 1 MB.
+const CLASS_CACHE_ENTRIES: usize = 16_384;
+/// Longer `class` values are matched each time rather than remembered.
+const CLASS_CACHE_MAX_LEN: usize = 256;
+
+/// Pattern bits of a raw `class` value (any case). A page repeats its
+/// classes on most of its elements, and a site's pages share their
+/// template's classes, so the answers are remembered per thread across
+/// pages. The bits are a function of the value alone, so the cache
+/// changes no result.
+pub(super) fn class_pattern_bits(class: &[u8]) -> u8 {
+    thread_local! {
+        static SEEN: RefCell<FxHashMap<Box<[u8]>, u8>> = RefCell::default();
+    }
+    let compute = || pattern_bits(&class.to_ascii_lowercase());
+    if class.len() > CLASS_CACHE_MAX_LEN {
+        return compute();
+    }
+    SEEN.with_borrow_mut(|seen| {
+        if let Some(&bits) = seen.get(class) {
+            return bits;
+        }
+        let bits = compute();
+        if seen.len() >= CLASS_CACHE_ENTRIES {
+            seen.clear();
+        }
+        seen.insert(class.into(), bits);
+        bits
+    })
 }
 
 pub(super) fn weight_of(bits: u8) -> i8 {
@@ -311,5 +345,46 @@ impl LinkRels {
             }
         }
         LinkRels(bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The remembered answer is the matcher's, whatever the case, the
+    /// length, the order of calls, and after the cache is full and cleared.
+    #[test]
+    fn class_bits_are_the_matchers_through_the_cache() {
+        let long = format!("sidebar {}", "x".repeat(CLASS_CACHE_MAX_LEN));
+        let classes = [
+            "Post-Body article",
+            "SIDEBAR",
+            "comment-list",
+            "plain",
+            &long,
+        ];
+        let expect = |c: &str| pattern_bits(c.to_ascii_lowercase().as_bytes());
+        assert_ne!(expect("SIDEBAR"), expect("plain"), "the cases differ");
+        for round in 0..2 {
+            for c in classes {
+                assert_eq!(
+                    class_pattern_bits(c.as_bytes()),
+                    expect(c),
+                    "{c} round {round}"
+                );
+            }
+        }
+        for i in 0..CLASS_CACHE_ENTRIES + 10 {
+            let c = format!("x{i} {}", classes[i % 4]);
+            assert_eq!(class_pattern_bits(c.as_bytes()), expect(&c), "{c}");
+        }
+        for c in classes {
+            assert_eq!(
+                class_pattern_bits(c.as_bytes()),
+                expect(c),
+                "{c} after clearing"
+            );
+        }
     }
 }

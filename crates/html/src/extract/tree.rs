@@ -11,12 +11,11 @@
 //! and element counts.
 
 use memchr::{memchr, memmem};
-use rustc_hash::FxHashMap;
 use std::sync::LazyLock;
 
 use super::attrs::{
-    as_str, decode_attr, name_hash, pattern_bits, refresh_content, weight_of, ElementAttrs,
-    P_BYLINE, P_OKMAYBE, P_POSITIVE, P_SHARE, P_UNLIKELY,
+    as_str, class_pattern_bits, decode_attr, name_hash, pattern_bits, refresh_content, weight_of,
+    ElementAttrs, P_BYLINE, P_OKMAYBE, P_POSITIVE, P_SHARE, P_UNLIKELY,
 };
 use super::scan::TextCounts;
 use super::tags::{Tag, TAG_COUNT};
@@ -198,11 +197,10 @@ struct Builder<'a> {
     pending_space: bool,
     last_was_br: bool,
     raw_tag: Tag,
+    /// An `id` lowercased for its pattern match (ids are unique, and are
+    /// matched each time; classes are remembered by
+    /// [`class_pattern_bits`]).
     scratch: Vec<u8>,
-    /// Pattern bits of each distinct `class` value seen so far: a page
-    /// repeats its classes on most of its elements (ids are unique, and
-    /// are matched each time).
-    class_bits: FxHashMap<&'a [u8], u8>,
     decoded: String,
     out: Parsed<'a>,
 }
@@ -240,7 +238,6 @@ pub fn parse(html: &str) -> Parsed<'_> {
         last_was_br: false,
         raw_tag: Tag::Other,
         scratch: Vec::new(),
-        class_bits: FxHashMap::default(),
         decoded: String::new(),
         out: Parsed {
             body: NONE,
@@ -646,17 +643,7 @@ impl<'a> Builder<'a> {
         let mut bits_id = 0u8;
         if self.skip_depth == 0 {
             if !a.class.is_empty() {
-                bits_class = match self.class_bits.get(a.class) {
-                    Some(&bits) => bits,
-                    None => {
-                        self.scratch.clear();
-                        self.scratch
-                            .extend(a.class.iter().map(u8::to_ascii_lowercase));
-                        let bits = pattern_bits(&self.scratch);
-                        self.class_bits.insert(a.class, bits);
-                        bits
-                    }
-                };
+                bits_class = class_pattern_bits(a.class);
             }
             if !a.id.is_empty() {
                 self.scratch.clear();
