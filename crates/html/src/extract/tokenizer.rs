@@ -79,6 +79,11 @@ pub struct Tokenizer<'a> {
     attrs: Vec<Attr<'a>>,
 }
 
+/// At most this many attributes of a tag are kept: a hostile page of
+/// `<a b b b ...` would otherwise turn each two bytes into a 32-byte pair
+/// (256 MB for a 16 MB body). Real tags have a few; html5ever keeps all.
+pub const MAX_ATTRIBUTES: usize = 256;
+
 /// One attribute: its name as written and its raw value (quotes removed,
 /// entities not decoded; empty when it has none).
 pub type Attr<'a> = (&'a [u8], &'a [u8]);
@@ -96,8 +101,8 @@ impl<'a> Tokenizer<'a> {
     }
 
     /// The attributes of the [`Token::Start`] last returned, parsed while
-    /// its end was found: the pairs [`Attrs`] yields for its raw `attrs`.
-    /// Empty after any other token.
+    /// its end was found: the pairs [`Attrs`] yields for its raw `attrs`,
+    /// the first [`MAX_ATTRIBUTES`] of them. Empty after any other token.
     pub fn attributes(&self) -> &[Attr<'a>] {
         &self.attrs
     }
@@ -168,7 +173,12 @@ impl<'a> Tokenizer<'a> {
     fn scan_attributes(&mut self, i: usize) -> Option<usize> {
         let rest = self.bytes().get(i..)?;
         let mut it = Attrs::new(rest);
-        self.attrs.extend(it.by_ref());
+        for pair in it.by_ref() {
+            // Past the cap, only the tag's end is wanted.
+            if self.attrs.len() < MAX_ATTRIBUTES {
+                self.attrs.push(pair);
+            }
+        }
         let end = it.consumed();
         (rest.get(end) == Some(&b'>')).then_some(i + end)
     }
@@ -638,6 +648,19 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn attributes_past_the_cap_are_dropped_and_the_tag_still_ends() {
+        let html = format!("<a{} c=d>text</a>", " b".repeat(MAX_ATTRIBUTES + 10));
+        let mut tokens = Tokenizer::new(&html);
+        assert!(matches!(
+            tokens.next(),
+            Some(Token::Start { name: "a", .. })
+        ));
+        assert_eq!(tokens.attributes().len(), MAX_ATTRIBUTES);
+        assert!(tokens.attributes().iter().all(|&(k, _)| k == b"b"));
+        assert_eq!(tokens.next(), Some(Token::Text("text")));
     }
 
     /// WHATWG "attribute value (unquoted) state": a quote there is part of
