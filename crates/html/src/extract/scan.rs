@@ -3,14 +3,14 @@
 //!
 //! Most of what the tokenizer looks for is a few bytes away: the `<` after
 //! a tag (often the very next byte, or after a newline and indentation),
-//! an attribute value's closing quote. `memchr` is
-//! the right tool for long haystacks, but each call goes through a
-//! function pointer and sets up vector registers, which on neardup-dev2
-//! cost about 55 instructions a call, more than the search itself. These
-//! read the first [`NEAR`] bytes eight at a time in a general register
-//! (SWAR: a byte equal to the needle becomes a zero byte, and the lowest
-//! zero byte of a word is found exactly with the carry trick of
-//! `(x - 0x01..) & !x & 0x80..`), and hand the rest to `memchr`.
+//! an attribute value's closing quote. `memchr` is the right tool for
+//! long haystacks, but each call goes through a function pointer and sets
+//! up vector registers, which on neardup-dev2 cost about 55 instructions
+//! a call, more than the search itself. [`find_byte`] reads the first
+//! [`NEAR`] bytes eight at a time in a general register (SWAR: a byte
+//! equal to the needle becomes a zero byte, and the lowest zero byte of a
+//! word is found exactly with the carry trick of `(x - 0x01..) & !x &
+//! 0x80..`), and hands the rest to `memchr`.
 
 use memchr::memchr;
 
