@@ -955,7 +955,7 @@ fn format_3_file_is_upgraded_to_typed_records() {
         let t = read.open_table(meta).unwrap();
         assert_eq!(
             t.get("format").unwrap().unwrap().value(),
-            5u32.to_le_bytes()
+            6u32.to_le_bytes()
         );
     }
     let d = Deduper::open(Config::default(), &registry, &path).unwrap();
@@ -1075,11 +1075,9 @@ fn format_4_file_is_upgraded_to_compact_records() {
         let t = read.open_table(meta).unwrap();
         assert_eq!(
             t.get("format").unwrap().unwrap().value(),
-            5u32.to_le_bytes()
+            6u32.to_le_bytes()
         );
-        let docs: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("docs");
-        let t = read.open_table(docs).unwrap();
-        let v5_bytes: usize = t.iter().unwrap().map(|e| e.unwrap().1.value().len()).sum();
+        let v5_bytes: usize = format_6_records(&read).iter().map(|r| r.1.len()).sum();
         // Rice codes, fixed-width fingerprints and keys in the URL: under
         // nine tenths (0.79 on the rust-doc index).
         assert!(
@@ -1114,6 +1112,123 @@ fn format_4_file_is_upgraded_to_compact_records() {
     );
 }
 
+/// The records of a format-6 file (id, record as format 5 encoded it),
+/// read as crates/core/src/index/redb_group.rs lays them out, without
+/// neardup's decoder: each
+/// value of `records` is a count, then per record its id's gap from the
+/// one before (the first from the key) and its length, then the records.
+fn format_6_records(read: &redb::ReadTransaction) -> Vec<(u32, Vec<u8>)> {
+    fn varint(b: &mut &[u8]) -> u64 {
+        let mut v = 0;
+        for i in 0.. {
+            let byte = b[0];
+            *b = &b[1..];
+            v |= u64::from(byte & 0x7f) << (7 * i);
+            if byte < 0x80 {
+                break;
+            }
+        }
+        v
+    }
+    let records: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("records");
+    let docs: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("docs");
+    assert!(read.open_table(docs).is_err(), "format 6 has no `docs`");
+    let mut out = Vec::new();
+    for entry in read.open_table(records).unwrap().iter().unwrap() {
+        let (key, value) = entry.unwrap();
+        let mut b = value.value();
+        let count = varint(&mut b);
+        let mut id = u64::from(key.value());
+        let mut heads = Vec::new();
+        for _ in 0..count {
+            id += varint(&mut b);
+            heads.push((id as u32, varint(&mut b) as usize));
+        }
+        for (id, len) in heads {
+            out.push((id, b[..len].to_vec()));
+            b = &b[len..];
+        }
+        assert!(b.is_empty(), "a group's lengths add up");
+    }
+    out
+}
+
+#[test]
+fn format_5_file_is_upgraded_to_grouped_records() {
+    let dir = Dir::new();
+    let registry = Registry::default();
+    let identity = neardup::store_identity(&Config::default(), &registry).unwrap();
+    // Format-5 records: this build's, taken out of its groups.
+    let made = dir.join("made.redb");
+    let mut records = Vec::new();
+    {
+        let mut s = RedbStore::open(&made, &identity).unwrap();
+        for n in 0..40 {
+            let rec = DocRecord {
+                signatures: vec![
+                    Signature::Fingerprint(u64::from(n) * 0x9E37_79B9),
+                    Signature::Fingerprint(u64::from(n) << 20),
+                    Signature::Set((0..n * 10).map(|i| i * 977 + n).collect()),
+                ],
+                ..record(n * 3)
+            };
+            s.insert(rec.clone()).unwrap();
+            records.push(rec);
+        }
+        s.remove(7).unwrap();
+    }
+    let v5: Vec<(u32, Vec<u8>)> = {
+        let db = redb::Database::open(&made).unwrap();
+        format_6_records(&db.begin_read().unwrap())
+    };
+    assert_eq!(v5.len(), 39);
+    let path = dir.join("v5.redb");
+    write_legacy(&path, 5, &v5);
+    {
+        let s = RedbStore::open_at(&path, &identity, 1 << 20, 999).unwrap();
+        assert_eq!(s.len(), 39);
+        for (id, want) in (0u32..).zip(&records) {
+            let got = s.get(id).unwrap();
+            if id == 7 {
+                assert_eq!(got, None, "removed before");
+            } else {
+                assert_eq!(got.as_deref(), Some(want), "record {id}");
+            }
+        }
+    }
+    {
+        let db = redb::Database::open(&path).unwrap();
+        let read = db.begin_read().unwrap();
+        let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+        let t = read.open_table(meta).unwrap();
+        assert_eq!(
+            t.get("format").unwrap().unwrap().value(),
+            6u32.to_le_bytes()
+        );
+        assert_eq!(format_6_records(&read), v5, "the same records, grouped");
+    }
+    // A format-5 record that does not decode is named, and the file is
+    // left in format 5.
+    let bad = dir.join("bad5.redb");
+    let mut cut = v5[..3].to_vec();
+    let half = cut[1].1.len() / 2;
+    cut[1].1.truncate(half);
+    write_legacy(&bad, 5, &cut);
+    let msg = match RedbStore::open_at(&bad, &identity, 1 << 20, 999) {
+        Ok(_) => panic!("a cut record was upgraded"),
+        Err(e) => e.to_string(),
+    };
+    assert!(msg.contains("record 1 is corrupt"), "{msg}");
+    let db = redb::Database::open(&bad).unwrap();
+    let read = db.begin_read().unwrap();
+    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+    let t = read.open_table(meta).unwrap();
+    assert_eq!(
+        t.get("format").unwrap().unwrap().value(),
+        5u32.to_le_bytes()
+    );
+}
+
 #[test]
 fn redb_store_within_a_small_cache_reads_records_back_from_the_file() {
     let dir = Dir::new();
@@ -1133,6 +1248,123 @@ fn redb_store_within_a_small_cache_reads_records_back_from_the_file() {
     assert!(c.bytes <= 3 * 1024, "cache within 3/4 of 4096 bytes: {c:?}");
     assert!(c.misses >= 150, "most reads went to the file: {c:?}");
     assert!(s.heap_bytes() < 16 * 1024, "{}", s.heap_bytes());
+}
+
+/// A record of about `bytes` bytes once encoded (its chunk set grows with
+/// `n`): record `n` of the laws with a set of `bytes / 2` small gaps.
+fn sized_record(n: u32, bytes: u32) -> DocRecord {
+    let mut r = record(n);
+    if r.kind != RecordKind::Observation {
+        r.signatures[1] = Signature::Set((0..bytes * 2).map(|i| i * 7 + n).collect());
+    }
+    r
+}
+
+/// Format 6 groups records several to a redb value; a model of the store
+/// (a map of id to record) under random inserts, removals and touches
+/// across many groups, records larger than a group among them, with
+/// flushes, reopens and a cache too small to hold anything: every read
+/// and walk of the file agrees with the model.
+#[test]
+fn redb_store_groups_records_and_agrees_with_a_model() {
+    let dir = Dir::new();
+    let path = dir.join("groups.redb");
+    let mut model: std::collections::BTreeMap<u32, DocRecord> = Default::default();
+    let mut next = 0u32;
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rand = move |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    };
+    for round in 0..3 {
+        let mut s = RedbStore::open_with(&path, &identity(), 4096).unwrap();
+        assert_eq!(s.len(), model.len(), "round {round}: counted on open");
+        for _ in 0..400 {
+            match rand(10) {
+                0..=5 => {
+                    // Mostly a few hundred bytes, one in twenty over a page.
+                    let bytes = if rand(20) == 0 {
+                        6_000
+                    } else {
+                        50 + rand(900) as u32
+                    };
+                    let r = sized_record(next, bytes);
+                    assert_eq!(s.insert(r.clone()).unwrap(), next);
+                    model.insert(next, r);
+                    next += 1;
+                }
+                6 | 7 if !model.is_empty() => {
+                    let id = *model.keys().nth(rand(model.len() as u64) as usize).unwrap();
+                    assert_eq!(s.remove(id).unwrap().as_deref(), model.remove(&id).as_ref());
+                }
+                8 if !model.is_empty() => {
+                    let id = *model.keys().nth(rand(model.len() as u64) as usize).unwrap();
+                    let at = 2_000_000_000 + rand(1 << 20);
+                    assert!(s.touch(id, at).unwrap());
+                    model.get_mut(&id).unwrap().fetched_at = at;
+                }
+                _ => s.flush().unwrap(),
+            }
+        }
+        s.flush().unwrap();
+        for id in 0..next + 2 {
+            assert_eq!(
+                s.get(id).unwrap().as_deref(),
+                model.get(&id),
+                "round {round}, id {id}"
+            );
+        }
+        let mut walked = Vec::new();
+        s.for_each(&mut |id, r| walked.push((id, DocRecord::clone(r))))
+            .unwrap();
+        let want: Vec<(u32, DocRecord)> = model.iter().map(|(k, v)| (*k, v.clone())).collect();
+        assert_eq!(walked, want, "round {round}");
+        assert_eq!(s.stored_len().unwrap(), model.len() as u64);
+        assert!(s.cache_stats().misses > 0, "reads went to the file");
+    }
+    // Several records share a value: far fewer values than records.
+    let db = redb::Database::open(&path).unwrap();
+    let read = db.begin_read().unwrap();
+    let records: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("records");
+    let t = read.open_table(records).unwrap();
+    let groups = redb::ReadableTableMetadata::len(&t).unwrap();
+    assert!(
+        groups * 3 < model.len() as u64,
+        "{groups} groups for {} records",
+        model.len()
+    );
+}
+
+/// What grouping is for: the leaf pages of an index are nearly full.
+/// Records of one to seven hundred bytes, appended and committed in
+/// batches as `dedup` does, one record a value, left leaves 60-70% full
+/// (redb splits a full leaf in half).
+#[test]
+fn redb_store_fills_its_leaf_pages() {
+    let dir = Dir::new();
+    let path = dir.join("fill.redb");
+    {
+        let mut s = RedbStore::open(&path, &identity()).unwrap();
+        for n in 0..3_000u32 {
+            s.insert(sized_record(n, 100 + n * 37 % 600)).unwrap();
+            if n % 128 == 127 {
+                s.flush().unwrap();
+            }
+        }
+    }
+    let db = redb::Database::open(&path).unwrap();
+    let read = db.begin_read().unwrap();
+    let records: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("records");
+    let stats = redb::ReadableTableMetadata::stats(&read.open_table(records).unwrap()).unwrap();
+    let full = stats.stored_bytes() as f64 / (stats.leaf_pages() as f64 * 4096.0);
+    assert!(
+        full > 0.85,
+        "leaves {full:.2} full: {} bytes in {} leaf pages",
+        stats.stored_bytes(),
+        stats.leaf_pages()
+    );
 }
 
 /// Pages with near and exact copies, deterministic.

@@ -122,6 +122,7 @@ const ALLOWED_IO: &[(&str, Option<&str>)] = &[
     ("crates/core/src/index/redb_store.rs", None),
     ("crates/core/src/index/redb_file.rs", None),
     ("crates/core/src/index/redb_errors.rs", None),
+    ("crates/core/src/index/redb_group.rs", None),
     ("crates/core/src/index/redis_store.rs", None),
     ("plugins/multiref/src/lib.rs", Some("new")),
 ];

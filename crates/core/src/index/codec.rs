@@ -1,4 +1,4 @@
-//! Compact forms of a stored record's parts (redb format 5).
+//! Compact forms of a stored record's parts (redb formats 5 and 6).
 //!
 //! What a kept page costs on disk is mostly sorted sets of random 32-bit
 //! hashes: its content evidence's blocks, shingle sample and title words,
@@ -145,7 +145,7 @@ fn low_mask(k: u32) -> u32 {
     }
 }
 
-fn put_varint(mut v: u64, out: &mut Vec<u8>) {
+pub(super) fn put_varint(mut v: u64, out: &mut Vec<u8>) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -153,7 +153,7 @@ fn put_varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
-fn take_varint(bytes: &[u8]) -> Result<(u64, &[u8]), String> {
+pub(super) fn take_varint(bytes: &[u8]) -> Result<(u64, &[u8]), String> {
     let mut v = 0u64;
     for (i, &b) in bytes.iter().enumerate().take(10) {
         v |= u64::from(b & 0x7f) << (7 * i);

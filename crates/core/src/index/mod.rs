@@ -17,6 +17,8 @@ mod redb_errors;
 #[cfg(feature = "redb")]
 mod redb_file;
 #[cfg(feature = "redb")]
+mod redb_group;
+#[cfg(feature = "redb")]
 mod redb_legacy;
 #[cfg(feature = "redb")]
 pub mod redb_store;

@@ -1,13 +1,17 @@
 //! [`RedbStore`]: the document store in an embedded ACID file (redb).
 //!
 //! # Layout
-//! - table `docs`: doc id (`u32`) -> record, postcard-encoded (key, url,
-//!   site, kind, one signature per detector of the chain, the content
-//!   evidence, fetch time in Unix seconds; integers are varints; the key
-//!   and site are stored as where they are in the URL when they are part
-//!   of it, and every sorted set of hashes (the chunk set, the evidence's
-//!   blocks, shingle sample and title words) in Rice codes, about
-//!   `log2(2^32 / n) + 1.5` bits a value for a set of n: `super::codec`);
+//! - table `records`: consecutive records grouped several to a value of
+//!   at most 4 KiB, one leaf page (`super::redb_group`: redb splits a full
+//!   leaf in half, so one record a value left leaves 68% full), keyed by
+//!   an id at or below the group's first. Each record is postcard-encoded
+//!   (key, url, site, kind, one signature per detector of the chain, the
+//!   content evidence, fetch time in Unix seconds; integers are varints;
+//!   the key and site are stored as where they are in the URL when they
+//!   are part of it, and every sorted set of hashes (the chunk set, the
+//!   evidence's blocks, shingle sample and title words) in Rice codes,
+//!   about `log2(2^32 / n) + 1.5` bits a value for a set of n:
+//!   `super::codec`);
 //! - table `meta`: `format` (u32 LE, [`FORMAT_VERSION`]), `next_id` (u32 LE,
 //!   the id the next insert gets: ids are never reused, also after removals
 //!   of the highest id), `identity` (postcard [`StoreIdentity`]: detector
@@ -20,6 +24,10 @@
 //!   table: every record gets the time of the upgrade as its fetch time,
 //!   and `urls` is dropped (the URL map is derived state, rebuilt by the
 //!   deduper on open);
+//! - format 5 stored the same records as format 6, one to a value in a
+//!   table `docs`: they are grouped into `records` and `docs` is dropped
+//!   (every older format is upgraded the same way, after the steps
+//!   below);
 //! - format 4 stored the same fields as format 5, its sets as varint
 //!   gaps and its key and site in full: each record is written again in
 //!   format 5's compact forms (`super::codec`);
@@ -33,9 +41,10 @@
 //! Records live in the file. RAM holds a bounded cache of them: a
 //! least-recently-used cache of decoded records (3/4 of the budget,
 //! counted in record heap bytes) and redb's own page cache (1/4), plus the
-//! writes not yet flushed. A read that misses the cache reads the record
-//! from the file (one B-tree lookup through a read transaction kept open
-//! until the next commit). The candidate indexes, which the deduper keeps
+//! writes not yet flushed. A read that misses the cache reads the record's
+//! group from the file (one B-tree lookup through a read transaction kept
+//! open until the next commit: the same one page a lone record took) and
+//! decodes that record only. The candidate indexes, which the deduper keeps
 //! in RAM, are rebuilt from the file on open.
 //!
 //! # Durability contract
@@ -65,10 +74,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use neardup_api::DocId;
-use redb::{
-    Database, ReadOnlyTable, ReadableTable, ReadableTableMetadata, TableDefinition,
-    WriteTransaction,
-};
+use redb::{Database, ReadOnlyTable, ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
 use super::codec;
@@ -77,6 +83,7 @@ use super::redb_errors::{
     check_file, corrupt, err, open_error, panicked, redb_error, unsupported, DAMAGED_HINT,
 };
 use super::redb_file::{caught, check_header, read_header, GuardedFile, Shared};
+use super::redb_group::{self as group, Packer};
 use super::redb_legacy::read_old;
 use super::store::{record_bytes, DocRecord, DocStore};
 use crate::identity::{LegacyIdentity, StoreIdentity};
@@ -88,16 +95,18 @@ use crate::{Error, StoreError};
 /// a fingerprint; see [`StoreIdentity`]); format 4 stores typed records
 /// (kind and evidence as fields of their own); format 5 stores them
 /// compactly ([`super::codec`]: sets in Rice codes, key and site as parts
-/// of the URL).
-pub const FORMAT_VERSION: u32 = 5;
+/// of the URL); format 6 groups consecutive records into one value
+/// ([`super::redb_group`]).
+pub const FORMAT_VERSION: u32 = 6;
 
+/// Groups of records ([`super::redb_group`]), keyed by an id at or below
+/// their first record's.
+const RECORDS: TableDefinition<u32, &[u8]> = TableDefinition::new("records");
+/// Formats 1 to 5: id -> one record (dropped by the upgrade to format 6).
 const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
 /// Format 1 only: URL -> id (dropped by the upgrade to format 2).
 const URLS_V1: TableDefinition<&str, u32> = TableDefinition::new("urls");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-
-/// Records decoded per batch while upgrading an older file.
-const UPGRADE_BATCH: usize = 100_000;
 
 /// The `identity` metadata of format 3.
 fn encode_identity(path: &Path, identity: &StoreIdentity) -> Result<Vec<u8>> {
@@ -345,13 +354,17 @@ impl RedbStore {
             }
         }
         let read = db.begin_read().map_err(|e| redb_error(path, e.into()))?;
-        let docs = read
-            .open_table(DOCS)
+        let records = read
+            .open_table(RECORDS)
             .map_err(|e| redb_error(path, e.into()))?;
-        let live = usize::try_from(docs.len().map_err(|e| redb_error(path, e.into()))?)
-            .map_err(|_| err(path, "too many records"))?;
-        if let Some(last) = docs.last().map_err(|e| redb_error(path, e.into()))? {
-            let last = last.0.value();
+        let mut live = 0usize;
+        let mut last = None;
+        group::for_each(path, &records, &mut |id, _| {
+            live += 1;
+            last = Some(id);
+            Ok(())
+        })?;
+        if let Some(last) = last {
             if last >= meta.next_id {
                 return Err(corrupt(
                     path,
@@ -365,11 +378,12 @@ impl RedbStore {
         Ok((meta, live))
     }
 
-    /// Rewrites every record of format `from` (1, 3 or 4; a format-2
+    /// Rewrites every record of format `from` (1 and 3 to 5; a format-2
     /// file's identity was brought to format 3 by
-    /// [`RedbStore::check_meta`]) in this build's format ([`read_old`]: a
-    /// format-1 record gets `now` as its fetch time), and for format 1
-    /// drops the `urls` table; one transaction, which also sets the format.
+    /// [`RedbStore::check_meta`]) in this build's format, grouped into
+    /// `records` ([`read_old`]: a format-1 record gets `now` as its fetch
+    /// time; a format-5 record is this build's, checked and copied), and
+    /// drops the old tables; one transaction, which also sets the format.
     fn upgrade(
         db: &Database,
         path: &Path,
@@ -378,40 +392,38 @@ impl RedbStore {
         now: u64,
     ) -> Result<()> {
         let e = |x: redb::Error| redb_error(path, x);
+        let detectors = identity.chain().len();
         let txn = begin_write(db, path)?;
         {
-            let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
-            let mut start = 0u32;
-            loop {
-                // Decode a batch, then rewrite it (a table cannot be read
-                // while it is being written).
-                let mut batch = Vec::new();
-                for entry in docs.range(start..).map_err(|x| e(x.into()))? {
-                    let (id, bytes) = entry.map_err(|x| e(x.into()))?;
-                    let id = id.value();
-                    let damaged = |x: String| corrupt(path, format!("record {id} is corrupt: {x}"));
-                    batch.push((
-                        id,
-                        read_old(bytes.value(), from, identity, now).map_err(damaged)?,
-                    ));
-                    if batch.len() == UPGRADE_BATCH {
-                        break;
-                    }
-                }
-                let Some(&(last, _)) = batch.last() else {
-                    break;
+            let docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+            let mut records = txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
+            let mut packer = Packer::new(None);
+            for entry in docs.iter().map_err(|x| e(x.into()))? {
+                let (id, bytes) = entry.map_err(|x| e(x.into()))?;
+                let (id, bytes) = (id.value(), bytes.value());
+                let damaged = |x: String| corrupt(path, format!("record {id} is corrupt: {x}"));
+                let encoded = if from == 5 {
+                    decode(path, id, bytes, detectors)?;
+                    bytes.to_vec()
+                } else {
+                    encode(
+                        path,
+                        &read_old(bytes, from, identity, now).map_err(damaged)?,
+                    )?
                 };
-                let full = batch.len() == UPGRADE_BATCH;
-                for (id, rec) in batch {
-                    docs.insert(id, encode(path, &rec)?.as_slice())
+                if let Some((key, group)) = packer.push(id, &encoded) {
+                    records
+                        .insert(key, group.as_slice())
                         .map_err(|x| e(x.into()))?;
                 }
-                if !full || last == u32::MAX {
-                    break;
-                }
-                start = last + 1;
+            }
+            if let Some((key, group)) = packer.finish() {
+                records
+                    .insert(key, group.as_slice())
+                    .map_err(|x| e(x.into()))?;
             }
         }
+        txn.delete_table(DOCS).map_err(|x| e(x.into()))?;
         if from == 1 {
             txn.delete_table(URLS_V1).map_err(|x| e(x.into()))?;
         }
@@ -561,7 +573,7 @@ impl RedbStore {
             }
         };
         // Create the other tables so readers always find them.
-        txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+        txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
         txn.commit().map_err(|x| e(x.into()))?;
         Ok(meta_out)
     }
@@ -589,8 +601,13 @@ impl RedbStore {
         self.guard(|| {
             let e = |x: redb::Error| redb_error(&self.path, x);
             let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
-            let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
-            docs.len().map_err(|x| e(x.into()))
+            let records = read.open_table(RECORDS).map_err(|x| e(x.into()))?;
+            let mut n = 0u64;
+            group::for_each(&self.path, &records, &mut |_, _| {
+                n += 1;
+                Ok(())
+            })?;
+            Ok(n)
         })
     }
 
@@ -662,15 +679,21 @@ impl RedbStore {
         };
         if reader.is_none() {
             let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
-            *reader = Some(read.open_table(DOCS).map_err(|x| e(x.into()))?);
+            *reader = Some(read.open_table(RECORDS).map_err(|x| e(x.into()))?);
         }
         let Some(table) = reader.as_ref() else {
             return Ok(None);
         };
-        let Some(bytes) = table.get(id).map_err(|x| e(x.into()))? else {
+        let Some(entry) = table.range(..=id).map_err(|x| e(x.into()))?.next_back() else {
             return Ok(None);
         };
-        decode(&self.path, id, bytes.value(), self.detectors).map(Some)
+        let (key, bytes) = entry.map_err(|x| e(x.into()))?;
+        let key = key.value();
+        let found =
+            group::find(key, bytes.value(), id).map_err(|x| group::damaged(&self.path, key, &x))?;
+        found
+            .map(|record| decode(&self.path, id, record, self.detectors))
+            .transpose()
     }
 
     fn set_pending(&mut self, id: DocId, op: Pending) {
@@ -688,18 +711,18 @@ impl RedbStore {
         // redb's default durability is `Immediate`: fsync before commit returns.
         let txn = begin_write(self.db()?, &path)?;
         {
-            let mut docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+            let mut records = txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
+            let mut changes = Vec::with_capacity(self.pending.len());
             for (id, op) in &self.pending {
-                match op {
-                    Pending::Put(rec) => {
-                        docs.insert(*id, encode(&path, rec)?.as_slice())
-                            .map_err(|x| e(x.into()))?;
-                    }
-                    Pending::Removed => {
-                        docs.remove(*id).map_err(|x| e(x.into()))?;
-                    }
-                }
+                changes.push((
+                    *id,
+                    match op {
+                        Pending::Put(rec) => Some(encode(&path, rec)?),
+                        Pending::Removed => None,
+                    },
+                ));
             }
+            group::write(&path, &mut records, &changes)?;
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
             meta.insert("next_id", self.next_id.to_le_bytes().as_slice())
                 .map_err(|x| e(x.into()))?;
@@ -829,25 +852,27 @@ impl RedbStore {
     fn for_each_unguarded(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
         let e = |x: redb::Error| redb_error(&self.path, x);
         let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
-        let docs = read.open_table(DOCS).map_err(|x| e(x.into()))?;
-        for entry in docs.iter().map_err(|x| e(x.into()))? {
-            let (id, bytes) = entry.map_err(|x| e(x.into()))?;
-            let id = id.value();
+        let records = read.open_table(RECORDS).map_err(|x| e(x.into()))?;
+        // Pending records already given, in place of their committed form.
+        let mut given = std::collections::HashSet::new();
+        group::for_each(&self.path, &records, &mut |id, bytes| {
             match self.pending.get(&id) {
-                Some(Pending::Removed) => continue,
+                Some(Pending::Removed) => {}
                 Some(Pending::Put(rec)) => {
+                    given.insert(id);
                     f(id, rec);
-                    continue;
                 }
-                None => {}
+                None => f(
+                    id,
+                    &Arc::new(decode(&self.path, id, bytes, self.detectors)?),
+                ),
             }
-            let rec = decode(&self.path, id, bytes.value(), self.detectors)?;
-            f(id, &Arc::new(rec));
-        }
+            Ok(())
+        })?;
         // Unflushed new records: ids above every committed one.
         for (id, op) in &self.pending {
             if let Pending::Put(rec) = op {
-                if docs.get(*id).map_err(|x| e(x.into()))?.is_none() {
+                if !given.contains(id) {
                     f(*id, rec);
                 }
             }

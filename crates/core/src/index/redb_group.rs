@@ -1,0 +1,379 @@
+//! Records grouped several to a redb value (redb format 6).
+//!
+//! redb splits a B-tree leaf that overflows into two halves by bytes, and a
+//! store's ids only grow, so with one record a value each split leaves a
+//! left half that no later record falls into: the rust-doc index's leaves
+//! were 68% full (6,474 leaf pages for 18.06 MB of records). Here
+//! consecutive records share one value of at most [`GROUP_BYTES`], which
+//! is what one 4 KiB leaf page holds beside its header, so a leaf holds
+//! one group and is as full as the group.
+//!
+//! # Layout of a group
+//! The table's key is the group's *key*, an id at or below its first
+//! record's (a group keeps its key when its first record is removed). The
+//! value is the number of records (varint), then per record its id's gap
+//! from the one before (the first from the key; varint) and its length
+//! (varint), then the records' bytes one after another. A group holds the
+//! ids from its key up to the next group's key, so the group of an id is
+//! the last one whose key is at or below it.
+//!
+//! [`for_each`] walks a `records` table record by record, [`write`]
+//! applies a commit's changes to it (a group that grew past a page is
+//! split, one left empty is removed); both deal in encoded records, which
+//! `super::redb_store` encodes and decodes.
+//!
+//! Decoding checks every count, gap and length against the bytes present:
+//! a damaged group is an error, never a panic or a huge allocation.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::path::Path;
+
+use neardup_api::DocId;
+use redb::ReadableTable;
+
+use super::codec::{put_varint, take_varint};
+use super::redb_errors::{corrupt, redb_error};
+use crate::{Error, Result};
+
+/// The most bytes a group takes (unless one record alone is larger): a
+/// 4 KiB leaf page less redb's header for one entry of a `u32` key and a
+/// variable value (4 bytes of page header, 4 of value end, 4 of key).
+pub const GROUP_BYTES: usize = 4096 - 12;
+
+/// Bytes a varint of `v` takes.
+fn varint_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+/// Fills groups from records given in ascending id order; a group is
+/// closed when the next record would take it past [`GROUP_BYTES`].
+#[derive(Debug)]
+pub struct Packer {
+    /// The key of the group being filled (`None`: its first record's id).
+    key: Option<DocId>,
+    /// The last id added, for the next gap.
+    last: Option<DocId>,
+    count: usize,
+    heads: Vec<u8>,
+    body: Vec<u8>,
+}
+
+impl Packer {
+    /// A packer whose first group has the key `key` (an existing group's,
+    /// being rewritten), or its first record's id.
+    pub fn new(key: Option<DocId>) -> Packer {
+        Packer {
+            key,
+            last: None,
+            count: 0,
+            heads: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// Adds the record `id` (above every id added before, and at or above
+    /// the key); returns the group filled so far, to be written, when the
+    /// record does not fit beside it.
+    pub fn push(&mut self, id: DocId, record: &[u8]) -> Option<(DocId, Vec<u8>)> {
+        let mut full = None;
+        if self.count > 0 {
+            let added = varint_len(u64::from(id - self.last.unwrap_or(id)))
+                + varint_len(record.len() as u64)
+                + record.len();
+            if self.size() - varint_len(self.count as u64)
+                + varint_len(self.count as u64 + 1)
+                + added
+                > GROUP_BYTES
+            {
+                full = self.take();
+            }
+        }
+        let from = self.last.or(self.key).unwrap_or(id);
+        debug_assert!(id >= from && (self.last.is_none() || id > from));
+        put_varint(u64::from(id - from), &mut self.heads);
+        put_varint(record.len() as u64, &mut self.heads);
+        self.body.extend_from_slice(record);
+        self.key.get_or_insert(id);
+        self.last = Some(id);
+        self.count += 1;
+        full
+    }
+
+    /// The last group, if it holds any record.
+    pub fn finish(mut self) -> Option<(DocId, Vec<u8>)> {
+        self.take()
+    }
+
+    /// Bytes of the group being filled.
+    fn size(&self) -> usize {
+        varint_len(self.count as u64) + self.heads.len() + self.body.len()
+    }
+
+    /// The group being filled, encoded; the next starts empty, keyed by
+    /// its first record's id.
+    fn take(&mut self) -> Option<(DocId, Vec<u8>)> {
+        let key = self.key.take()?;
+        if self.count == 0 {
+            return None;
+        }
+        let mut out = Vec::with_capacity(self.size());
+        put_varint(self.count as u64, &mut out);
+        out.append(&mut self.heads);
+        out.append(&mut self.body);
+        self.count = 0;
+        self.last = None;
+        Some((key, out))
+    }
+}
+
+/// The records of the group stored under `key`: (id, record bytes), ids
+/// ascending.
+///
+/// # Errors
+/// A description of the damage: a count larger than the bytes allow, ids
+/// not ascending or past `u32::MAX`, lengths that do not add up to the
+/// bytes present.
+pub fn entries(key: DocId, bytes: &[u8]) -> std::result::Result<Vec<(DocId, &[u8])>, String> {
+    let (count, mut rest) = take_varint(bytes)?;
+    // Each record takes at least two bytes of header.
+    if count == 0 || count > rest.len() as u64 / 2 {
+        return Err(format!(
+            "a group says {count} records in {} bytes",
+            bytes.len()
+        ));
+    }
+    let mut heads = Vec::with_capacity(count as usize);
+    let mut id = u64::from(key);
+    let mut total = 0u64;
+    for i in 0..count {
+        let (gap, r) = take_varint(rest)?;
+        let (len, r) = take_varint(r)?;
+        rest = r;
+        if i > 0 && gap == 0 {
+            return Err(format!("a group's ids are not ascending after {id}"));
+        }
+        id += gap;
+        if id > u64::from(u32::MAX) {
+            return Err("a group's ids run past u32::MAX".into());
+        }
+        total = total.saturating_add(len);
+        heads.push((id as DocId, len as usize));
+    }
+    if total != rest.len() as u64 {
+        return Err(format!(
+            "a group's records take {total} bytes, {} are there",
+            rest.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(heads.len());
+    for (id, len) in heads {
+        let (record, r) = rest.split_at(len);
+        out.push((id, record));
+        rest = r;
+    }
+    Ok(out)
+}
+
+/// The bytes of record `id` in the group stored under `key`, if it holds
+/// it.
+///
+/// # Errors
+/// As [`entries`].
+pub fn find(key: DocId, bytes: &[u8], id: DocId) -> std::result::Result<Option<&[u8]>, String> {
+    let all = entries(key, bytes)?;
+    Ok(all
+        .binary_search_by_key(&id, |&(i, _)| i)
+        .ok()
+        .map(|at| all[at].1))
+}
+
+/// The error of a group that does not decode.
+pub fn damaged(path: &Path, key: DocId, why: &str) -> Error {
+    corrupt(
+        path,
+        format!("the records from id {key} are corrupt: {why}"),
+    )
+}
+
+/// Calls `f` with every record of the `records` table (id, encoded
+/// record), ids ascending; a group that does not decode, or whose ids do
+/// not follow the group before, is [`StoreError::Corrupt`].
+pub fn for_each(
+    path: &Path,
+    records: &impl ReadableTable<u32, &'static [u8]>,
+    f: &mut dyn FnMut(DocId, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let e = |x: redb::Error| redb_error(path, x);
+    let mut last: Option<DocId> = None;
+    for entry in records.iter().map_err(|x| e(x.into()))? {
+        let (key, bytes) = entry.map_err(|x| e(x.into()))?;
+        let key = key.value();
+        if last.is_some_and(|last| key <= last) {
+            return Err(damaged(path, key, "its key is not above the ids before it"));
+        }
+        for (id, record) in entries(key, bytes.value()).map_err(|x| damaged(path, key, &x))? {
+            f(id, record)?;
+            last = Some(id);
+        }
+    }
+    Ok(())
+}
+
+/// Writes `changes` (ids ascending; a record's new bytes, or `None` for a
+/// removal) into the groups of `records`: each group a change falls into (the last one whose key is
+/// at or below its id; new ids fall into the last group) is read, changed
+/// and packed again ([`Packer`]: a group that grew past a page is split,
+/// one left empty is removed).
+pub fn write(
+    path: &Path,
+    records: &mut redb::Table<u32, &'static [u8]>,
+    changes: &[(DocId, Option<Vec<u8>>)],
+) -> Result<()> {
+    let e = |x: redb::Error| redb_error(path, x);
+    let mut changes = changes.iter().peekable();
+    while let Some(&&(first, _)) = changes.peek() {
+        let held = records
+            .range(..=first)
+            .map_err(|x| e(x.into()))?
+            .next_back()
+            .transpose()
+            .map_err(|x| e(x.into()))?
+            .map(|(k, v)| (k.value(), v.value().to_vec()));
+        // The group's records, then its changes: those below the next
+        // group's key.
+        let key = held.as_ref().map(|(k, _)| *k);
+        let mut group: BTreeMap<DocId, Vec<u8>> = match &held {
+            Some((k, bytes)) => entries(*k, bytes)
+                .map_err(|x| damaged(path, *k, &x))?
+                .into_iter()
+                .map(|(id, r)| (id, r.to_vec()))
+                .collect(),
+            None => BTreeMap::new(),
+        };
+        let next_key = records
+            .range::<DocId>((Bound::Excluded(first), Bound::Unbounded))
+            .map_err(|x| e(x.into()))?
+            .next()
+            .transpose()
+            .map_err(|x| e(x.into()))?
+            .map(|(k, _)| k.value());
+        while let Some((id, change)) = changes.next_if(|(id, _)| next_key.is_none_or(|n| *id < n)) {
+            match change {
+                Some(bytes) => {
+                    group.insert(*id, bytes.clone());
+                }
+                None => {
+                    group.remove(id);
+                }
+            }
+        }
+        if let Some(k) = key {
+            records.remove(k).map_err(|x| e(x.into()))?;
+        }
+        let mut packer = Packer::new(key);
+        let mut groups = Vec::new();
+        for (id, record) in &group {
+            groups.extend(packer.push(*id, record));
+        }
+        groups.extend(packer.finish());
+        for (k, bytes) in groups {
+            records
+                .insert(k, bytes.as_slice())
+                .map_err(|x| e(x.into()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: DocId, len: usize) -> Vec<u8> {
+        (0..len).map(|i| (id as usize * 31 + i) as u8).collect()
+    }
+
+    /// Packs `records` (ascending ids) from a packer keyed `key`.
+    fn pack(key: Option<DocId>, records: &[(DocId, Vec<u8>)]) -> Vec<(DocId, Vec<u8>)> {
+        let mut p = Packer::new(key);
+        let mut groups = Vec::new();
+        for (id, r) in records {
+            groups.extend(p.push(*id, r));
+        }
+        groups.extend(p.finish());
+        groups
+    }
+
+    #[test]
+    fn groups_hold_their_records_and_stay_within_a_page() {
+        // Ids with gaps (removals), sizes around a page's share and a
+        // record larger than a page, which stands alone.
+        let mut records = Vec::new();
+        for (i, id) in (3u32..400).step_by(3).enumerate() {
+            let len = match i {
+                17 => 9_000,
+                _ => 200 + (i * 37) % 700,
+            };
+            records.push((id, record(id, len)));
+        }
+        let groups = pack(Some(1), &records);
+        assert_eq!(groups[0].0, 1, "the first group keeps its key");
+        let mut back = Vec::new();
+        for (n, (key, bytes)) in groups.iter().enumerate() {
+            let held = entries(*key, bytes).unwrap();
+            if n > 0 {
+                assert_eq!(held[0].0, *key, "a new group is keyed by its first id");
+            }
+            if held.len() > 1 {
+                assert!(bytes.len() <= GROUP_BYTES, "{} bytes", bytes.len());
+            }
+            // Full: the next group's first record did not fit beside it.
+            if let Some((next_key, next)) = groups.get(n + 1) {
+                let first = entries(*next_key, next).unwrap()[0].1.len();
+                assert!(
+                    bytes.len() + first > GROUP_BYTES,
+                    "group {n} of {} bytes had room for {first}",
+                    bytes.len()
+                );
+            }
+            for (id, r) in held {
+                assert_eq!(find(*key, bytes, id).unwrap(), Some(r));
+                back.push((id, r.to_vec()));
+            }
+            assert_eq!(find(*key, bytes, key + 1).unwrap(), None, "ids are 0 mod 3");
+        }
+        assert_eq!(back, records);
+        assert!(
+            groups
+                .iter()
+                .any(|(k, b)| b.len() > GROUP_BYTES && entries(*k, b).unwrap().len() == 1),
+            "the record larger than a page stands alone"
+        );
+    }
+
+    #[test]
+    fn damaged_groups_are_errors() {
+        let groups = pack(None, &[(5, record(5, 40)), (9, record(9, 30))]);
+        let (key, good) = &groups[0];
+        assert_eq!(*key, 5);
+        let cut = &good[..good.len() - 1];
+        assert!(entries(*key, cut)
+            .unwrap_err()
+            .contains("take 70 bytes, 69"));
+        let mut long = good.clone();
+        long.push(0);
+        assert!(entries(*key, &long).is_err());
+        // A second gap of 0 repeats an id.
+        let mut same = good.clone();
+        same[3] = 0;
+        assert!(entries(*key, &same).unwrap_err().contains("not ascending"));
+        assert!(entries(*key, &[200, 1, 0])
+            .unwrap_err()
+            .contains("says 200 records"));
+        assert!(entries(*key, &[]).is_err());
+        assert!(entries(u32::MAX, good)
+            .unwrap_err()
+            .contains("past u32::MAX"));
+    }
+}
