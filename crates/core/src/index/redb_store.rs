@@ -2,7 +2,7 @@
 //!
 //! # Layout
 //! - table `records`: consecutive records grouped several to a value of
-//!   at most 4 KiB, one leaf page (`super::redb_group`: redb splits a full
+//!   at most 8 KiB, one leaf (`super::redb_group`: redb splits a full
 //!   leaf in half, so one record a value left leaves 68% full), keyed by
 //!   an id at or below the group's first. Each record is postcard-encoded
 //!   (key, url, site, kind, one signature per detector of the chain, the
