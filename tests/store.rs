@@ -863,6 +863,34 @@ fn write_format_3(path: &Path, records: &[(u32, Vec<Signature>)]) {
     write_legacy(path, 3, &encoded);
 }
 
+/// The format a redb index file says it is in (`meta`'s `format`).
+fn file_format(read: &redb::ReadTransaction) -> u32 {
+    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+    let t = read.open_table(meta).unwrap();
+    let bytes = t.get("format").unwrap().unwrap().value().to_vec();
+    u32::from_le_bytes(bytes.try_into().expect("format is a u32"))
+}
+
+/// Opening `bad`, a file of `format` whose record 1 cannot be read, fails
+/// naming that record as corrupt, and the file keeps its format (the
+/// upgrade wrote nothing).
+fn refused_and_left_as_it_was(bad: &Path, identity: &StoreIdentity, format: u32) {
+    let msg = match RedbStore::open_at(bad, identity, 1 << 20, 999) {
+        Ok(_) => panic!("format {format}: a damaged record was upgraded"),
+        Err(
+            e @ Error::Store {
+                kind: StoreError::Corrupt(_),
+                ..
+            },
+        ) => e.to_string(),
+        Err(e) => panic!("format {format}: not named corrupt: {e:?}"),
+    };
+    assert!(msg.contains("record 1 is corrupt"), "{msg}");
+    let db = redb::Database::open(bad).unwrap();
+    let read = db.begin_read().unwrap();
+    assert_eq!(file_format(&read), format);
+}
+
 /// Writes an index of the default chain in `format` holding `records`
 /// (id, record as that format encoded it).
 fn write_legacy(path: &Path, format: u32, records: &[(u32, Vec<u8>)]) {
@@ -951,12 +979,7 @@ fn format_3_file_is_upgraded_to_typed_records() {
     {
         let db = redb::Database::open(&path).unwrap();
         let read = db.begin_read().unwrap();
-        let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-        let t = read.open_table(meta).unwrap();
-        assert_eq!(
-            t.get("format").unwrap().unwrap().value(),
-            6u32.to_le_bytes()
-        );
+        assert_eq!(file_format(&read), 6);
     }
     let d = Deduper::open(Config::default(), &registry, &path).unwrap();
     assert_eq!(
@@ -972,25 +995,7 @@ fn format_3_file_is_upgraded_to_typed_records() {
     let mut slots = legacy_slots(4);
     slots[4] = Signature::Fingerprint(1);
     write_format_3(&bad, &[(0, legacy_slots(4)), (1, slots)]);
-    let msg = match RedbStore::open_at(&bad, &identity, 1 << 20, 999) {
-        Ok(_) => panic!("a record with malformed slots was upgraded"),
-        Err(
-            e @ Error::Store {
-                kind: StoreError::Corrupt(_),
-                ..
-            },
-        ) => e.to_string(),
-        Err(e) => panic!("not named corrupt: {e:?}"),
-    };
-    assert!(msg.contains("record 1 is corrupt"), "{msg}");
-    let db = redb::Database::open(&bad).unwrap();
-    let read = db.begin_read().unwrap();
-    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-    let t = read.open_table(meta).unwrap();
-    assert_eq!(
-        t.get("format").unwrap().unwrap().value(),
-        3u32.to_le_bytes()
-    );
+    refused_and_left_as_it_was(&bad, &identity, 3);
 }
 
 /// A record as redb format 4 encoded it: the same fields as format 5, its
@@ -1071,12 +1076,7 @@ fn format_4_file_is_upgraded_to_compact_records() {
     let db = redb::Database::open(&path).unwrap();
     {
         let read = db.begin_read().unwrap();
-        let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-        let t = read.open_table(meta).unwrap();
-        assert_eq!(
-            t.get("format").unwrap().unwrap().value(),
-            6u32.to_le_bytes()
-        );
+        assert_eq!(file_format(&read), 6);
         let v5_bytes: usize = format_6_records(&read).iter().map(|r| r.1.len()).sum();
         // Rice codes, fixed-width fingerprints and keys in the URL: under
         // nine tenths (0.79 on the rust-doc index).
@@ -1097,19 +1097,7 @@ fn format_4_file_is_upgraded_to_compact_records() {
     let mut broken = encode_v4(&records[2]);
     broken.truncate(broken.len() / 2);
     write_legacy(&bad, 4, &[(0, encode_v4(&records[0])), (1, broken)]);
-    let msg = match RedbStore::open_at(&bad, &identity, 1 << 20, 999) {
-        Ok(_) => panic!("a cut record was upgraded"),
-        Err(e) => e.to_string(),
-    };
-    assert!(msg.contains("record 1 is corrupt"), "{msg}");
-    let db = redb::Database::open(&bad).unwrap();
-    let read = db.begin_read().unwrap();
-    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-    let t = read.open_table(meta).unwrap();
-    assert_eq!(
-        t.get("format").unwrap().unwrap().value(),
-        4u32.to_le_bytes()
-    );
+    refused_and_left_as_it_was(&bad, &identity, 4);
 }
 
 /// The records of a format-6 file (id, record as format 5 encoded it),
@@ -1199,12 +1187,7 @@ fn format_5_file_is_upgraded_to_grouped_records() {
     {
         let db = redb::Database::open(&path).unwrap();
         let read = db.begin_read().unwrap();
-        let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-        let t = read.open_table(meta).unwrap();
-        assert_eq!(
-            t.get("format").unwrap().unwrap().value(),
-            6u32.to_le_bytes()
-        );
+        assert_eq!(file_format(&read), 6);
         assert_eq!(format_6_records(&read), v5, "the same records, grouped");
     }
     // A format-5 record that does not decode is named, and the file is
@@ -1214,19 +1197,7 @@ fn format_5_file_is_upgraded_to_grouped_records() {
     let half = cut[1].1.len() / 2;
     cut[1].1.truncate(half);
     write_legacy(&bad, 5, &cut);
-    let msg = match RedbStore::open_at(&bad, &identity, 1 << 20, 999) {
-        Ok(_) => panic!("a cut record was upgraded"),
-        Err(e) => e.to_string(),
-    };
-    assert!(msg.contains("record 1 is corrupt"), "{msg}");
-    let db = redb::Database::open(&bad).unwrap();
-    let read = db.begin_read().unwrap();
-    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-    let t = read.open_table(meta).unwrap();
-    assert_eq!(
-        t.get("format").unwrap().unwrap().value(),
-        5u32.to_le_bytes()
-    );
+    refused_and_left_as_it_was(&bad, &identity, 5);
 }
 
 #[test]
