@@ -26,8 +26,8 @@
 //! the last one whose key is at or below it.
 //!
 //! [`for_each`] walks a `records` table record by record, [`write`]
-//! applies a commit's changes to it (a group that grew past a page is
-//! split, one left empty is removed); both deal in encoded records, which
+//! applies a commit's changes to it (a group that grew past
+//! [`GROUP_BYTES`] is split, one left empty is removed); both deal in encoded records, which
 //! `super::redb_store` encodes and decodes.
 //!
 //! Decoding checks every count, gap and length against the bytes present:
@@ -229,11 +229,26 @@ pub fn for_each(
     Ok(())
 }
 
+/// How many records `records` holds and the highest id among them, every
+/// group checked as [`for_each`] does.
+pub fn census(
+    path: &Path,
+    records: &impl ReadableTable<u32, &'static [u8]>,
+) -> Result<(u64, Option<DocId>)> {
+    let (mut n, mut last) = (0u64, None);
+    for_each(path, records, &mut |id, _| {
+        n += 1;
+        last = Some(id);
+        Ok(())
+    })?;
+    Ok((n, last))
+}
+
 /// Writes `changes` (ids ascending; a record's new bytes, or `None` for a
-/// removal) into the groups of `records`: each group a change falls into (the last one whose key is
-/// at or below its id; new ids fall into the last group) is read, changed
-/// and packed again ([`Packer`]: a group that grew past a page is split,
-/// one left empty is removed).
+/// removal) into the groups of `records`: each group a change falls into
+/// (the last one whose key is at or below its id; new ids fall into the
+/// last group) is read, changed and packed again ([`Packer`]: a group that
+/// grew past [`GROUP_BYTES`] is split, one left empty is removed).
 pub fn write(
     path: &Path,
     records: &mut redb::Table<u32, &'static [u8]>,
@@ -252,11 +267,10 @@ pub fn write(
         // The group's records, then its changes: those below the next
         // group's key.
         let key = held.as_ref().map(|(k, _)| *k);
-        let mut group: BTreeMap<DocId, Vec<u8>> = match &held {
+        let mut group: BTreeMap<DocId, &[u8]> = match &held {
             Some((k, bytes)) => entries(*k, bytes)
                 .map_err(|x| damaged(path, *k, &x))?
                 .into_iter()
-                .map(|(id, r)| (id, r.to_vec()))
                 .collect(),
             None => BTreeMap::new(),
         };
@@ -270,7 +284,7 @@ pub fn write(
         while let Some((id, change)) = changes.next_if(|(id, _)| next_key.is_none_or(|n| *id < n)) {
             match change {
                 Some(bytes) => {
-                    group.insert(*id, bytes.clone());
+                    group.insert(*id, bytes);
                 }
                 None => {
                     group.remove(id);

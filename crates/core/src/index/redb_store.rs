@@ -357,13 +357,8 @@ impl RedbStore {
         let records = read
             .open_table(RECORDS)
             .map_err(|e| redb_error(path, e.into()))?;
-        let mut live = 0usize;
-        let mut last = None;
-        group::for_each(path, &records, &mut |id, _| {
-            live += 1;
-            last = Some(id);
-            Ok(())
-        })?;
+        let (live, last) = group::census(path, &records)?;
+        let live = usize::try_from(live).map_err(|_| err(path, "too many records"))?;
         if let Some(last) = last {
             if last >= meta.next_id {
                 return Err(corrupt(
@@ -402,16 +397,18 @@ impl RedbStore {
                 let (id, bytes) = entry.map_err(|x| e(x.into()))?;
                 let (id, bytes) = (id.value(), bytes.value());
                 let damaged = |x: String| corrupt(path, format!("record {id} is corrupt: {x}"));
+                let converted;
                 let encoded = if from == 5 {
                     decode(path, id, bytes, detectors)?;
-                    bytes.to_vec()
+                    bytes
                 } else {
-                    encode(
+                    converted = encode(
                         path,
                         &read_old(bytes, from, identity, now).map_err(damaged)?,
-                    )?
+                    )?;
+                    &converted
                 };
-                if let Some((key, group)) = packer.push(id, &encoded) {
+                if let Some((key, group)) = packer.push(id, encoded) {
                     records
                         .insert(key, group.as_slice())
                         .map_err(|x| e(x.into()))?;
@@ -602,12 +599,7 @@ impl RedbStore {
             let e = |x: redb::Error| redb_error(&self.path, x);
             let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
             let records = read.open_table(RECORDS).map_err(|x| e(x.into()))?;
-            let mut n = 0u64;
-            group::for_each(&self.path, &records, &mut |_, _| {
-                n += 1;
-                Ok(())
-            })?;
-            Ok(n)
+            Ok(group::census(&self.path, &records)?.0)
         })
     }
 
