@@ -9,12 +9,13 @@
 //! holds one group and is as full as the group.
 //!
 //! Why 8 KiB: a group of one page fits only three records of a little
-//! over 1 KB (75% full), and a larger group makes every read that misses
-//! the cache read more. Measured on 1 M generated pages of 1 KB records
+//! over 1 KB (77% full), and every read that misses the cache reads and
+//! walks a whole group, so a group is kept no larger than it must be to
+//! fill its leaf. Measured on 1 M generated pages of 1 KB records
 //! (`examples/index_1m`), allocated bytes per indexed page: 1,358 with
-//! groups of 4 KiB, 1,174 of 8 KiB, 1,097 of 16 KiB; near-copy checks
-//! verifying candidates from the file, p50 332, 357 and 404 us. On
-//! rust-doc (records of 564 B): 710, 655 and 632 bytes per page.
+//! groups of 4 KiB, 1,178 of 8 KiB, 1,100 of 16 KiB (the near-copy check's
+//! latency did not differ beyond run-to-run noise). On rust-doc (records
+//! of 564 B): 710, 655 and 632 bytes per page.
 //!
 //! # Layout of a group
 //! The table's key is the group's *key*, an id at or below its first
