@@ -979,7 +979,7 @@ fn format_3_file_is_upgraded_to_typed_records() {
     {
         let db = redb::Database::open(&path).unwrap();
         let read = db.begin_read().unwrap();
-        assert_eq!(file_format(&read), 6);
+        assert_eq!(file_format(&read), 7);
     }
     let d = Deduper::open(Config::default(), &registry, &path).unwrap();
     assert_eq!(
@@ -1076,13 +1076,14 @@ fn format_4_file_is_upgraded_to_compact_records() {
     let db = redb::Database::open(&path).unwrap();
     {
         let read = db.begin_read().unwrap();
-        assert_eq!(file_format(&read), 6);
-        let v5_bytes: usize = format_6_records(&read).iter().map(|r| r.1.len()).sum();
-        // Rice codes, fixed-width fingerprints and keys in the URL: under
-        // nine tenths (0.79 on the rust-doc index).
+        assert_eq!(file_format(&read), 7);
+        let v7_bytes = group_bytes(&read);
+        // Rice codes, fixed-width fingerprints and keys in the URL (these
+        // random sets share nothing a group could save): under nine
+        // tenths (0.79 on the rust-doc index, before grouping).
         assert!(
-            v5_bytes * 10 < v4_bytes * 9,
-            "format 5 takes {v5_bytes} bytes, format 4 took {v4_bytes}"
+            v7_bytes * 10 < v4_bytes * 9,
+            "format 7 takes {v7_bytes} bytes, format 4 took {v4_bytes}"
         );
     }
     drop(db);
@@ -1101,10 +1102,9 @@ fn format_4_file_is_upgraded_to_compact_records() {
 }
 
 /// The records of a format-6 file (id, record as format 5 encoded it),
-/// read as crates/core/src/index/redb_group.rs lays them out, without
-/// neardup's decoder: each
-/// value of `records` is a count, then per record its id's gap from the
-/// one before (the first from the key) and its length, then the records.
+/// read as format 6 laid them out, without neardup's decoder: each value
+/// of `records` is a count, then per record its id's gap from the one
+/// before (the first from the key) and its length, then the records.
 fn format_6_records(read: &redb::ReadTransaction) -> Vec<(u32, Vec<u8>)> {
     fn varint(b: &mut &[u8]) -> u64 {
         let mut v = 0;
@@ -1141,17 +1141,19 @@ fn format_6_records(read: &redb::ReadTransaction) -> Vec<(u32, Vec<u8>)> {
     out
 }
 
-#[test]
-fn format_5_file_is_upgraded_to_grouped_records() {
-    let dir = Dir::new();
-    let registry = Registry::default();
-    let identity = neardup::store_identity(&Config::default(), &registry).unwrap();
-    // Format-5 records: this build's, taken out of its groups.
-    let made = dir.join("made.redb");
-    let mut records = Vec::new();
-    {
-        let mut s = RedbStore::open(&made, &identity).unwrap();
-        for n in 0..40 {
+/// Bytes of the values of a format-7 file's `groups` table.
+fn group_bytes(read: &redb::ReadTransaction) -> usize {
+    let groups: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("groups");
+    let t = read.open_table(groups).unwrap();
+    t.iter().unwrap().map(|e| e.unwrap().1.value().len()).sum()
+}
+
+/// What testdata/index/format-6.redb.gz holds, as its README says it was
+/// made: record `n * 3` of the laws with the default chain's signatures,
+/// for n below 40, then id 7 removed.
+fn format_6_fixture_records() -> Vec<(u32, DocRecord)> {
+    (0u32..40)
+        .map(|n| {
             let rec = DocRecord {
                 signatures: vec![
                     Signature::Fingerprint(u64::from(n) * 0x9E37_79B9),
@@ -1160,13 +1162,158 @@ fn format_5_file_is_upgraded_to_grouped_records() {
                 ],
                 ..record(n * 3)
             };
-            s.insert(rec.clone()).unwrap();
-            records.push(rec);
-        }
-        s.remove(7).unwrap();
+            (n, rec)
+        })
+        .filter(|(id, _)| *id != 7)
+        .collect()
+}
+
+/// testdata/index/format-6.redb.gz, a file written by the last build of
+/// format 6 (ac61c8a), unpacked into `dir` as `name`.
+fn format_6_fixture(dir: &Dir, name: &str) -> std::path::PathBuf {
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/index/format-6.redb.gz");
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap()),
+        &mut bytes,
+    )
+    .unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// The records of a store, walked.
+fn walked(s: &RedbStore) -> Vec<(u32, DocRecord)> {
+    let mut out = Vec::new();
+    s.for_each(&mut |id, r| out.push((id, DocRecord::clone(r))))
+        .unwrap();
+    out
+}
+
+/// The tables of the file at `path`.
+fn tables(path: &Path) -> Vec<String> {
+    let db = redb::Database::open(path).unwrap();
+    let read = db.begin_read().unwrap();
+    read.list_tables()
+        .unwrap()
+        .map(|t| redb::TableHandle::name(&t).to_owned())
+        .collect()
+}
+
+#[test]
+fn format_6_file_is_upgraded_to_records_written_against_their_group() {
+    let dir = Dir::new();
+    let identity = neardup::store_identity(&Config::default(), &Registry::default()).unwrap();
+    let path = format_6_fixture(&dir, "v6.redb");
+    let want = format_6_fixture_records();
+    {
+        let db = redb::Database::open(&path).unwrap();
+        let read = db.begin_read().unwrap();
+        assert_eq!(file_format(&read), 6);
+        assert_eq!(format_6_records(&read).len(), want.len());
     }
+    {
+        let s = RedbStore::open_at(&path, &identity, 1 << 20, 999).unwrap();
+        assert_eq!(s.len(), want.len());
+        assert_eq!(walked(&s), want);
+        for (id, rec) in &want {
+            assert_eq!(s.get(*id).unwrap().as_deref(), Some(rec), "record {id}");
+        }
+        assert_eq!(s.get(7).unwrap(), None, "removed before");
+    }
+    assert!(
+        !tables(&path).contains(&"records".to_owned()),
+        "format 6's table dropped"
+    );
+    {
+        let db = redb::Database::open(&path).unwrap();
+        let read = db.begin_read().unwrap();
+        assert_eq!(file_format(&read), 7);
+        let v6: usize = {
+            let made = format_6_fixture(&dir, "again.redb");
+            let db = redb::Database::open(&made).unwrap();
+            let r = db.begin_read().unwrap();
+            format_6_records(&r).iter().map(|(_, b)| b.len()).sum()
+        };
+        // Neighbours share their URL's start and the site in it.
+        let v7 = group_bytes(&read);
+        assert!(v7 < v6, "format 7 takes {v7} bytes, format 6 took {v6}");
+    }
+    // Opened again, nothing is upgraded twice; writes go on from id 40.
+    let mut s = RedbStore::open_at(&path, &identity, 1 << 20, 999).unwrap();
+    assert_eq!(walked(&s), want);
+    assert_eq!(s.insert(record(1)).unwrap(), 40);
+    drop(s);
+
+    // A format-6 record that does not decode is named, and the file is
+    // left in format 6.
+    let bad = dir.join("bad6.redb");
+    let good = format_6_fixture(&dir, "good.redb");
+    let mut records = {
+        let db = redb::Database::open(&good).unwrap();
+        let read = db.begin_read().unwrap();
+        format_6_records(&read)
+    };
+    records.truncate(3);
+    let half = records[1].1.len() / 2;
+    records[1].1.truncate(half);
+    write_format_6(&bad, &records);
+    refused_and_left_as_it_was(&bad, &identity, 6);
+}
+
+/// Writes a format-6 index of the default chain holding `records` (id,
+/// record as format 5 encoded it) in one group, laid out as
+/// [`format_6_records`] reads it.
+fn write_format_6(path: &Path, records: &[(u32, Vec<u8>)]) {
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+    write_legacy(path, 6, &[]);
+    let mut group = Vec::new();
+    varint(records.len() as u64, &mut group);
+    let mut last = records[0].0;
+    for (id, bytes) in records {
+        varint(u64::from(id - last), &mut group);
+        varint(bytes.len() as u64, &mut group);
+        last = *id;
+    }
+    for (_, bytes) in records {
+        group.extend_from_slice(bytes);
+    }
+    let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+    let table: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("records");
+    let db = redb::Database::open(path).unwrap();
+    let txn = db.begin_write().unwrap();
+    {
+        let next = records.iter().map(|r| r.0 + 1).max().unwrap_or(0);
+        txn.open_table(meta)
+            .unwrap()
+            .insert("next_id", next.to_le_bytes().as_slice())
+            .unwrap();
+        txn.open_table(table)
+            .unwrap()
+            .insert(records[0].0, group.as_slice())
+            .unwrap();
+    }
+    txn.delete_table(redb::TableDefinition::<u32, &[u8]>::new("docs"))
+        .unwrap();
+    txn.commit().unwrap();
+}
+
+#[test]
+fn format_5_file_is_upgraded_to_grouped_records() {
+    let dir = Dir::new();
+    let registry = Registry::default();
+    let identity = neardup::store_identity(&Config::default(), &registry).unwrap();
+    // Format-5 records: format 6 held them as they were, in groups.
+    let fixture = format_6_fixture(&dir, "made.redb");
     let v5: Vec<(u32, Vec<u8>)> = {
-        let db = redb::Database::open(&made).unwrap();
+        let db = redb::Database::open(&fixture).unwrap();
         format_6_records(&db.begin_read().unwrap())
     };
     assert_eq!(v5.len(), 39);
@@ -1175,21 +1322,18 @@ fn format_5_file_is_upgraded_to_grouped_records() {
     {
         let s = RedbStore::open_at(&path, &identity, 1 << 20, 999).unwrap();
         assert_eq!(s.len(), 39);
-        for (id, want) in (0u32..).zip(&records) {
-            let got = s.get(id).unwrap();
-            if id == 7 {
-                assert_eq!(got, None, "removed before");
-            } else {
-                assert_eq!(got.as_deref(), Some(want), "record {id}");
-            }
-        }
+        assert_eq!(walked(&s), format_6_fixture_records());
+        assert_eq!(s.get(7).unwrap(), None, "removed before");
     }
     {
         let db = redb::Database::open(&path).unwrap();
         let read = db.begin_read().unwrap();
-        assert_eq!(file_format(&read), 6);
-        assert_eq!(format_6_records(&read), v5, "the same records, grouped");
+        assert_eq!(file_format(&read), 7);
     }
+    assert!(
+        !tables(&path).contains(&"docs".to_owned()),
+        "format 5's table dropped"
+    );
     // A format-5 record that does not decode is named, and the file is
     // left in format 5.
     let bad = dir.join("bad5.redb");
@@ -1231,7 +1375,8 @@ fn sized_record(n: u32, bytes: u32) -> DocRecord {
     r
 }
 
-/// Format 6 groups records several to a redb value; a model of the store
+/// The store groups records several to a redb value, each written against
+/// its group's first; a model of the store
 /// (a map of id to record) under random inserts, removals and touches
 /// across many groups, records larger than a group among them, with
 /// flushes, reopens and a cache too small to hold anything: every read
@@ -1298,7 +1443,7 @@ fn redb_store_groups_records_and_agrees_with_a_model() {
     // Several records share a value: far fewer values than records.
     let db = redb::Database::open(&path).unwrap();
     let read = db.begin_read().unwrap();
-    let records: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("records");
+    let records: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("groups");
     let t = read.open_table(records).unwrap();
     let groups = redb::ReadableTableMetadata::len(&t).unwrap();
     assert!(
@@ -1327,7 +1472,7 @@ fn redb_store_fills_its_leaf_pages() {
     }
     let db = redb::Database::open(&path).unwrap();
     let read = db.begin_read().unwrap();
-    let records: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("records");
+    let records: redb::TableDefinition<u32, &[u8]> = redb::TableDefinition::new("groups");
     let stats = redb::ReadableTableMetadata::stats(&read.open_table(records).unwrap()).unwrap();
     // Of the table's pages, the share that holds records (the rest is
     // page headers, branch pages and room left free).

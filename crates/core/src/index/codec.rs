@@ -1,4 +1,7 @@
-//! Compact forms of a stored record's parts (redb formats 5 and 6).
+//! Compact forms of a stored record's parts: the Redis log's records, and
+//! the redb store's of formats 5 and 6 (read now only to upgrade them;
+//! format 7 writes its records against their group's first,
+//! `super::delta`, with this module's sorted sets and URL parts).
 //!
 //! What a kept page costs on disk is mostly sorted sets of random 32-bit
 //! hashes: its content evidence's blocks, shingle sample and title words,
@@ -21,6 +24,10 @@
 //! one postcard value. Decoding checks every length against the bytes
 //! present: a damaged record is an error, never a panic or a huge
 //! allocation.
+
+// Without the Redis log, only the read side and the pieces `delta` uses
+// are called.
+#![cfg_attr(not(feature = "redis"), allow(dead_code))]
 
 use std::borrow::Cow;
 

@@ -8,6 +8,8 @@ pub mod chunk;
 #[cfg(any(feature = "redb", feature = "redis"))]
 pub mod codec;
 pub mod config;
+#[cfg(feature = "redb")]
+mod delta;
 pub mod exact;
 pub mod location;
 #[cfg(feature = "redb")]

@@ -1,4 +1,5 @@
-//! Records grouped several to a redb value (redb format 6).
+//! Records grouped several to a redb value (redb formats 6 and 7), each
+//! but the first written against the group's first (format 7).
 //!
 //! redb splits a B-tree leaf that overflows into two halves by bytes, and a
 //! store's ids only grow, so with one record a value each split leaves a
@@ -17,32 +18,47 @@
 //! latency did not differ beyond run-to-run noise). On rust-doc (records
 //! of 564 B): 710, 655 and 632 bytes per page.
 //!
+//! Why against the first: a group's records are neighbours in id order,
+//! pages of one site read one after another, and share much
+//! ([`super::delta`]); written against the group's first, rust-doc's
+//! groups hold 337 B a record (headers included) where format 6's held
+//! 564. The first, not the one before: a read that misses the cache
+//! decodes two records, not up to the whole group, for nearly the same
+//! bytes (on rust-doc, written against the record before, a record would
+//! take an estimated 17 B less).
+//!
 //! # Layout of a group
 //! The table's key is the group's *key*, an id at or below its first
 //! record's (a group keeps its key when its first record is removed). The
 //! value is the number of records (varint), then per record its id's gap
 //! from the one before (the first from the key; varint) and its length
-//! (varint), then the records' bytes one after another. A group holds the
-//! ids from its key up to the next group's key, so the group of an id is
-//! the last one whose key is at or below it.
+//! (varint), then the records' bytes one after another: the first alone,
+//! each other against the first ([`delta::encode`]). A group holds the ids
+//! from its key up to the next group's key, so the group of an id is the
+//! last one whose key is at or below it.
 //!
-//! [`for_each`] walks a `records` table record by record, [`write`]
-//! applies a commit's changes to it (a group that grew past
-//! [`GROUP_BYTES`] is split, one left empty is removed); both deal in encoded records, which
-//! `super::redb_store` encodes and decodes.
+//! [`find`] reads one record of a group, [`for_each`] walks a table record
+//! by record, [`write`] applies a commit's changes to it: each group a
+//! change falls into is decoded and packed again (a group that grew past
+//! [`GROUP_BYTES`] is split, one left empty is removed, and when the first
+//! record changes the others are written against the new first).
 //!
-//! Decoding checks every count, gap and length against the bytes present:
-//! a damaged group is an error, never a panic or a huge allocation.
+//! Decoding checks every count, gap and length against the bytes present,
+//! and each record against its base: a damaged group is an error, never a
+//! panic or a huge allocation.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::Path;
+use std::sync::Arc;
 
 use neardup_api::DocId;
 use redb::ReadableTable;
 
 use super::codec::{put_varint, take_varint};
-use super::redb_errors::{corrupt, redb_error};
+use super::delta;
+use super::redb_errors::{corrupt, err, redb_error};
+use super::store::DocRecord;
 use crate::{Error, Result};
 
 /// The most bytes a group takes (unless one record alone is larger): an
@@ -56,17 +72,22 @@ fn varint_len(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
-/// Fills groups from records given in ascending id order; a group is
-/// closed when the next record would take it past [`GROUP_BYTES`].
+/// Fills groups from records given in ascending id order, each written
+/// against the group's first ([`delta`]); a group is closed when the next
+/// record would take it past [`GROUP_BYTES`].
 #[derive(Debug)]
 pub struct Packer {
     /// The key of the group being filled (`None`: its first record's id).
     key: Option<DocId>,
     /// The last id added, for the next gap.
     last: Option<DocId>,
+    /// The group's first record, which the others are written against.
+    base: Option<Arc<DocRecord>>,
     count: usize,
     heads: Vec<u8>,
     body: Vec<u8>,
+    /// The record being added, encoded.
+    scratch: Vec<u8>,
 }
 
 impl Packer {
@@ -76,21 +97,35 @@ impl Packer {
         Packer {
             key,
             last: None,
+            base: None,
             count: 0,
             heads: Vec::new(),
             body: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
     /// Adds the record `id` (above every id added before, and at or above
     /// the key); returns the group filled so far, to be written, when the
     /// record does not fit beside it.
-    pub fn push(&mut self, id: DocId, record: &[u8]) -> Option<(DocId, Vec<u8>)> {
+    ///
+    /// # Errors
+    /// A record that cannot be encoded ([`delta::encode`]), named by id.
+    pub fn push(
+        &mut self,
+        id: DocId,
+        record: &Arc<DocRecord>,
+    ) -> std::result::Result<Option<(DocId, Vec<u8>)>, String> {
+        let encode = |base: Option<&DocRecord>, out: &mut Vec<u8>| {
+            out.clear();
+            delta::encode(record, base, out).map_err(|why| format!("record {id}: {why}"))
+        };
         let mut full = None;
         if self.count > 0 {
+            encode(self.base.as_deref(), &mut self.scratch)?;
             let added = varint_len(u64::from(id - self.last.unwrap_or(id)))
-                + varint_len(record.len() as u64)
-                + record.len();
+                + varint_len(self.scratch.len() as u64)
+                + self.scratch.len();
             if self.size() - varint_len(self.count as u64)
                 + varint_len(self.count as u64 + 1)
                 + added
@@ -99,15 +134,19 @@ impl Packer {
                 full = self.take();
             }
         }
+        if self.count == 0 {
+            encode(None, &mut self.scratch)?;
+            self.base = Some(Arc::clone(record));
+        }
         let from = self.last.or(self.key).unwrap_or(id);
         debug_assert!(id >= from && (self.last.is_none() || id > from));
         put_varint(u64::from(id - from), &mut self.heads);
-        put_varint(record.len() as u64, &mut self.heads);
-        self.body.extend_from_slice(record);
+        put_varint(self.scratch.len() as u64, &mut self.heads);
+        self.body.extend_from_slice(&self.scratch);
         self.key.get_or_insert(id);
         self.last = Some(id);
         self.count += 1;
-        full
+        Ok(full)
     }
 
     /// The last group, if it holds any record.
@@ -133,6 +172,7 @@ impl Packer {
         out.append(&mut self.body);
         self.count = 0;
         self.last = None;
+        self.base = None;
         Some((key, out))
     }
 }
@@ -185,17 +225,51 @@ pub fn entries(key: DocId, bytes: &[u8]) -> std::result::Result<Vec<(DocId, &[u8
     Ok(out)
 }
 
-/// The bytes of record `id` in the group stored under `key`, if it holds
-/// it.
+/// The records of the group stored under `key`, decoded (the first
+/// against none, the others against the first) and checked for a chain of
+/// `detectors` ([`delta::decode`]), ids ascending.
 ///
 /// # Errors
-/// As [`entries`].
-pub fn find(key: DocId, bytes: &[u8], id: DocId) -> std::result::Result<Option<&[u8]>, String> {
+/// As [`entries`], or the first record that does not decode, named.
+pub fn records_of(
+    key: DocId,
+    bytes: &[u8],
+    detectors: usize,
+) -> std::result::Result<Vec<(DocId, DocRecord)>, String> {
     let all = entries(key, bytes)?;
-    Ok(all
-        .binary_search_by_key(&id, |&(i, _)| i)
-        .ok()
-        .map(|at| all[at].1))
+    let mut out: Vec<(DocId, DocRecord)> = Vec::with_capacity(all.len());
+    for (id, record) in all {
+        let base = out.first().map(|(_, b)| b);
+        let decoded =
+            delta::decode(record, base, detectors).map_err(|why| format!("record {id}: {why}"))?;
+        out.push((id, decoded));
+    }
+    Ok(out)
+}
+
+/// Record `id` of the group stored under `key`, if it holds it: that
+/// record and the group's first decoded, no other.
+///
+/// # Errors
+/// As [`records_of`].
+pub fn find(
+    key: DocId,
+    bytes: &[u8],
+    id: DocId,
+    detectors: usize,
+) -> std::result::Result<Option<DocRecord>, String> {
+    let all = entries(key, bytes)?;
+    let Ok(at) = all.binary_search_by_key(&id, |&(i, _)| i) else {
+        return Ok(None);
+    };
+    let decode = |(id, record): (DocId, &[u8]), base: Option<&DocRecord>| {
+        delta::decode(record, base, detectors).map_err(|why| format!("record {id}: {why}"))
+    };
+    let first = decode(all[0], None)?;
+    if at == 0 {
+        return Ok(Some(first));
+    }
+    decode(all[at], Some(&first)).map(Some)
 }
 
 /// The error of a group that does not decode.
@@ -206,13 +280,17 @@ pub fn damaged(path: &Path, key: DocId, why: &str) -> Error {
     )
 }
 
-/// Calls `f` with every record of the `records` table (id, encoded
-/// record), ids ascending; a group that does not decode, or whose ids do
-/// not follow the group before, is [`StoreError::Corrupt`].
-pub fn for_each(
+/// A group's records as [`entries`] gives them: (id, encoded record).
+type Held<'a> = [(DocId, &'a [u8])];
+
+/// Walks the groups of a `records` table, keys ascending: `f` gets each
+/// group's key and its records' (id, bytes); a group whose framing does
+/// not decode, or whose ids do not follow the group before, is
+/// [`StoreError::Corrupt`](crate::StoreError::Corrupt).
+fn for_each_group(
     path: &Path,
     records: &impl ReadableTable<u32, &'static [u8]>,
-    f: &mut dyn FnMut(DocId, &[u8]) -> Result<()>,
+    f: &mut dyn FnMut(DocId, &Held<'_>) -> Result<()>,
 ) -> Result<()> {
     let e = |x: redb::Error| redb_error(path, x);
     let mut last: Option<DocId> = None;
@@ -222,38 +300,68 @@ pub fn for_each(
         if last.is_some_and(|last| key <= last) {
             return Err(damaged(path, key, "its key is not above the ids before it"));
         }
-        for (id, record) in entries(key, bytes.value()).map_err(|x| damaged(path, key, &x))? {
-            f(id, record)?;
-            last = Some(id);
-        }
+        let held = entries(key, bytes.value()).map_err(|x| damaged(path, key, &x))?;
+        f(key, &held)?;
+        last = held.last().map(|&(id, _)| id);
     }
     Ok(())
 }
 
+/// Calls `f` with every record of the `records` table, decoded for a chain
+/// of `detectors`, ids ascending; a group or record that does not decode
+/// is [`StoreError::Corrupt`](crate::StoreError::Corrupt).
+pub fn for_each(
+    path: &Path,
+    records: &impl ReadableTable<u32, &'static [u8]>,
+    detectors: usize,
+    f: &mut dyn FnMut(DocId, DocRecord) -> Result<()>,
+) -> Result<()> {
+    for_each_group(path, records, &mut |key, held| {
+        let mut base: Option<DocRecord> = None;
+        for &(id, bytes) in held {
+            let record = delta::decode(bytes, base.as_ref(), detectors)
+                .map_err(|why| damaged(path, key, &format!("record {id}: {why}")))?;
+            if base.is_none() {
+                base = Some(record.clone());
+            }
+            f(id, record)?;
+        }
+        Ok(())
+    })
+}
+
 /// How many records `records` holds and the highest id among them, every
-/// group checked as [`for_each`] does.
+/// group's framing and order checked as [`for_each`] checks them (the
+/// records themselves are not decoded: an open stays a walk of headers).
 pub fn census(
     path: &Path,
     records: &impl ReadableTable<u32, &'static [u8]>,
 ) -> Result<(u64, Option<DocId>)> {
     let (mut n, mut last) = (0u64, None);
-    for_each(path, records, &mut |id, _| {
-        n += 1;
-        last = Some(id);
+    for_each_group(path, records, &mut |_, held| {
+        n += held.len() as u64;
+        last = held.last().map(|&(id, _)| id).or(last);
         Ok(())
     })?;
     Ok((n, last))
 }
 
-/// Writes `changes` (ids ascending; a record's new bytes, or `None` for a
-/// removal) into the groups of `records`: each group a change falls into
-/// (the last one whose key is at or below its id; new ids fall into the
-/// last group) is read, changed and packed again ([`Packer`]: a group that
-/// grew past [`GROUP_BYTES`] is split, one left empty is removed).
+/// Writes `changes` (ids ascending; a record, or `None` for a removal)
+/// into the groups of `records`: each group a change falls into (the last
+/// one whose key is at or below its id; new ids fall into the last group)
+/// is read, decoded for a chain of `detectors`, changed and packed again
+/// ([`Packer`]: a group that grew past [`GROUP_BYTES`] is split, one left
+/// empty is removed).
+///
+/// # Errors
+/// A group or record that does not decode, or a change that cannot be
+/// encoded ([`StoreError::Corrupt`](crate::StoreError::Corrupt) or redb's
+/// error): the caller's transaction is then not to be committed.
 pub fn write(
     path: &Path,
     records: &mut redb::Table<u32, &'static [u8]>,
-    changes: &[(DocId, Option<Vec<u8>>)],
+    changes: &[(DocId, Option<Arc<DocRecord>>)],
+    detectors: usize,
 ) -> Result<()> {
     let e = |x: redb::Error| redb_error(path, x);
     let mut changes = changes.iter().peekable();
@@ -268,10 +376,11 @@ pub fn write(
         // The group's records, then its changes: those below the next
         // group's key.
         let key = held.as_ref().map(|(k, _)| *k);
-        let mut group: BTreeMap<DocId, &[u8]> = match &held {
-            Some((k, bytes)) => entries(*k, bytes)
+        let mut group: BTreeMap<DocId, Arc<DocRecord>> = match &held {
+            Some((k, bytes)) => records_of(*k, bytes, detectors)
                 .map_err(|x| damaged(path, *k, &x))?
                 .into_iter()
+                .map(|(id, r)| (id, Arc::new(r)))
                 .collect(),
             None => BTreeMap::new(),
         };
@@ -284,8 +393,8 @@ pub fn write(
             .map(|(k, _)| k.value());
         while let Some((id, change)) = changes.next_if(|(id, _)| next_key.is_none_or(|n| *id < n)) {
             match change {
-                Some(bytes) => {
-                    group.insert(*id, bytes);
+                Some(record) => {
+                    group.insert(*id, Arc::clone(record));
                 }
                 None => {
                     group.remove(id);
@@ -298,7 +407,11 @@ pub fn write(
         let mut packer = Packer::new(key);
         let mut groups = Vec::new();
         for (id, record) in &group {
-            groups.extend(packer.push(*id, record));
+            groups.extend(
+                packer
+                    .push(*id, record)
+                    .map_err(|why| err(path, format!("cannot encode {why}")))?,
+            );
         }
         groups.extend(packer.finish());
         for (k, bytes) in groups {
@@ -313,17 +426,39 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::Evidence;
+    use crate::index::RecordKind;
+    use neardup_api::Signature;
 
-    fn record(id: DocId, len: usize) -> Vec<u8> {
-        (0..len).map(|i| (id as usize * 31 + i) as u8).collect()
+    /// A record of about `len` bytes alone (its URL carries the length),
+    /// sharing a URL prefix and some blocks with its neighbours.
+    fn record(id: DocId, len: usize) -> Arc<DocRecord> {
+        let tail: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+        Arc::new(DocRecord {
+            key: format!("k{id}"),
+            url: format!("https://s.example/{tail}/{id}"),
+            site: "s.example".into(),
+            kind: RecordKind::Kept,
+            signatures: vec![Signature::Set(vec![1, 2, id + 10])],
+            evidence: Evidence {
+                blocks: vec![5, 6, 1000 + id],
+                modulus: 1,
+                sample: vec![id],
+                visible: u64::from(id),
+                title: vec![],
+                lang: 0,
+                main_words: id,
+            },
+            fetched_at: 100 + u64::from(id),
+        })
     }
 
     /// Packs `records` (ascending ids) from a packer keyed `key`.
-    fn pack(key: Option<DocId>, records: &[(DocId, Vec<u8>)]) -> Vec<(DocId, Vec<u8>)> {
+    fn pack(key: Option<DocId>, records: &[(DocId, Arc<DocRecord>)]) -> Vec<(DocId, Vec<u8>)> {
         let mut p = Packer::new(key);
         let mut groups = Vec::new();
         for (id, r) in records {
-            groups.extend(p.push(*id, r));
+            groups.extend(p.push(*id, r).unwrap());
         }
         groups.extend(p.finish());
         groups
@@ -353,20 +488,30 @@ mod tests {
             if held.len() > 1 {
                 assert!(bytes.len() <= GROUP_BYTES, "{} bytes", bytes.len());
             }
-            // Full: the next group's first record did not fit beside it.
+            // Full: the next group's first record, written against this
+            // group's first, did not fit beside it.
             if let Some((next_key, next)) = groups.get(n + 1) {
-                let first = entries(*next_key, next).unwrap()[0].1.len();
+                let base = find(*key, bytes, held[0].0, 1).unwrap().unwrap();
+                let first = find(*next_key, next, *next_key, 1).unwrap().unwrap();
+                let mut against = Vec::new();
+                delta::encode(&first, Some(&base), &mut against).unwrap();
                 assert!(
-                    bytes.len() + first > GROUP_BYTES,
-                    "group {n} of {} bytes had room for {first}",
-                    bytes.len()
+                    bytes.len() + against.len() > GROUP_BYTES,
+                    "group {n} of {} bytes had room for {}",
+                    bytes.len(),
+                    against.len()
                 );
             }
-            for (id, r) in held {
-                assert_eq!(find(*key, bytes, id).unwrap(), Some(r));
-                back.push((id, r.to_vec()));
+            let decoded = records_of(*key, bytes, 1).unwrap();
+            for (id, r) in decoded {
+                assert_eq!(find(*key, bytes, id, 1).unwrap().as_ref(), Some(&r));
+                back.push((id, Arc::new(r)));
             }
-            assert_eq!(find(*key, bytes, key + 1).unwrap(), None, "ids are 0 mod 3");
+            assert_eq!(
+                find(*key, bytes, key + 1, 1).unwrap(),
+                None,
+                "ids are 0 mod 3"
+            );
         }
         assert_eq!(back, records);
         assert!(
@@ -378,14 +523,38 @@ mod tests {
     }
 
     #[test]
+    fn records_after_the_first_are_written_against_it() {
+        let records: Vec<_> = (0..10).map(|id| (id, record(id, 300))).collect();
+        let groups = pack(None, &records);
+        assert_eq!(groups.len(), 1);
+        let (key, bytes) = &groups[0];
+        let held = entries(*key, bytes).unwrap();
+        let mut alone = Vec::new();
+        delta::encode(&records[1].1, None, &mut alone).unwrap();
+        // The URL's prefix and the shared set values are not repeated.
+        assert!(
+            held[1].1.len() + 20 < alone.len(),
+            "{} vs {}",
+            held[1].1.len(),
+            alone.len()
+        );
+        // Read against no base, a later record is not itself.
+        assert_ne!(
+            delta::decode(held[1].1, None, 1).ok().as_ref(),
+            Some(&*records[1].1)
+        );
+    }
+
+    #[test]
     fn damaged_groups_are_errors() {
         let groups = pack(None, &[(5, record(5, 40)), (9, record(9, 30))]);
         let (key, good) = &groups[0];
         assert_eq!(*key, 5);
+        let total = good.len() - 5;
         let cut = &good[..good.len() - 1];
         assert!(entries(*key, cut)
             .unwrap_err()
-            .contains("take 70 bytes, 69"));
+            .contains(&format!("take {total} bytes, {}", total - 1)));
         let mut long = good.clone();
         long.push(0);
         assert!(entries(*key, &long).is_err());
@@ -400,5 +569,13 @@ mod tests {
         assert!(entries(u32::MAX, good)
             .unwrap_err()
             .contains("past u32::MAX"));
+        // A record whose bytes are damaged is named.
+        let mut bad = good.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 0xff;
+        assert!(records_of(*key, &bad, 1)
+            .unwrap_err()
+            .starts_with("record 9:"));
+        assert!(find(*key, &bad, 9, 1).unwrap_err().starts_with("record 9:"));
     }
 }

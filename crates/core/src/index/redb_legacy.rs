@@ -4,9 +4,19 @@
 use neardup_api::Signature;
 use serde::Deserialize;
 
+use super::codec;
 use super::store::{from_slots, DocRecord, RecordKind};
 use crate::content::Evidence;
 use crate::identity::StoreIdentity;
+
+/// A format-5 or 6 record: the compact forms the Redis log still writes
+/// ([`codec::RecordOwned`]), then the fetch time.
+#[derive(Deserialize)]
+struct RecordV5<'a> {
+    #[serde(borrow)]
+    record: codec::RecordOwned<'a>,
+    fetched_at: u64,
+}
 
 /// A format-4 record (sets as varint gaps, key and site in full), read
 /// only to upgrade a file.
@@ -41,14 +51,20 @@ struct RecordV1 {
     signatures: Vec<Signature>,
 }
 
-/// A record of an older format (1, 3 or 4) as a record of this build.
+/// A record of an older format (1 and 3 to 6) as a record of this build,
+/// checked as a record of a chain of `detectors`.
 pub(super) fn read_old(
     bytes: &[u8],
     from: u32,
     identity: &StoreIdentity,
     now: u64,
+    detectors: usize,
 ) -> std::result::Result<DocRecord, String> {
     let (names, signatures, fetched_at) = match from {
+        5 | 6 => {
+            let old: RecordV5 = postcard::from_bytes(bytes).map_err(|x| x.to_string())?;
+            return old.record.into_record(detectors, old.fetched_at);
+        }
         1 => {
             let old: RecordV1 = postcard::from_bytes(bytes).map_err(|x| x.to_string())?;
             ((old.key, old.url, old.site), old.signatures, now)

@@ -1,17 +1,17 @@
 //! [`RedbStore`]: the document store in an embedded ACID file (redb).
 //!
 //! # Layout
-//! - table `records`: consecutive records grouped several to a value of
+//! - table `groups`: consecutive records grouped several to a value of
 //!   at most 8 KiB, one leaf (`super::redb_group`: redb splits a full
 //!   leaf in half, so one record a value left leaves 68% full), keyed by
-//!   an id at or below the group's first. Each record is postcard-encoded
-//!   (key, url, site, kind, one signature per detector of the chain, the
-//!   content evidence, fetch time in Unix seconds; integers are varints;
-//!   the key and site are stored as where they are in the URL when they
-//!   are part of it, and every sorted set of hashes (the chunk set, the
-//!   evidence's blocks, shingle sample and title words) in Rice codes,
-//!   about `log2(2^32 / n) + 1.5` bits a value for a set of n:
-//!   `super::codec`);
+//!   an id at or below the group's first. A group's first record is
+//!   written alone, each other against it (`super::delta`: what it shares
+//!   with the first, a URL prefix and the values of its sets, is written
+//!   as positions in the first's): key, url, site, kind, fetch time, one
+//!   signature per detector of the chain, the content evidence; every
+//!   sorted set of hashes (the chunk set, the evidence's blocks, shingle
+//!   sample and title words) in Rice codes, about `log2(2^32 / n) + 1.5`
+//!   bits a value for a set of n (`super::codec`);
 //! - table `meta`: `format` (u32 LE, [`FORMAT_VERSION`]), `next_id` (u32 LE,
 //!   the id the next insert gets: ids are never reused, also after removals
 //!   of the highest id), `identity` (postcard [`StoreIdentity`]: detector
@@ -24,10 +24,12 @@
 //!   table: every record gets the time of the upgrade as its fetch time,
 //!   and `urls` is dropped (the URL map is derived state, rebuilt by the
 //!   deduper on open);
-//! - format 5 stored the same records as format 6, one to a value in a
-//!   table `docs`: they are grouped into `records` and `docs` is dropped
-//!   (every older format is upgraded the same way, after the steps
-//!   below);
+//! - format 6 stored the same groups in a table `records`, each record
+//!   alone in format 5's form: they are written again into `groups` and
+//!   `records` is dropped;
+//! - format 5 stored its records one to a value in a table `docs`: they
+//!   are grouped into `groups` and `docs` is dropped (every older format
+//!   is upgraded the same way, after the steps below);
 //! - format 4 stored the same fields as format 5, its sets as varint
 //!   gaps and its key and site in full: each record is written again in
 //!   format 5's compact forms (`super::codec`);
@@ -44,7 +46,8 @@
 //! writes not yet flushed. A read that misses the cache reads the record's
 //! group from the file (one B-tree lookup through a read transaction kept
 //! open until the next commit: the same one page a lone record took) and
-//! decodes that record only. The candidate indexes, which the deduper keeps
+//! decodes that record and the group's first, which it is written
+//! against. The candidate indexes, which the deduper keeps
 //! in RAM, are rebuilt from the file on open.
 //!
 //! # Durability contract
@@ -75,9 +78,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use neardup_api::DocId;
 use redb::{Database, ReadOnlyTable, ReadableTable, TableDefinition, WriteTransaction};
-use serde::{Deserialize, Serialize};
 
-use super::codec;
 use super::record_cache::{CacheStats, Lru};
 use super::redb_errors::{
     check_file, corrupt, err, open_error, panicked, redb_error, unsupported, DAMAGED_HINT,
@@ -96,12 +97,16 @@ use crate::{Error, StoreError};
 /// (kind and evidence as fields of their own); format 5 stores them
 /// compactly ([`super::codec`]: sets in Rice codes, key and site as parts
 /// of the URL); format 6 groups consecutive records into one value
-/// ([`super::redb_group`]).
-pub const FORMAT_VERSION: u32 = 6;
+/// ([`super::redb_group`]); format 7 writes each record of a group but
+/// the first against the first (`super::delta`).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// Groups of records ([`super::redb_group`]), keyed by an id at or below
 /// their first record's.
-const RECORDS: TableDefinition<u32, &[u8]> = TableDefinition::new("records");
+const RECORDS: TableDefinition<u32, &[u8]> = TableDefinition::new("groups");
+/// Format 6: the same groups, each record alone in format 5's form
+/// (dropped by the upgrade to format 7).
+const RECORDS_V6: TableDefinition<u32, &[u8]> = TableDefinition::new("records");
 /// Formats 1 to 5: id -> one record (dropped by the upgrade to format 6).
 const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
 /// Format 1 only: URL -> id (dropped by the upgrade to format 2).
@@ -111,23 +116,6 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// The `identity` metadata of format 3.
 fn encode_identity(path: &Path, identity: &StoreIdentity) -> Result<Vec<u8>> {
     postcard::to_allocvec(identity).map_err(|x| err(path, format!("cannot encode identity: {x}")))
-}
-
-/// A record as encoded in the `docs` table (borrowing, for writes): the
-/// stored form both stores share ([`codec::RecordRef`]), then the fetch
-/// time.
-#[derive(Serialize)]
-struct RecordRef<'a> {
-    record: codec::RecordRef<'a>,
-    fetched_at: u64,
-}
-
-/// A record as decoded from the `docs` table.
-#[derive(Deserialize)]
-struct RecordOwned<'a> {
-    #[serde(borrow)]
-    record: codec::RecordOwned<'a>,
-    fetched_at: u64,
 }
 
 /// A write not yet committed: the latest state of one id.
@@ -179,26 +167,6 @@ fn u32_of(path: &Path, name: &str, bytes: &[u8]) -> Result<u32> {
         )
     })?;
     Ok(u32::from_le_bytes(arr))
-}
-
-/// Encodes a record for the `docs` table.
-fn encode(path: &Path, r: &DocRecord) -> Result<Vec<u8>> {
-    postcard::to_allocvec(&RecordRef {
-        record: codec::RecordRef::new(r),
-        fetched_at: r.fetched_at,
-    })
-    .map_err(|e| err(path, format!("cannot encode record: {e}")))
-}
-
-/// Decodes a record of the `docs` table and checks it
-/// ([`codec::RecordOwned::into_record`]: key and site, one signature per
-/// detector of the chain, the evidence's sets).
-fn decode(path: &Path, id: DocId, bytes: &[u8], detectors: usize) -> Result<DocRecord> {
-    let damaged = |e: String| corrupt(path, format!("record {id} is corrupt: {e}"));
-    let rec: RecordOwned = postcard::from_bytes(bytes).map_err(|e| damaged(e.to_string()))?;
-    rec.record
-        .into_record(detectors, rec.fetched_at)
-        .map_err(damaged)
 }
 
 /// A write transaction with two-phase commit: the commit is made the
@@ -373,12 +341,12 @@ impl RedbStore {
         Ok((meta, live))
     }
 
-    /// Rewrites every record of format `from` (1 and 3 to 5; a format-2
+    /// Rewrites every record of format `from` (1 and 3 to 6; a format-2
     /// file's identity was brought to format 3 by
     /// [`RedbStore::check_meta`]) in this build's format, grouped into
-    /// `records` ([`read_old`]: a format-1 record gets `now` as its fetch
-    /// time; a format-5 record is this build's, checked and copied), and
-    /// drops the old tables; one transaction, which also sets the format.
+    /// `groups` ([`read_old`]: a format-1 record gets `now` as its fetch
+    /// time), and drops the old tables; one transaction, which also sets
+    /// the format.
     fn upgrade(
         db: &Database,
         path: &Path,
@@ -390,28 +358,37 @@ impl RedbStore {
         let detectors = identity.chain().len();
         let txn = begin_write(db, path)?;
         {
-            let docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
             let mut records = txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
             let mut packer = Packer::new(None);
-            for entry in docs.iter().map_err(|x| e(x.into()))? {
-                let (id, bytes) = entry.map_err(|x| e(x.into()))?;
-                let (id, bytes) = (id.value(), bytes.value());
+            let mut add = |id: DocId, bytes: &[u8]| -> Result<()> {
                 let damaged = |x: String| corrupt(path, format!("record {id} is corrupt: {x}"));
-                let converted;
-                let encoded = if from == 5 {
-                    decode(path, id, bytes, detectors)?;
-                    bytes
-                } else {
-                    converted = encode(
-                        path,
-                        &read_old(bytes, from, identity, now).map_err(damaged)?,
-                    )?;
-                    &converted
-                };
-                if let Some((key, group)) = packer.push(id, encoded) {
+                let record = read_old(bytes, from, identity, now, detectors).map_err(damaged)?;
+                let full = packer
+                    .push(id, &Arc::new(record))
+                    .map_err(|why| err(path, format!("cannot encode {why}")))?;
+                if let Some((key, group)) = full {
                     records
                         .insert(key, group.as_slice())
                         .map_err(|x| e(x.into()))?;
+                }
+                Ok(())
+            };
+            if from == 6 {
+                let old = txn.open_table(RECORDS_V6).map_err(|x| e(x.into()))?;
+                for entry in old.iter().map_err(|x| e(x.into()))? {
+                    let (key, bytes) = entry.map_err(|x| e(x.into()))?;
+                    let key = key.value();
+                    for (id, record) in group::entries(key, bytes.value())
+                        .map_err(|x| group::damaged(path, key, &x))?
+                    {
+                        add(id, record)?;
+                    }
+                }
+            } else {
+                let docs = txn.open_table(DOCS).map_err(|x| e(x.into()))?;
+                for entry in docs.iter().map_err(|x| e(x.into()))? {
+                    let (id, bytes) = entry.map_err(|x| e(x.into()))?;
+                    add(id.value(), bytes.value())?;
                 }
             }
             if let Some((key, group)) = packer.finish() {
@@ -420,7 +397,11 @@ impl RedbStore {
                     .map_err(|x| e(x.into()))?;
             }
         }
-        txn.delete_table(DOCS).map_err(|x| e(x.into()))?;
+        if from == 6 {
+            txn.delete_table(RECORDS_V6).map_err(|x| e(x.into()))?;
+        } else {
+            txn.delete_table(DOCS).map_err(|x| e(x.into()))?;
+        }
         if from == 1 {
             txn.delete_table(URLS_V1).map_err(|x| e(x.into()))?;
         }
@@ -681,11 +662,8 @@ impl RedbStore {
         };
         let (key, bytes) = entry.map_err(|x| e(x.into()))?;
         let key = key.value();
-        let found =
-            group::find(key, bytes.value(), id).map_err(|x| group::damaged(&self.path, key, &x))?;
-        found
-            .map(|record| decode(&self.path, id, record, self.detectors))
-            .transpose()
+        group::find(key, bytes.value(), id, self.detectors)
+            .map_err(|x| group::damaged(&self.path, key, &x))
     }
 
     fn set_pending(&mut self, id: DocId, op: Pending) {
@@ -704,17 +682,18 @@ impl RedbStore {
         let txn = begin_write(self.db()?, &path)?;
         {
             let mut records = txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
-            let mut changes = Vec::with_capacity(self.pending.len());
-            for (id, op) in &self.pending {
-                changes.push((
-                    *id,
-                    match op {
-                        Pending::Put(rec) => Some(encode(&path, rec)?),
+            let changes: Vec<(DocId, Option<Arc<DocRecord>>)> = self
+                .pending
+                .iter()
+                .map(|(id, op)| {
+                    let rec = match op {
+                        Pending::Put(rec) => Some(Arc::clone(rec)),
                         Pending::Removed => None,
-                    },
-                ));
-            }
-            group::write(&path, &mut records, &changes)?;
+                    };
+                    (*id, rec)
+                })
+                .collect();
+            group::write(&path, &mut records, &changes, self.detectors)?;
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
             meta.insert("next_id", self.next_id.to_le_bytes().as_slice())
                 .map_err(|x| e(x.into()))?;
@@ -847,17 +826,14 @@ impl RedbStore {
         let records = read.open_table(RECORDS).map_err(|x| e(x.into()))?;
         // Pending records already given, in place of their committed form.
         let mut given = std::collections::HashSet::new();
-        group::for_each(&self.path, &records, &mut |id, bytes| {
+        group::for_each(&self.path, &records, self.detectors, &mut |id, record| {
             match self.pending.get(&id) {
                 Some(Pending::Removed) => {}
                 Some(Pending::Put(rec)) => {
                     given.insert(id);
                     f(id, rec);
                 }
-                None => f(
-                    id,
-                    &Arc::new(decode(&self.path, id, bytes, self.detectors)?),
-                ),
+                None => f(id, &Arc::new(record)),
             }
             Ok(())
         })?;
