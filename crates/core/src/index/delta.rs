@@ -55,21 +55,17 @@ pub fn encode(r: &DocRecord, base: Option<&DocRecord>, out: &mut Vec<u8>) -> Res
     if !r.evidence.is_consistent() {
         return Err("its evidence is not sorted and distinct".into());
     }
-    let base_url = base.map_or("", |b| b.url.as_str());
-    let shared = shared_prefix(&r.url, base_url);
+    let b = Base::of(base);
+    let shared = shared_prefix(&r.url, b.url);
     put_varint(shared as u64, out);
     put_bytes(&r.url.as_bytes()[shared..], out);
     put_part(&UrlPart::key(&r.url, &r.key), out);
     put_part(&UrlPart::site(&r.url, &r.site), out);
     out.push(kind_byte(r.kind));
-    let base_time = base.map_or(0, |b| b.fetched_at);
-    put_varint(zigzag(r.fetched_at.wrapping_sub(base_time) as i64), out);
+    put_varint(zigzag(r.fetched_at.wrapping_sub(b.fetched_at) as i64), out);
 
     put_varint(r.signatures.len() as u64, out);
     for (i, sig) in r.signatures.iter().enumerate() {
-        let against = base
-            .and_then(|b| b.signatures.get(i))
-            .map_or(&[][..], ascending_set);
         match sig {
             Signature::Empty => out.push(0),
             Signature::Fingerprint(f) => {
@@ -78,7 +74,7 @@ pub fn encode(r: &DocRecord, base: Option<&DocRecord>, out: &mut Vec<u8>) -> Res
             }
             Signature::Set(values) if is_ascending(values) => {
                 out.push(2);
-                put_relative(values, against, out);
+                put_relative(values, b.set(i), out);
             }
             Signature::Set(values) => put_words(3, values.iter().copied(), values.len(), out),
             Signature::Sketch(values) => put_words(4, values.iter().copied(), values.len(), out),
@@ -89,21 +85,12 @@ pub fn encode(r: &DocRecord, base: Option<&DocRecord>, out: &mut Vec<u8>) -> Res
     }
 
     let e = &r.evidence;
-    let (b_blocks, b_sample, b_title, b_lang) = match base {
-        Some(b) => (
-            &b.evidence.blocks[..],
-            &b.evidence.sample[..],
-            &b.evidence.title[..],
-            b.evidence.lang,
-        ),
-        None => (&[][..], &[][..], &[][..], 0),
-    };
-    put_relative(&e.blocks, b_blocks, out);
-    put_relative(&e.sample, b_sample, out);
-    put_relative(&e.title, b_title, out);
+    put_relative(&e.blocks, b.blocks, out);
+    put_relative(&e.sample, b.sample, out);
+    put_relative(&e.title, b.title, out);
     put_varint(u64::from(e.modulus), out);
     out.extend_from_slice(&e.visible.to_le_bytes());
-    put_varint(u64::from(e.lang ^ b_lang), out);
+    put_varint(u64::from(e.lang ^ b.lang), out);
     put_varint(u64::from(e.main_words), out);
     Ok(())
 }
@@ -120,15 +107,15 @@ pub fn decode(
     detectors: usize,
 ) -> Result<DocRecord, String> {
     let mut r = Reader(bytes);
-    let base_url = base.map_or("", |b| b.url.as_str());
+    let b = Base::of(base);
     let shared = r.varint("URL")?;
     let prefix = usize::try_from(shared)
         .ok()
-        .and_then(|n| base_url.get(..n))
+        .and_then(|n| b.url.get(..n))
         .ok_or_else(|| {
             format!(
                 "its URL shares {shared} bytes of a base URL of {}",
-                base_url.len()
+                b.url.len()
             )
         })?;
     let rest = std::str::from_utf8(r.bytes("URL")?).map_err(|_| "its URL is not UTF-8")?;
@@ -141,8 +128,9 @@ pub fn decode(
         2 => RecordKind::Observation,
         other => return Err(format!("kind {other} is unknown")),
     };
-    let base_time = base.map_or(0, |b| b.fetched_at);
-    let fetched_at = base_time.wrapping_add(unzigzag(r.varint("fetch time")?) as u64);
+    let fetched_at = b
+        .fetched_at
+        .wrapping_add(unzigzag(r.varint("fetch time")?) as u64);
 
     let n = r.count("signatures")?;
     if n != kind.signatures(detectors) {
@@ -152,13 +140,10 @@ pub fn decode(
     }
     let mut signatures = Vec::with_capacity(n);
     for i in 0..n {
-        let against = base
-            .and_then(|b| b.signatures.get(i))
-            .map_or(&[][..], ascending_set);
         signatures.push(match r.byte("signature")? {
             0 => Signature::Empty,
             1 => Signature::Fingerprint(u64::from_le_bytes(r.array("fingerprint")?)),
-            2 => Signature::Set(r.relative(against)?),
+            2 => Signature::Set(r.relative(b.set(i))?),
             3 => Signature::Set(r.words()?),
             4 => Signature::Sketch(r.words()?),
             5 => Signature::Vector(r.words()?.into_iter().map(f32::from_bits).collect()),
@@ -166,25 +151,16 @@ pub fn decode(
         });
     }
 
-    let (b_blocks, b_sample, b_title, b_lang) = match base {
-        Some(b) => (
-            &b.evidence.blocks[..],
-            &b.evidence.sample[..],
-            &b.evidence.title[..],
-            b.evidence.lang,
-        ),
-        None => (&[][..], &[][..], &[][..], 0),
-    };
-    let blocks = r.relative(b_blocks)?;
-    let sample = r.relative(b_sample)?;
-    let title = r.relative(b_title)?;
+    let blocks = r.relative(b.blocks)?;
+    let sample = r.relative(b.sample)?;
+    let title = r.relative(b.title)?;
     let evidence = Evidence {
         blocks,
         modulus: r.word("modulus")?,
         sample,
         visible: u64::from_le_bytes(r.array("visible text hash")?),
         title,
-        lang: r.word("language")? ^ b_lang,
+        lang: r.word("language")? ^ b.lang,
         main_words: r.word("main words")?,
     };
     if !r.0.is_empty() {
@@ -202,6 +178,49 @@ pub fn decode(
         evidence,
         fetched_at,
     })
+}
+
+/// What a record is written against: its base's parts, or the empty
+/// record's (no URL, time 0, no signatures, empty sets, language 0).
+struct Base<'a> {
+    url: &'a str,
+    fetched_at: u64,
+    signatures: &'a [Signature],
+    blocks: &'a [u32],
+    sample: &'a [u32],
+    title: &'a [u32],
+    lang: u32,
+}
+
+impl<'a> Base<'a> {
+    fn of(base: Option<&'a DocRecord>) -> Base<'a> {
+        match base {
+            Some(b) => Base {
+                url: &b.url,
+                fetched_at: b.fetched_at,
+                signatures: &b.signatures,
+                blocks: &b.evidence.blocks,
+                sample: &b.evidence.sample,
+                title: &b.evidence.title,
+                lang: b.evidence.lang,
+            },
+            None => Base {
+                url: "",
+                fetched_at: 0,
+                signatures: &[],
+                blocks: &[],
+                sample: &[],
+                title: &[],
+                lang: 0,
+            },
+        }
+    }
+
+    /// The set signature `i` is written against: the base's signature at
+    /// that place if it is a set of strictly ascending values, else none.
+    fn set(&self, i: usize) -> &'a [u32] {
+        self.signatures.get(i).map_or(&[], ascending_set)
+    }
 }
 
 /// The values of `s` if it is a set of strictly ascending values (what a
