@@ -25,15 +25,13 @@
 //! present: a damaged record is an error, never a panic or a huge
 //! allocation.
 
-// Without the Redis log, only the read side and the pieces `delta` uses
-// are called.
-#![cfg_attr(not(feature = "redis"), allow(dead_code))]
-
 use std::borrow::Cow;
 
 use neardup_api::Signature;
 use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+#[cfg(any(feature = "redis", test))]
+use serde::Serializer;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::store::{DocRecord, RecordKind};
 use crate::content::Evidence;
@@ -74,6 +72,7 @@ pub fn put_sorted(values: &[u32], out: &mut Vec<u8>) {
 }
 
 /// Returns true if and only if `values` is sorted ascending.
+#[cfg(any(feature = "redis", test))]
 pub fn is_sorted(values: &[u32]) -> bool {
     values.windows(2).all(|w| w[0] <= w[1])
 }
@@ -282,6 +281,7 @@ pub mod sorted_set {
     ///
     /// # Errors
     /// The serializer's, or an unsorted set.
+    #[cfg(any(feature = "redis", test))]
     pub fn serialize<S: Serializer>(v: &[u32], s: S) -> Result<S::Ok, S::Error> {
         if !is_sorted(v) {
             return Err(serde::ser::Error::custom("a stored set is not sorted"));
@@ -321,6 +321,7 @@ impl From<u64> for Hash64 {
 }
 
 /// The stored form of [`Evidence`] (fields in its order).
+#[cfg(any(feature = "redis", test))]
 #[derive(Serialize)]
 struct EvidenceRef<'a> {
     #[serde(with = "sorted_set")]
@@ -357,6 +358,7 @@ pub mod evidence {
     ///
     /// # Errors
     /// The serializer's, or an unsorted set.
+    #[cfg(any(feature = "redis", test))]
     pub fn serialize<S: Serializer>(e: &Evidence, s: S) -> Result<S::Ok, S::Error> {
         EvidenceRef {
             blocks: &e.blocks,
@@ -406,12 +408,14 @@ enum StoredSignature<'a> {
 /// A record's signatures in their compact form: for serde.
 pub mod signatures {
     use super::*;
+    #[cfg(any(feature = "redis", test))]
     use serde::ser::SerializeSeq;
 
     /// Writes `v`.
     ///
     /// # Errors
     /// The serializer's.
+    #[cfg(any(feature = "redis", test))]
     pub fn serialize<S: Serializer>(v: &[Signature], s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(v.len()))?;
         let mut buf = Vec::new();
@@ -535,10 +539,11 @@ impl<'a> UrlPart<'a> {
 }
 
 /// A record's fields but its fetch time, in their stored forms: what the
-/// redb store's `docs` table and the Redis log both write. Postcard frames
+/// Redis log writes, and redb formats 5 and 6 wrote. Postcard frames
 /// neither a nested struct nor a newtype variant, so a store wraps it
-/// (redb appends the fetch time, Redis writes it as an entry's variant)
-/// and the bytes are those of one flat record.
+/// (the Redis log writes it as an entry's variant; redb formats 5 and 6
+/// appended the fetch time) and the bytes are those of one flat record.
+#[cfg(any(feature = "redis", test))]
 #[derive(Serialize)]
 pub(crate) struct RecordRef<'a> {
     key: UrlPart<'a>,
@@ -551,6 +556,7 @@ pub(crate) struct RecordRef<'a> {
     evidence: &'a Evidence,
 }
 
+#[cfg(any(feature = "redis", test))]
 impl<'a> RecordRef<'a> {
     /// The stored form of `r`: its key and site as parts of its URL where
     /// they are.

@@ -236,15 +236,31 @@ pub fn records_of(
     bytes: &[u8],
     detectors: usize,
 ) -> std::result::Result<Vec<(DocId, DocRecord)>, String> {
-    let all = entries(key, bytes)?;
-    let mut out: Vec<(DocId, DocRecord)> = Vec::with_capacity(all.len());
-    for (id, record) in all {
-        let base = out.first().map(|(_, b)| b);
-        let decoded =
-            delta::decode(record, base, detectors).map_err(|why| format!("record {id}: {why}"))?;
-        out.push((id, decoded));
+    decode_all(&entries(key, bytes)?, detectors)
+}
+
+/// Decodes a group's records as [`entries`] gives them: the first against
+/// none, each other against the first.
+fn decode_all(
+    held: &Held<'_>,
+    detectors: usize,
+) -> std::result::Result<Vec<(DocId, DocRecord)>, String> {
+    let mut out: Vec<(DocId, DocRecord)> = Vec::with_capacity(held.len());
+    for &entry in held {
+        let decoded = decode(entry, out.first().map(|(_, b)| b), detectors)?;
+        out.push((entry.0, decoded));
     }
     Ok(out)
+}
+
+/// Decodes one record of a group against `base` (its group's first; none
+/// for the first itself); an error names the record.
+fn decode(
+    (id, bytes): (DocId, &[u8]),
+    base: Option<&DocRecord>,
+    detectors: usize,
+) -> std::result::Result<DocRecord, String> {
+    delta::decode(bytes, base, detectors).map_err(|why| format!("record {id}: {why}"))
 }
 
 /// Record `id` of the group stored under `key`, if it holds it: that
@@ -262,14 +278,11 @@ pub fn find(
     let Ok(at) = all.binary_search_by_key(&id, |&(i, _)| i) else {
         return Ok(None);
     };
-    let decode = |(id, record): (DocId, &[u8]), base: Option<&DocRecord>| {
-        delta::decode(record, base, detectors).map_err(|why| format!("record {id}: {why}"))
-    };
-    let first = decode(all[0], None)?;
+    let first = decode(all[0], None, detectors)?;
     if at == 0 {
         return Ok(Some(first));
     }
-    decode(all[at], Some(&first)).map(Some)
+    decode(all[at], Some(&first), detectors).map(Some)
 }
 
 /// The error of a group that does not decode.
@@ -317,13 +330,7 @@ pub fn for_each(
     f: &mut dyn FnMut(DocId, DocRecord) -> Result<()>,
 ) -> Result<()> {
     for_each_group(path, records, &mut |key, held| {
-        let mut base: Option<DocRecord> = None;
-        for &(id, bytes) in held {
-            let record = delta::decode(bytes, base.as_ref(), detectors)
-                .map_err(|why| damaged(path, key, &format!("record {id}: {why}")))?;
-            if base.is_none() {
-                base = Some(record.clone());
-            }
+        for (id, record) in decode_all(held, detectors).map_err(|x| damaged(path, key, &x))? {
             f(id, record)?;
         }
         Ok(())

@@ -103,7 +103,7 @@ pub const FORMAT_VERSION: u32 = 7;
 
 /// Groups of records ([`super::redb_group`]), keyed by an id at or below
 /// their first record's.
-const RECORDS: TableDefinition<u32, &[u8]> = TableDefinition::new("groups");
+const GROUPS: TableDefinition<u32, &[u8]> = TableDefinition::new("groups");
 /// Format 6: the same groups, each record alone in format 5's form
 /// (dropped by the upgrade to format 7).
 const RECORDS_V6: TableDefinition<u32, &[u8]> = TableDefinition::new("records");
@@ -323,7 +323,7 @@ impl RedbStore {
         }
         let read = db.begin_read().map_err(|e| redb_error(path, e.into()))?;
         let records = read
-            .open_table(RECORDS)
+            .open_table(GROUPS)
             .map_err(|e| redb_error(path, e.into()))?;
         let (live, last) = group::census(path, &records)?;
         let live = usize::try_from(live).map_err(|_| err(path, "too many records"))?;
@@ -358,7 +358,7 @@ impl RedbStore {
         let detectors = identity.chain().len();
         let txn = begin_write(db, path)?;
         {
-            let mut records = txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
+            let mut records = txn.open_table(GROUPS).map_err(|x| e(x.into()))?;
             let mut packer = Packer::new(None);
             let mut add = |id: DocId, bytes: &[u8]| -> Result<()> {
                 let damaged = |x: String| corrupt(path, format!("record {id} is corrupt: {x}"));
@@ -551,7 +551,7 @@ impl RedbStore {
             }
         };
         // Create the other tables so readers always find them.
-        txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
+        txn.open_table(GROUPS).map_err(|x| e(x.into()))?;
         txn.commit().map_err(|x| e(x.into()))?;
         Ok(meta_out)
     }
@@ -579,7 +579,7 @@ impl RedbStore {
         self.guard(|| {
             let e = |x: redb::Error| redb_error(&self.path, x);
             let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
-            let records = read.open_table(RECORDS).map_err(|x| e(x.into()))?;
+            let records = read.open_table(GROUPS).map_err(|x| e(x.into()))?;
             Ok(group::census(&self.path, &records)?.0)
         })
     }
@@ -652,7 +652,7 @@ impl RedbStore {
         };
         if reader.is_none() {
             let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
-            *reader = Some(read.open_table(RECORDS).map_err(|x| e(x.into()))?);
+            *reader = Some(read.open_table(GROUPS).map_err(|x| e(x.into()))?);
         }
         let Some(table) = reader.as_ref() else {
             return Ok(None);
@@ -681,7 +681,7 @@ impl RedbStore {
         // redb's default durability is `Immediate`: fsync before commit returns.
         let txn = begin_write(self.db()?, &path)?;
         {
-            let mut records = txn.open_table(RECORDS).map_err(|x| e(x.into()))?;
+            let mut records = txn.open_table(GROUPS).map_err(|x| e(x.into()))?;
             let changes: Vec<(DocId, Option<Arc<DocRecord>>)> = self
                 .pending
                 .iter()
@@ -823,7 +823,7 @@ impl RedbStore {
     fn for_each_unguarded(&self, f: &mut dyn FnMut(DocId, &Arc<DocRecord>)) -> Result<()> {
         let e = |x: redb::Error| redb_error(&self.path, x);
         let read = self.db()?.begin_read().map_err(|x| e(x.into()))?;
-        let records = read.open_table(RECORDS).map_err(|x| e(x.into()))?;
+        let records = read.open_table(GROUPS).map_err(|x| e(x.into()))?;
         // Pending records already given, in place of their committed form.
         let mut given = std::collections::HashSet::new();
         group::for_each(&self.path, &records, self.detectors, &mut |id, record| {
