@@ -20,34 +20,29 @@ enum Outcome {
     },
 }
 
-fn vendored(text: &str) -> Outcome {
-    match catch_unwind(AssertUnwindSafe(|| whatlang::detect(text))) {
-        Err(_) => Outcome::Panicked,
-        Ok(None) => Outcome::Nothing,
-        Ok(Some(i)) => Outcome::Found {
-            lang: i.lang().code(),
-            script: i.script().name().to_owned(),
-            confidence: i.confidence().to_bits(),
-            reliable: i.is_reliable(),
-        },
-    }
-}
-
-fn upstream(text: &str) -> Outcome {
-    match catch_unwind(AssertUnwindSafe(|| whatlang_upstream::detect(text))) {
-        Err(_) => Outcome::Panicked,
-        Ok(None) => Outcome::Nothing,
-        Ok(Some(i)) => Outcome::Found {
-            lang: i.lang().code(),
-            script: i.script().name().to_owned(),
-            confidence: i.confidence().to_bits(),
-            reliable: i.is_reliable(),
-        },
-    }
+/// What `$krate::detect` says of `$text` (the two crates' types differ, so
+/// one body for both is a macro).
+macro_rules! outcome {
+    ($krate:ident, $text:expr) => {
+        match catch_unwind(AssertUnwindSafe(|| $krate::detect($text))) {
+            Err(_) => Outcome::Panicked,
+            Ok(None) => Outcome::Nothing,
+            Ok(Some(i)) => Outcome::Found {
+                lang: i.lang().code(),
+                script: i.script().name().to_owned(),
+                confidence: i.confidence().to_bits(),
+                reliable: i.is_reliable(),
+            },
+        }
+    };
 }
 
 fn agree(text: &str) {
-    assert_eq!(vendored(text), upstream(text), "text: {text:?}");
+    assert_eq!(
+        outcome!(whatlang, text),
+        outcome!(whatlang_upstream, text),
+        "text: {text:?}"
+    );
 }
 
 /// A xorshift generator: the same texts on every run.
