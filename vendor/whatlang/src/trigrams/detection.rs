@@ -75,7 +75,13 @@ fn calculate_scores_in_profiles(
     // neardup: the distances come from one pass over the text's trigrams
     // through an index of the profiles (see `Inverted`), which gives every
     // language's `calculate_distance` at once.
-    let distances = Inverted::of(lang_profile_list).distances(&trigram_positions);
+    let distances: Vec<u32> = match Inverted::of(lang_profile_list) {
+        Some(inverted) => inverted.distances(&trigram_positions),
+        None => lang_profile_list
+            .iter()
+            .map(|&(_, lang_trigrams)| calculate_distance(lang_trigrams, &trigram_positions))
+            .collect(),
+    };
     for (&(lang, _), dist) in lang_profile_list.iter().zip(distances) {
         if !filter_list.is_allowed(lang) {
             continue;
@@ -100,10 +106,9 @@ fn calculate_scores_in_profiles(
     }
 }
 
-// neardup: no longer called; kept as upstream wrote it, the definition
-// `Inverted::distances` computes (crates/text/tests/whatlang.rs checks the
-// two crates agree).
-#[allow(dead_code)]
+// neardup: called only for a list that is none of the crate's own (there
+// is none); `Inverted::distances` computes the same
+// (crates/text/tests/whatlang.rs checks the two crates agree).
 #[inline]
 fn calculate_distance(lang_trigrams: LangProfile, text_trigrams: &HashMap<Trigram, u32>) -> u32 {
     let mut total_dist = 0u32;
@@ -146,8 +151,9 @@ struct Inverted {
 }
 
 impl Inverted {
-    /// The index of `list`, built once per script on first use.
-    fn of(list: LangProfileList) -> &'static Inverted {
+    /// The index of `list`, built once per script on first use; `None`
+    /// for a list that is none of the crate's.
+    fn of(list: LangProfileList) -> Option<&'static Inverted> {
         use std::sync::OnceLock;
         static BUILT: [OnceLock<Inverted>; 5] = [const { OnceLock::new() }; 5];
         let lists = [
@@ -160,11 +166,8 @@ impl Inverted {
         let slot = lists
             .iter()
             .position(|l| std::ptr::eq(l.as_ptr(), list.as_ptr()) && l.len() == list.len());
-        match slot.and_then(|i| BUILT.get(i)) {
-            Some(cell) => cell.get_or_init(|| Inverted::new(list)),
-            // Not one of the crate's lists (it has no other): built each time.
-            None => Box::leak(Box::new(Inverted::new(list))),
-        }
+        let cell = BUILT.get(slot?)?;
+        Some(cell.get_or_init(|| Inverted::new(list)))
     }
 
     fn new(list: LangProfileList) -> Inverted {
