@@ -543,7 +543,7 @@ impl<'a> UrlPart<'a> {
 /// neither a nested struct nor a newtype variant, so a store wraps it
 /// (the Redis log writes it as an entry's variant; redb formats 5 and 6
 /// appended the fetch time) and the bytes are those of one flat record.
-#[cfg(any(feature = "redis", test))]
+#[cfg(feature = "redis")]
 #[derive(Serialize)]
 pub(crate) struct RecordRef<'a> {
     key: UrlPart<'a>,
@@ -556,7 +556,7 @@ pub(crate) struct RecordRef<'a> {
     evidence: &'a Evidence,
 }
 
-#[cfg(any(feature = "redis", test))]
+#[cfg(feature = "redis")]
 impl<'a> RecordRef<'a> {
     /// The stored form of `r`: its key and site as parts of its URL where
     /// they are.

@@ -261,20 +261,6 @@ pub fn entries(key: DocId, bytes: &[u8]) -> std::result::Result<Vec<(DocId, &[u8
     Ok(out)
 }
 
-/// The records of the group stored under `key`, decoded (the first
-/// against none, the others against the first) and checked for a chain of
-/// `detectors` ([`delta::decode`]), ids ascending.
-///
-/// # Errors
-/// As [`entries`], or the first record that does not decode, named.
-pub fn records_of(
-    key: DocId,
-    bytes: &[u8],
-    detectors: usize,
-) -> std::result::Result<Vec<(DocId, DocRecord)>, String> {
-    decode_all(&entries(key, bytes)?, detectors)
-}
-
 /// Decodes a group's records as [`entries`] gives them: the first against
 /// none, each other against the first.
 fn decode_all(
@@ -303,7 +289,8 @@ fn decode(
 /// record and the group's first decoded, no other.
 ///
 /// # Errors
-/// As [`records_of`].
+/// As [`entries`], or the target or the group's first does not decode
+/// (named).
 pub fn find(
     key: DocId,
     bytes: &[u8],
@@ -434,24 +421,28 @@ pub fn write(
         }
         let encode = |why: String| err(path, format!("cannot encode {why}"));
         let mut groups = Vec::new();
-        let framed = held
+        let framed = match &held {
+            Some((k, bytes)) => Some((*k, entries(*k, bytes).map_err(|x| damaged(path, *k, &x))?)),
+            None => None,
+        };
+        match framed
             .as_ref()
-            .and_then(|(k, bytes)| Some((*k, entries(*k, bytes).ok()?)));
-        match framed.and_then(|(k, entries)| Some((k, appended(&entries, &mine)?, entries))) {
+            .and_then(|(k, entries)| Some((*k, entries, appended(entries, &mine)?)))
+        {
             // Only new records past the group's last (a store's ids grow,
             // so this is nearly every commit): the group's first is
             // decoded and the new records added after the others' bytes.
-            Some((k, added, entries)) => {
+            Some((k, entries, added)) => {
                 let mut packer =
-                    Packer::resume(k, &entries, detectors).map_err(|x| damaged(path, k, &x))?;
+                    Packer::resume(k, entries, detectors).map_err(|x| damaged(path, k, &x))?;
                 for (id, record) in added {
                     groups.extend(packer.push(id, record).map_err(encode)?);
                 }
                 groups.extend(packer.finish());
             }
             None => {
-                let mut group: BTreeMap<DocId, Arc<DocRecord>> = match &held {
-                    Some((k, bytes)) => records_of(*k, bytes, detectors)
+                let mut group: BTreeMap<DocId, Arc<DocRecord>> = match &framed {
+                    Some((k, entries)) => decode_all(entries, detectors)
                         .map_err(|x| damaged(path, *k, &x))?
                         .into_iter()
                         .map(|(id, r)| (id, Arc::new(r)))
@@ -532,6 +523,15 @@ mod tests {
     }
 
     /// Packs `records` (ascending ids) from a packer keyed `key`.
+    /// Every record of the group stored under `key`, decoded.
+    fn records_of(
+        key: DocId,
+        bytes: &[u8],
+        detectors: usize,
+    ) -> std::result::Result<Vec<(DocId, DocRecord)>, String> {
+        decode_all(&entries(key, bytes)?, detectors)
+    }
+
     fn pack(key: Option<DocId>, records: &[(DocId, Arc<DocRecord>)]) -> Vec<(DocId, Vec<u8>)> {
         let mut p = Packer::new(key);
         let mut groups = Vec::new();
