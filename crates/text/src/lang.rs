@@ -237,34 +237,83 @@ impl StopWordVote {
     /// The slot in `LANGS` of the clear winner on `lower` (NFKC,
     /// lowercased) cut to `max_bytes`, or `None` for a close call.
     pub fn vote(&self, lower: &str, max_bytes: usize) -> Option<usize> {
-        let mut end = lower.len().min(max_bytes);
-        while !lower.is_char_boundary(end) {
-            end -= 1;
+        self.tally_text(lower, max_bytes)?.winner()
+    }
+
+    /// The count behind [`StopWordVote::vote`].
+    pub fn tally_text(&self, lower: &str, max_bytes: usize) -> Option<Tally<'_>> {
+        let sample = lower.get(..sample_end(lower, max_bytes))?;
+        let mut tally = self.tally();
+        super::words::for_each_word(sample, |w| tally.add(w));
+        Some(tally)
+    }
+
+    /// An empty count, fed word by word: [`StopWordVote::vote`] for a
+    /// caller that has the sample's words split already.
+    pub fn tally(&self) -> Tally<'_> {
+        Tally {
+            vote: self,
+            hits: [0; 64],
+            words: 0,
         }
-        let sample = lower.get(..end)?;
-        let mut hits = [0u32; 64];
-        let mut words = 0u32;
-        super::words::for_each_word(sample, |w| {
-            if !super::words::has_letter(w) {
-                return;
-            }
-            words += 1;
-            if let Some(&mask) = self.index.get(w) {
-                let mut m = mask;
-                while m != 0 {
-                    let slot = m.trailing_zeros() as usize;
-                    if let Some(h) = hits.get_mut(slot) {
-                        *h += 1;
-                    }
-                    m &= m - 1;
+    }
+}
+
+/// Where a sample of at most `max_bytes` of `text` ends: at a character
+/// boundary, never past the text.
+pub(crate) fn sample_end(text: &str, max_bytes: usize) -> usize {
+    let mut end = text.len().min(max_bytes);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// The stop words of each language among a sample's words so far
+/// ([`StopWordVote::tally`]).
+pub(crate) struct Tally<'a> {
+    vote: &'a StopWordVote,
+    /// Stop words of `LANGS[i]` seen.
+    hits: [u32; 64],
+    /// Words with a letter seen.
+    words: u32,
+}
+
+impl Tally<'_> {
+    /// Stop words of each language, and words with a letter, counted so
+    /// far: what two tallies of one sample must agree on.
+    #[cfg(test)]
+    pub fn counts(&self) -> ([u32; 64], u32) {
+        (self.hits, self.words)
+    }
+
+    /// Counts one word of the sample, in order.
+    #[inline]
+    pub fn add(&mut self, w: &str) {
+        if !super::words::has_letter(w) {
+            return;
+        }
+        self.words += 1;
+        if let Some(&mask) = self.vote.index.get(w) {
+            let mut m = mask;
+            while m != 0 {
+                let slot = m.trailing_zeros() as usize;
+                if let Some(h) = self.hits.get_mut(slot) {
+                    *h += 1;
                 }
+                m &= m - 1;
             }
-        });
-        if words < VOTE_MIN_WORDS {
+        }
+    }
+
+    /// The slot in `LANGS` of the clear winner, or `None` for a close
+    /// call or too short a sample.
+    pub fn winner(&self) -> Option<usize> {
+        if self.words < VOTE_MIN_WORDS {
             return None;
         }
         let (mut best, mut first, mut second) = (0usize, 0u32, 0u32);
-        for (slot, &h) in hits.iter().enumerate() {
+        for (slot, &h) in self.hits.iter().enumerate() {
             if h > first {
                 second = first;
                 first = h;
@@ -273,7 +322,7 @@ impl StopWordVote {
                 second = h;
             }
         }
-        let clear = f64::from(first) >= VOTE_MIN_SHARE * f64::from(words)
+        let clear = f64::from(first) >= VOTE_MIN_SHARE * f64::from(self.words)
             && first >= VOTE_MARGIN.saturating_mul(second).max(1);
         clear.then_some(best)
     }
@@ -292,11 +341,7 @@ pub(crate) struct Detection {
 /// at a character boundary). `None` when whatlang finds no language (no
 /// letters) or panics (it never should; a page must not stop the run).
 pub(crate) fn detect(text: &str, max_bytes: usize) -> Option<Detection> {
-    let mut end = text.len().min(max_bytes);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let sample = text.get(..end)?;
+    let sample = text.get(..sample_end(text, max_bytes))?;
     let info = std::panic::catch_unwind(|| whatlang::detect(sample)).ok()??;
     Some(Detection {
         code: info.lang().code(),

@@ -30,6 +30,7 @@ pub use words::{
 use neardup_api::{SettingError, Words};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::ops::Range;
 
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
@@ -105,17 +106,36 @@ impl SampleStart {
     }
 
     /// Adds the next block: its text, its NFKC and that lowercased.
-    fn push(&mut self, block: &str, nfkc: &str, lower: &str) {
+    /// Returns where `lower` is in [`SampleStart::lower`], if the sample
+    /// still reached it.
+    fn push(&mut self, block: &str, nfkc: &str, lower: &str) -> Option<Range<usize>> {
+        let mut at = None;
         if self.nfkc.len() < self.limit || self.lower.len() < self.limit {
             if self.started {
                 self.nfkc.push('\n');
                 self.lower.push('\n');
             }
             self.nfkc.push_str(nfkc);
+            let from = self.lower.len();
             self.lower.push_str(lower);
+            at = Some(from..self.lower.len());
         }
         self.started |= !block.is_empty();
+        at
     }
+}
+
+/// Blocks split into words ([`Normalizer::split`]).
+struct Split {
+    /// The start of the joined text, for the language sample.
+    start: SampleStart,
+    /// Where each block's lowercase text is in `start.lower`, for the
+    /// blocks the sample reaches (the first ones).
+    in_sample: Vec<Range<usize>>,
+    /// The words of all blocks, in order.
+    words: Words,
+    /// Where each block's words end in `words`.
+    spans: Vec<BlockWords>,
 }
 
 /// Stop words and stemmer of one language (an entry of `LANGS`).
@@ -189,28 +209,19 @@ impl Normalizer {
     /// language is decided on the first `detect_bytes` of the joined text,
     /// built from the first blocks only.
     pub fn normalize_blocks(&self, blocks: &[&str], lang_hint: Option<&str>) -> Normalized {
-        let mut start = SampleStart::new(self.config.detect_bytes);
         let bytes: usize = blocks.iter().map(|b| b.len() + 1).sum();
-        // About one word per 6 bytes of Latin text.
-        let mut words = Words::with_capacity(bytes / 6 + 1, bytes);
-        let mut spans = Vec::with_capacity(blocks.len());
-        let mut buf = String::new();
-        for block in blocks {
-            let nfkc = nfkc(block);
-            let lower = lowercase_in(&nfkc, &mut buf);
-            start.push(block, &nfkc, lower);
-            words::for_each_word(lower, |w| words.push(w));
-            // As NFKC leaves ASCII and quick-checked text borrowed, only
-            // a final sigma can make `lowercase` differ from lowercasing
-            // character by character.
-            let plain =
-                matches!(nfkc, Cow::Borrowed(_)) && (block.is_ascii() || !block.contains('Σ'));
-            spans.push(BlockWords {
-                end: words.len() as u32,
-                plain,
-            });
-        }
-        let lang = self.language(&start.nfkc, &start.lower, lang_hint);
+        let Split {
+            start,
+            in_sample,
+            words,
+            spans,
+        } = self.split(blocks, bytes);
+        let voted = self
+            .config
+            .stop_word_vote
+            .then(|| self.vote_on_words(&start.lower, &in_sample, &words, &spans))
+            .flatten();
+        let lang = self.language(voted, &start.nfkc, lang_hint);
         let res = self.langs.iter().find(|r| r.code == lang);
         let stemmer = res.and_then(|r| r.stemmer.as_ref());
 
@@ -278,17 +289,93 @@ impl Normalizer {
         self.vote.vote(&lower, self.config.detect_bytes).is_some()
     }
 
-    /// The page's language: the stop-word vote's when it is clear-cut,
-    /// else whatlang's when reliable, else the declared one when known,
-    /// else whatlang's best guess, else `"und"`.
-    fn language(&self, text: &str, lower: &str, hint: Option<&str>) -> &'static str {
-        if let Some(r) = self
-            .config
-            .stop_word_vote
-            .then(|| self.vote.vote(lower, self.config.detect_bytes))
-            .flatten()
-            .and_then(|slot| self.langs.get(slot))
-        {
+    /// The first step of [`Normalizer::normalize_blocks`]: each block
+    /// NFKC'd, lowercased and split into words, and the start of the
+    /// joined text for the language sample. `bytes` is the joined text's
+    /// length, to size the buffers.
+    fn split(&self, blocks: &[&str], bytes: usize) -> Split {
+        let mut start = SampleStart::new(self.config.detect_bytes);
+        // About one word per 6 bytes of Latin text.
+        let mut words = Words::with_capacity(bytes / 6 + 1, bytes);
+        let mut spans = Vec::with_capacity(blocks.len());
+        let mut in_sample = Vec::new();
+        let mut buf = String::new();
+        for block in blocks {
+            let nfkc = nfkc(block);
+            let lower = lowercase_in(&nfkc, &mut buf);
+            if let Some(at) = start.push(block, &nfkc, lower) {
+                in_sample.push(at);
+            }
+            words::for_each_word(lower, |w| words.push(w));
+            // As NFKC leaves ASCII and quick-checked text borrowed, only
+            // a final sigma can make `lowercase` differ from lowercasing
+            // character by character.
+            let plain =
+                matches!(nfkc, Cow::Borrowed(_)) && (block.is_ascii() || !block.contains('Σ'));
+            spans.push(BlockWords {
+                end: words.len() as u32,
+                plain,
+            });
+        }
+        Split {
+            start,
+            in_sample,
+            words,
+            spans,
+        }
+    }
+
+    /// [`lang::StopWordVote::vote`] on `lower`, the joined lowercase text
+    /// of the first blocks (`in_sample[i]` is where block `i` is in it),
+    /// counting the words `normalize_blocks` split already (`words`, by
+    /// block `spans`) instead of splitting the sample again. Only the part
+    /// of the block that the sample's end cuts is split here: a word never
+    /// spans the newline between two blocks, so the blocks before it give
+    /// the sample's words, in order.
+    fn vote_on_words(
+        &self,
+        lower: &str,
+        in_sample: &[Range<usize>],
+        words: &Words,
+        spans: &[BlockWords],
+    ) -> Option<usize> {
+        self.tally_words(lower, in_sample, words, spans)?.winner()
+    }
+
+    /// The count behind [`Normalizer::vote_on_words`].
+    fn tally_words(
+        &self,
+        lower: &str,
+        in_sample: &[Range<usize>],
+        words: &Words,
+        spans: &[BlockWords],
+    ) -> Option<lang::Tally<'_>> {
+        let end = lang::sample_end(lower, self.config.detect_bytes);
+        let mut tally = self.vote.tally();
+        let mut first = 0;
+        for (at, span) in in_sample.iter().zip(spans) {
+            let block_words = first..span.end;
+            first = span.end;
+            if at.start >= end {
+                break;
+            }
+            if at.end > end {
+                words::for_each_word(lower.get(at.start..end)?, |w| tally.add(w));
+                break;
+            }
+            for k in block_words {
+                tally.add(words.get(k as usize)?);
+            }
+        }
+        Some(tally)
+    }
+
+    /// The page's language: the stop-word vote's (`voted`, a slot in
+    /// `LANGS`) when it was clear-cut, else whatlang's when reliable, else
+    /// the declared one when known, else whatlang's best guess, else
+    /// `"und"`.
+    fn language(&self, voted: Option<usize>, text: &str, hint: Option<&str>) -> &'static str {
+        if let Some(r) = voted.and_then(|slot| self.langs.get(slot)) {
             return r.code;
         }
         let detected = lang::detect(text, self.config.detect_bytes);

@@ -308,6 +308,57 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    /// The stop-word vote counted from the words `normalize_blocks` split
+    /// counts what the vote on the sample's text, split again, counts
+    /// (stop words of each language, and words): whichever block the
+    /// sample's end cuts, and wherever in a word (a cut word may be
+    /// another stop word: "an" of "and", "de" of "der"). Stop words of
+    /// several languages make clear winners and close calls both common.
+    #[test]
+    fn the_vote_on_split_words_is_the_vote_on_the_sample(
+        blocks in proptest::collection::vec(
+            "(the|and|of|to|der|und|die|das|le|la|et|les|de|el|que|y|los|é|où|für|über|[a-z]{1,7}|ﬁn|ΟΣ|中|\n| |, ){0,24}",
+            0..10,
+        ),
+        detect_bytes in 0usize..400,
+    ) {
+        let config = TextConfig { detect_bytes, ..TextConfig::default() };
+        let n = Normalizer::new(&config);
+        let texts: Vec<&str> = blocks.iter().map(String::as_str).collect();
+        let bytes = texts.iter().map(|b| b.len() + 1).sum();
+        let s = n.split(&texts, bytes);
+        let by_words = n.tally_words(&s.start.lower, &s.in_sample, &s.words, &s.spans);
+        let by_text = n.vote.tally_text(&s.start.lower, detect_bytes);
+        proptest::prop_assert_eq!(by_words.map(|t| t.counts()), by_text.map(|t| t.counts()));
+    }
+}
+
+#[test]
+fn the_vote_on_split_words_counts_a_word_cut_by_the_samples_end_as_cut() {
+    // 20 words, 3 of them "the": one stop word short of the vote's 20%.
+    // A sample ending one byte before the text's end cuts "andy" to
+    // "and", the fourth stop word, and English wins; the whole text is
+    // a close call.
+    let blocks = [
+        "the cat the dog the cow pig hen fox owl",
+        "bee elk yak gnu ram ewe emu ant bat andy",
+    ];
+    let joined = blocks.join("\n").len();
+    let vote = |detect_bytes: usize| {
+        let n = Normalizer::new(&TextConfig {
+            detect_bytes,
+            ..TextConfig::default()
+        });
+        let s = n.split(&blocks, joined + 1);
+        let by_words = n.vote_on_words(&s.start.lower, &s.in_sample, &s.words, &s.spans);
+        assert_eq!(by_words, n.vote.vote(&s.start.lower, detect_bytes));
+        by_words.and_then(|slot| n.langs.get(slot)).map(|r| r.code)
+    };
+    assert_eq!(vote(joined - 1), Some("eng"));
+    assert_eq!(vote(joined), None);
+}
+
 #[test]
 fn blocks_with_nfkc_changes_or_a_capital_sigma_are_not_plain() {
     let n = Normalizer::new(&TextConfig::default());
