@@ -45,6 +45,7 @@ mod rng;
 mod set_detector;
 mod set_index;
 mod set_rule;
+mod sorted;
 mod words;
 pub use detector::{
     hash64, CandidateIndex, Detector, DocId, Document, Judgement, Level, SettingError, Signature,
@@ -54,6 +55,7 @@ pub use rng::SplitMix64;
 pub use set_detector::{check_thresholds, SetDetector};
 pub use set_index::SetIndex;
 pub use set_rule::{intersection_size, set_similarity, SetRule};
+pub use sorted::{membership, shared_count, Membership};
 pub use words::{Iter as WordsIter, Words};
 
 #[cfg(feature = "testing")]
