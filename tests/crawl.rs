@@ -553,6 +553,64 @@ async fn links_of_duplicates_follow_duplicate_hops() {
     }
 }
 
+/// Pages above the crawl's inline limit (256 KiB) are analyzed on the
+/// blocking pool, smaller ones on the runtime thread that fetched them:
+/// both are analyzed, so a copy of each is found, with its source.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn small_and_large_pages_are_both_analyzed() {
+    let page = |text: String| Answer::html(&format!("<article><p>{text}</p></article>"));
+    // About 330 KB of text: over the inline limit.
+    let large = crate::util::pseudo_words(7, 50_000, 5_000);
+    let small = words(8);
+    let site = Site::new(vec![
+        ("/robots.txt", Answer::text("User-agent: *\nAllow: /\n")),
+        (
+            "/",
+            Answer::html(
+                "<p>An index of large and small pages.</p>\
+                 <a href=\"/large.html\">l</a> <a href=\"/large-copy.html\">lc</a>\
+                 <a href=\"/small.html\">s</a> <a href=\"/small-copy.html\">sc</a>",
+            ),
+        ),
+        ("/large.html", page(large.clone())),
+        ("/large-copy.html", page(large)),
+        ("/small.html", page(small.clone())),
+        ("/small-copy.html", page(small)),
+    ]);
+    let addr = site.clone().start().await;
+    let dir = Dir::new();
+    let (summary, pages) = crawl(
+        addr,
+        &Options::default(),
+        &dir.join("out"),
+        std::future::pending(),
+    )
+    .await;
+    let url = |p: &str| format!("http://{addr}{p}");
+    let bytes = |p: &str| {
+        pages
+            .iter()
+            .find(|x| x["url"] == url(p))
+            .and_then(|x| x["bytes"].as_u64())
+            .unwrap_or_else(|| panic!("no bytes for {p}: {pages:#?}"))
+    };
+    assert!(bytes("/large-copy.html") > 256 * 1024);
+    assert!(bytes("/small-copy.html") < 256 * 1024);
+    assert_eq!(summary.pages, 5);
+    let verdicts = json_lines(&dir.read("out/verdicts.jsonl"));
+    for (copy, source) in [
+        ("/large-copy.html", "/large.html"),
+        ("/small-copy.html", "/small.html"),
+    ] {
+        let v = verdicts
+            .iter()
+            .find(|v| v["url"] == url(copy))
+            .unwrap_or_else(|| panic!("no verdict for {copy}: {verdicts:#?}"));
+        assert_eq!(v["verdict"], "duplicate", "{v}");
+        assert_eq!(v["of_url"], url(source), "{v}");
+    }
+}
+
 /// Deterministic text for page `i` of a generated site: 80 words from a
 /// 500-word vocabulary (`util::pseudo_words`), so no two pages are duplicates.
 fn words(i: u64) -> String {

@@ -1,8 +1,8 @@
 //! The crawl loop: seeds in, a deduplicated crawl out.
 //!
 //! ```text
-//! frontier (this task) --jobs--> fetch workers (robots, Fetcher, analyze
-//!     on the blocking pool, canonicalize links) --results--> frontier:
+//! frontier (this task) --jobs--> fetch workers (robots, Fetcher, analyze,
+//!     canonicalize links) --results--> frontier:
 //!     reorder, decide, sinks, links -> frontier
 //! ```
 //!
@@ -24,10 +24,14 @@
 //!   shutdown signal). So a polite or slow host does not fill the workers
 //!   and the dispatch window while other hosts idle; the fetcher's own
 //!   limiter stays in force as the safety net.
-//! - Workers fetch, run the CPU-heavy analysis on the blocking pool with
-//!   the deduper's [`neardup::Analyzer`] (no lock: a decision never
-//!   waits for analyses, nor they for it) and canonicalize the page's
-//!   links, so the sequential part does as little as it can.
+//! - Workers fetch, run the CPU-heavy analysis with the deduper's
+//!   [`neardup::Analyzer`] (no lock: a decision never waits for analyses,
+//!   nor they for it) and canonicalize the page's links, so the sequential
+//!   part does as little as it can. A page of up to 256 KiB is analyzed
+//!   on the runtime thread that fetched it (a hand-off per page cost a
+//!   fifth of the crawl's speed); a larger one on the blocking pool, so
+//!   that a long analysis does not hold up other fetches. At most one
+//!   analysis per core runs at a time.
 //! - Results are decided in dispatch order (a reorder buffer bounded by
 //!   [`Options::max_in_flight`]); decisions run one at a time on the
 //!   frontier task itself (a hand-off to the blocking pool waited for a
