@@ -16,10 +16,10 @@ use crate::shared::{Shared, LARGE_PAGE};
 
 /// Largest body, in bytes, analyzed on the runtime thread that fetched it.
 ///
-/// Such a page costs well under a few milliseconds of CPU. Handing it to
-/// the blocking pool instead cost two thread wake-ups per page: on rust-doc
-/// (two cores) the crawl fetched 2,309-2,516 pages/s that way and
-/// 2,824-2,984 inline, with peak RSS 254-272 MB against 234-246 MB
+/// Such a page costs at most a few milliseconds of CPU. Handing it to the
+/// blocking pool instead cost two thread wake-ups per page: on rust-doc
+/// (two cores) the crawl fetched 2,510-2,588 pages/s that way and
+/// 2,781-3,026 inline, with 15% less CPU and the same peak RSS
 /// (docs/results.md, issue 27's seventeenth pass). A larger page, up to
 /// hundreds of milliseconds of analysis, goes to the blocking pool so
 /// that the runtime's threads keep other fetches and timers moving: the
