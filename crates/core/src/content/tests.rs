@@ -272,22 +272,6 @@ fn found_in_merges_or_searches_alike() {
     assert_eq!(found_in(&own[..3], &[]), vec![false; 3]);
 }
 
-proptest::proptest! {
-    /// `found_in` is membership, whatever the lengths (shorter or longer
-    /// than a block, a remainder or none), the gaps and the overlap: the
-    /// block pass and the binary searches both.
-    #[test]
-    fn found_in_is_membership(
-        own in proptest::collection::btree_set(0u32..400, 0..60),
-        kept in proptest::collection::btree_set(0u32..400, 0..200),
-    ) {
-        let own: Vec<u32> = own.into_iter().collect();
-        let kept: Vec<u32> = kept.into_iter().collect();
-        let expect: Vec<bool> = own.iter().map(|s| kept.contains(s)).collect();
-        proptest::prop_assert_eq!(found_in(&own, &kept), expect);
-    }
-}
-
 #[test]
 fn words_covered_counts_each_word_once() {
     // Blocks of 5 words (shingles at 0..3) and of 2 words (one shingle).
