@@ -13,6 +13,7 @@ use crate::frontier::robots::RobotsSource;
 use crate::frontier::Links;
 use crate::frontier::Scope;
 use crate::shared::{Shared, LARGE_PAGE};
+use neardup::{Analyzed, Error};
 
 /// Largest body, in bytes, analyzed on the runtime thread that fetched it.
 ///
@@ -25,7 +26,6 @@ use crate::shared::{Shared, LARGE_PAGE};
 /// that the runtime's threads keep other fetches and timers moving: the
 /// same split as `serve`'s.
 const INLINE_MAX: usize = 256 * 1024;
-use neardup::{Analyzed, Error};
 
 pub(crate) struct Job {
     pub(crate) seq: u64,

@@ -210,18 +210,14 @@ impl Normalizer {
     /// built from the first blocks only.
     pub fn normalize_blocks(&self, blocks: &[&str], lang_hint: Option<&str>) -> Normalized {
         let bytes: usize = blocks.iter().map(|b| b.len() + 1).sum();
-        let Split {
-            start,
-            in_sample,
-            words,
-            spans,
-        } = self.split(blocks, bytes);
+        let split = self.split(blocks, bytes);
         let voted = self
             .config
             .stop_word_vote
-            .then(|| self.vote_on_words(&start.lower, &in_sample, &words, &spans))
+            .then(|| self.vote_on_words(&split))
             .flatten();
-        let lang = self.language(voted, &start.nfkc, lang_hint);
+        let lang = self.language(voted, &split.start.nfkc, lang_hint);
+        let Split { words, spans, .. } = split;
         let res = self.langs.iter().find(|r| r.code == lang);
         let stemmer = res.and_then(|r| r.stemmer.as_ref());
 
@@ -325,35 +321,23 @@ impl Normalizer {
         }
     }
 
-    /// [`lang::StopWordVote::vote`] on `lower`, the joined lowercase text
-    /// of the first blocks (`in_sample[i]` is where block `i` is in it),
-    /// counting the words `normalize_blocks` split already (`words`, by
-    /// block `spans`) instead of splitting the sample again. Only the part
-    /// of the block that the sample's end cuts is split here: a word never
-    /// spans the newline between two blocks, so the blocks before it give
-    /// the sample's words, in order.
-    fn vote_on_words(
-        &self,
-        lower: &str,
-        in_sample: &[Range<usize>],
-        words: &Words,
-        spans: &[BlockWords],
-    ) -> Option<usize> {
-        self.tally_words(lower, in_sample, words, spans)?.winner()
+    /// [`lang::StopWordVote::vote`] on the sample of `s` (the joined
+    /// lowercase text of its first blocks), counting the words
+    /// [`Normalizer::split`] split already instead of splitting the sample
+    /// again. Only the part of the block that the sample's end cuts is
+    /// split here: a word never spans the newline between two blocks, so
+    /// the blocks before it give the sample's words, in order.
+    fn vote_on_words(&self, s: &Split) -> Option<usize> {
+        self.tally_words(s)?.winner()
     }
 
     /// The count behind [`Normalizer::vote_on_words`].
-    fn tally_words(
-        &self,
-        lower: &str,
-        in_sample: &[Range<usize>],
-        words: &Words,
-        spans: &[BlockWords],
-    ) -> Option<lang::Tally<'_>> {
+    fn tally_words(&self, s: &Split) -> Option<lang::Tally<'_>> {
+        let lower = &s.start.lower;
         let end = lang::sample_end(lower, self.config.detect_bytes);
         let mut tally = self.vote.tally();
         let mut first = 0;
-        for (at, span) in in_sample.iter().zip(spans) {
+        for (at, span) in s.in_sample.iter().zip(&s.spans) {
             let block_words = first..span.end;
             first = span.end;
             if at.start >= end {
@@ -364,7 +348,7 @@ impl Normalizer {
                 break;
             }
             for k in block_words {
-                tally.add(words.get(k as usize)?);
+                tally.add(s.words.get(k as usize)?);
             }
         }
         Some(tally)

@@ -328,7 +328,7 @@ proptest::proptest! {
         let texts: Vec<&str> = blocks.iter().map(String::as_str).collect();
         let bytes = texts.iter().map(|b| b.len() + 1).sum();
         let s = n.split(&texts, bytes);
-        let by_words = n.tally_words(&s.start.lower, &s.in_sample, &s.words, &s.spans);
+        let by_words = n.tally_words(&s);
         let by_text = n.vote.tally_text(&s.start.lower, detect_bytes);
         proptest::prop_assert_eq!(by_words.map(|t| t.counts()), by_text.map(|t| t.counts()));
     }
@@ -351,7 +351,7 @@ fn the_vote_on_split_words_counts_a_word_cut_by_the_samples_end_as_cut() {
             ..TextConfig::default()
         });
         let s = n.split(&blocks, joined + 1);
-        let by_words = n.vote_on_words(&s.start.lower, &s.in_sample, &s.words, &s.spans);
+        let by_words = n.vote_on_words(&s);
         assert_eq!(by_words, n.vote.vote(&s.start.lower, detect_bytes));
         by_words.and_then(|slot| n.langs.get(slot)).map(|r| r.code)
     };

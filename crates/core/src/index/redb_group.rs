@@ -522,7 +522,6 @@ mod tests {
         })
     }
 
-    /// Packs `records` (ascending ids) from a packer keyed `key`.
     /// Every record of the group stored under `key`, decoded.
     fn records_of(
         key: DocId,
@@ -532,6 +531,7 @@ mod tests {
         decode_all(&entries(key, bytes)?, detectors)
     }
 
+    /// Packs `records` (ascending ids) from a packer keyed `key`.
     fn pack(key: Option<DocId>, records: &[(DocId, Arc<DocRecord>)]) -> Vec<(DocId, Vec<u8>)> {
         let mut p = Packer::new(key);
         let mut groups = Vec::new();
