@@ -14,8 +14,8 @@ use memchr::{memchr, memmem};
 use std::sync::LazyLock;
 
 use super::attrs::{
-    as_str, class_pattern_bits, decode_attr, name_hash, pattern_bits, refresh_content, weight_of,
-    ElementAttrs, P_BYLINE, P_OKMAYBE, P_POSITIVE, P_SHARE, P_UNLIKELY,
+    as_str, decode_attr, name_hash, pattern_bits, refresh_content, weight_of, ElementAttrs,
+    P_BYLINE, P_OKMAYBE, P_POSITIVE, P_SHARE, P_UNLIKELY,
 };
 use super::scan::TextCounts;
 use super::tags::{Tag, TAG_COUNT};
@@ -197,10 +197,6 @@ struct Builder<'a> {
     pending_space: bool,
     last_was_br: bool,
     raw_tag: Tag,
-    /// An `id` lowercased for its pattern match (ids are unique, and are
-    /// matched each time; classes are remembered by
-    /// [`class_pattern_bits`]).
-    scratch: Vec<u8>,
     decoded: String,
     out: Parsed<'a>,
 }
@@ -237,7 +233,6 @@ pub fn parse(html: &str) -> Parsed<'_> {
         pending_space: false,
         last_was_br: false,
         raw_tag: Tag::Other,
-        scratch: Vec::new(),
         decoded: String::new(),
         out: Parsed {
             body: NONE,
@@ -642,14 +637,8 @@ impl<'a> Builder<'a> {
         let mut bits_class = 0u8;
         let mut bits_id = 0u8;
         if self.skip_depth == 0 {
-            if !a.class.is_empty() {
-                bits_class = class_pattern_bits(a.class);
-            }
-            if !a.id.is_empty() {
-                self.scratch.clear();
-                self.scratch.extend(a.id.iter().map(u8::to_ascii_lowercase));
-                bits_id = pattern_bits(&self.scratch);
-            }
+            bits_class = pattern_bits(a.class);
+            bits_id = pattern_bits(a.id);
         }
         let bits = bits_class | bits_id;
         let mut flags = 0u32;
