@@ -266,7 +266,6 @@ pub(super) struct ElementAttrs<'a> {
 impl<'a> ElementAttrs<'a> {
     pub(super) fn parse(attrs: &[Attr<'a>]) -> Self {
         let mut a = ElementAttrs::default();
-        let mut fallback_image = false;
         let mut aria_hidden = false;
         for &(k, v) in attrs {
             match k.len() {
@@ -295,10 +294,7 @@ impl<'a> ElementAttrs<'a> {
                     .iter()
                     .any(|x| r.eq_ignore_ascii_case(x));
                 }
-                5 if k.eq_ignore_ascii_case(b"class") => {
-                    a.class = v;
-                    fallback_image = FALLBACK_IMAGE.find(v).is_some();
-                }
+                5 if k.eq_ignore_ascii_case(b"class") => a.class = v,
                 5 if k.eq_ignore_ascii_case(b"style") && memchr(b':', v).is_some() => {
                     let s: Vec<u8> = v
                         .iter()
@@ -325,7 +321,9 @@ impl<'a> ElementAttrs<'a> {
                 _ => {}
             }
         }
-        if aria_hidden && !fallback_image {
+        // Only an aria-hidden element asks whether its (last) class is a
+        // fallback image: most elements have a class, few are aria-hidden.
+        if aria_hidden && FALLBACK_IMAGE.find(a.class).is_none() {
             a.hidden = true;
         }
         a
@@ -431,6 +429,34 @@ mod tests {
             }
         }
         bits
+    }
+
+    #[test]
+    fn aria_hidden_hides_all_but_a_fallback_image() {
+        let hidden = |attrs: &[(&str, &str)]| {
+            let attrs: Vec<Attr<'_>> = attrs
+                .iter()
+                .map(|(k, v)| (k.as_bytes(), v.as_bytes()))
+                .collect();
+            ElementAttrs::parse(&attrs).hidden
+        };
+        assert!(hidden(&[("aria-hidden", "true"), ("class", "icon")]));
+        assert!(hidden(&[("aria-hidden", "true")]));
+        assert!(!hidden(&[
+            ("class", "img fallback-image"),
+            ("aria-hidden", "true")
+        ]));
+        assert!(!hidden(&[
+            ("aria-hidden", "true"),
+            ("class", "fallback-image")
+        ]));
+        assert!(!hidden(&[("aria-hidden", "false"), ("class", "icon")]));
+        // The last class attribute is the one read.
+        assert!(hidden(&[
+            ("class", "fallback-image"),
+            ("class", "icon"),
+            ("aria-hidden", "true")
+        ]));
     }
 
     #[test]
