@@ -55,7 +55,7 @@ pub use rng::SplitMix64;
 pub use set_detector::{check_thresholds, SetDetector};
 pub use set_index::SetIndex;
 pub use set_rule::{intersection_size, set_similarity, SetRule};
-pub use sorted::{membership, shared_count, Membership};
+pub use sorted::{membership, shared_count};
 pub use words::{Iter as WordsIter, Words};
 
 #[cfg(feature = "testing")]

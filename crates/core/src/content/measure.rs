@@ -208,7 +208,7 @@ fn measured_blocks<'a>(
 /// For each of the sorted, distinct `own` shingles, whether the sorted
 /// `kept` holds it ([`neardup_api::membership`]).
 pub(super) fn found_in(own: &[u32], kept: &[u32]) -> Vec<bool> {
-    neardup_api::membership(own, kept).collect()
+    neardup_api::membership(own, kept)
 }
 
 /// How many shingles `block_shingles` (in `page`) takes from a block of `words`
