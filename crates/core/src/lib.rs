@@ -48,6 +48,7 @@ mod content;
 mod deduper;
 mod derived;
 mod error;
+mod hashsort;
 mod identity;
 mod index;
 #[cfg(feature = "plugins")]

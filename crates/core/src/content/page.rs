@@ -398,87 +398,11 @@ pub(super) fn cut_pieces(words: &[u32], ends: &mut Vec<usize>) {
     }
 }
 
-/// Below this many keys [`sort_by_shingle`] leaves them to the standard
-/// sort.
-const RADIX_MIN_KEYS: usize = 512;
-
-/// Buckets larger than this are sorted by the standard sort rather than
-/// by insertion (many distinct shingles sharing their top bits: rare for
-/// hashes, but a page could be made of them).
-const INSERTION_MAX: usize = 16;
-
-/// Sorts `keys` (`shingle << 32 | position`, pushed in increasing
-/// `position`, so all distinct) into ascending order, as `sort_unstable`
-/// would.
-///
-/// Every analyzed page sorts one key per word, so this is on the hot path.
-/// Shingles are hashes, so their top bits spread the keys evenly: one
-/// counting scatter by the top `b` bits, with `2^b` about the number of
-/// keys, leaves buckets of about one key, and each bucket is then sorted
-/// by insertion (by the standard sort if it is large). The scatter is
-/// stable and the positions arrive ascending, so a bucket of repeats of
-/// one shingle is already in order. On a page's typical thousand keys
-/// this does a third of the work of a three-pass least-significant-digit
-/// radix sort, whose fixed cost (three 2,048-entry histograms) dominated.
-///
-/// Keys whose positions do not ascend (a deserialized page with its
-/// blocks out of order) get the comparison sort: the same order, slower.
+/// Sorts `keys` (`shingle << 32 | position`) into ascending order, as
+/// `sort_unstable` would: by their top bits, which are the shingle's hash
+/// bits ([`crate::hashsort`]). Every analyzed page sorts one key per word.
 pub(super) fn sort_by_shingle(keys: &mut Vec<u64>) {
-    let n = keys.len();
-    if n < RADIX_MIN_KEYS || !keys.windows(2).all(|w| (w[0] as u32) < (w[1] as u32)) {
-        keys.sort_unstable();
-        return;
-    }
-    let bits = (usize::BITS - n.leading_zeros()).clamp(8, 16);
-    let shift = 64 - bits;
-    let bucket = |k: u64| (k >> shift) as usize;
-    // `starts[b + 1]` counts bucket `b`, then becomes where it ends.
-    let mut starts = vec![0u32; (1 << bits) + 1];
-    for &k in keys.iter() {
-        if let Some(c) = starts.get_mut(bucket(k) + 1) {
-            *c += 1;
-        }
-    }
-    let mut at = 0;
-    for c in starts.iter_mut() {
-        at += *c;
-        *c = at;
-    }
-    // `starts[b]` is now where bucket `b` starts; filling moves it on.
-    let mut sorted = vec![0u64; n];
-    for &k in keys.iter() {
-        if let Some(c) = starts.get_mut(bucket(k)) {
-            if let Some(slot) = sorted.get_mut(*c as usize) {
-                *slot = k;
-            }
-            *c += 1;
-        }
-    }
-    // Each bucket now ends where the next started: `starts[b]`.
-    let mut from = 0;
-    for &end in &starts[..1 << bits] {
-        let end = end as usize;
-        if let Some(run) = sorted.get_mut(from..end) {
-            if run.len() > INSERTION_MAX {
-                run.sort_unstable();
-            } else {
-                insertion_sort(run);
-            }
-        }
-        from = end;
-    }
-    *keys = sorted;
-}
-
-/// Sorts a short run in place.
-fn insertion_sort(run: &mut [u64]) {
-    for i in 1..run.len() {
-        let mut j = i;
-        while j > 0 && run[j - 1] > run[j] {
-            run.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+    crate::hashsort::sort_hashed(keys);
 }
 
 /// Appends the word-3-shingles of one block's `words` (one shingle for a

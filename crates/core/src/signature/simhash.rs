@@ -85,7 +85,7 @@ pub fn simhash(terms: &Words, n: usize, weights: SimhashWeights) -> Option<u64> 
     }
     // Sorting makes the result independent of any iteration order and groups
     // repeats for the weights.
-    hashes.sort_unstable();
+    crate::hashsort::sort_hashed(&mut hashes);
     Some(match weights {
         SimhashWeights::Binary => {
             hashes.dedup();
