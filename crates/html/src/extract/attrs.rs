@@ -114,11 +114,11 @@ static AUTHOR: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Find
 /// aho-corasick builds the automaton; its states are then renumbered into
 /// a table walked with one load a byte, each state carrying the bits of
 /// every pattern that ends there, so a search is a loop of a table lookup
-/// and an OR. Every element with a class or id is matched (on dev2 that is
-/// a fifth of the markup's bytes): an overlapping `AhoCorasick` search
-/// cost about 1,000 instructions a value, so its answers were cached per
-/// class; this walk costs about 8 instructions a byte and is faster
-/// without the cache than the cache was.
+/// and an OR. Every element with a class or id is matched (on dev2 the
+/// values are an eighth of the HTML's bytes): an overlapping `AhoCorasick`
+/// search cost about 1,000 instructions a value, so its answers were
+/// cached per class; this walk costs about 8 instructions a byte and is
+/// faster without the cache than the cache was.
 struct Matcher {
     /// Each byte's class: bytes that no pattern tells apart share one.
     class_of: [u8; 256],
