@@ -19,7 +19,9 @@ const INSERTION_MAX: usize = 16;
 /// Sorts `keys` ascending, as `sort_unstable` would.
 pub(crate) fn sort_hashed(keys: &mut Vec<u64>) {
     let n = keys.len();
-    if n < MIN_KEYS {
+    // Bucket offsets are `u32`; no page has that many words, but a caller
+    // that passed more would get the standard sort, not lost keys.
+    if n < MIN_KEYS || u32::try_from(n).is_err() {
         keys.sort_unstable();
         return;
     }
