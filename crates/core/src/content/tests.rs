@@ -88,11 +88,13 @@ proptest::proptest! {
         );
     }
 
-    /// The radix sort of a page's shingle keys orders them as the
-    /// standard sort does: shingles drawn from a wide range, from a narrow
-    /// one (many repeats, whose positions must stay in order) and from
-    /// one where the upper digits never vary (their passes are skipped),
-    /// on both sides of the size where it takes over.
+    /// The sort of a page's shingle keys orders them as the standard
+    /// sort does: shingles drawn from a wide range, from a narrow one
+    /// (many repeats, whose positions must stay in order; all in one
+    /// bucket of the top bits, left to the standard sort) and from one
+    /// whose keys differ in a few scattered bits, on both sides of the
+    /// size where the bucket scatter takes over; also with the positions
+    /// out of order.
     #[test]
     fn shingle_keys_sort_as_the_standard_sort(
         shingles in proptest::collection::vec(proptest::num::u32::ANY, 0..3000),
