@@ -38,14 +38,20 @@ pub fn shared_count(a: &[u32], b: &[u32]) -> usize {
     shared
 }
 
+/// Whether [`walk`] binary searches `other` for each element of `own`
+/// rather than reading it block by block.
+fn searches(own: &[u32], other: &[u32]) -> bool {
+    own.len().saturating_mul(SEARCH_RATIO) < other.len()
+}
+
 /// Calls `f` with whether `other` holds each element of `own`, in order.
 ///
 /// One loop that keeps its place in `other` in a register: as an iterator
-/// (one call a element, the place stored back each time) this cost half
+/// (one call an element, the place stored back each time) this cost half
 /// as much again.
 #[inline]
 fn walk(own: &[u32], other: &[u32], mut f: impl FnMut(bool)) {
-    if own.len().saturating_mul(SEARCH_RATIO) < other.len() {
+    if searches(own, other) {
         for x in own {
             f(other.binary_search(x).is_ok());
         }
@@ -79,6 +85,7 @@ mod tests {
     fn membership_searches_a_much_longer_list() {
         let own = [3, 50, 400, 401];
         let other: Vec<u32> = (0..1000).map(|i| i * 2).collect();
+        assert!(searches(&own, &other));
         let got = membership(&own, &other);
         assert_eq!(got, [false, true, true, false]);
     }

@@ -150,8 +150,8 @@ impl Matcher {
                 continue;
             }
             let c = match representative.iter().position(|&r| r == lower) {
-                Some(c) if c > 0 => c,
-                _ => {
+                Some(c) => c,
+                None => {
                     representative.push(lower);
                     representative.len() - 1
                 }
@@ -461,7 +461,8 @@ mod tests {
 
     #[test]
     fn pattern_bits_examples() {
-        // Overlapping patterns: "hentry" holds "entry", "sidebar" "bar".
+        // Overlapping patterns: "hentry" holds "entry", "post-body" both
+        // "post" and "body".
         assert_eq!(pattern_bits(b"HEntry"), P_POSITIVE);
         assert_eq!(pattern_bits(b"Post-Body"), P_POSITIVE | P_OKMAYBE);
         assert_eq!(pattern_bits(b"x SIDEBAR"), P_UNLIKELY | P_NEGATIVE);
