@@ -19,10 +19,12 @@
 #![forbid(unsafe_code)]
 
 mod lang;
+mod separators;
 mod stem;
 mod stop;
 mod words;
 
+pub use separators::separators_in;
 pub use words::{
     count_whitespace_words, first_non_ascii, for_each_word, is_alphabetic, is_alphanumeric,
 };

@@ -49,9 +49,9 @@ pub(super) const TITLE_EDGE_WORDS: usize = 4;
 /// carries another site's name, a page's version or item name sits in a
 /// middle segment or is the longest.
 pub(super) fn title_edges(title: &str) -> Vec<u32> {
-    let mut segments: Vec<&str> = vec![title];
-    for sep in TITLE_SEPARATORS {
-        segments = segments.iter().flat_map(|s| s.split(sep)).collect();
+    let segments = title_segments(title);
+    if segments.len() < 2 {
+        return Vec::new();
     }
     let words: Vec<Vec<u32>> = segments
         .iter()
@@ -88,6 +88,18 @@ pub(super) fn title_edges(title: &str) -> Vec<u32> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// `title` split at each of [`TITLE_SEPARATORS`] in turn. Only those it
+/// holds are split at ([`neardup_text::separators_in`]: most titles hold
+/// none, and a piece of a title holds no separator the title does not).
+pub(super) fn title_segments(title: &str) -> Vec<&str> {
+    let present = neardup_text::separators_in(title, &TITLE_SEPARATORS);
+    let mut segments: Vec<&str> = vec![title];
+    for (sep, _) in TITLE_SEPARATORS.iter().zip(present).filter(|&(_, p)| p) {
+        segments = segments.iter().flat_map(|s| s.split(sep)).collect();
+    }
+    segments
 }
 
 /// Words of where a page lives, not what it is called: its host's labels

@@ -49,6 +49,21 @@ fn caseless_scripts_lowercase_to_themselves() {
 }
 
 proptest::proptest! {
+    /// Splitting a title only at the separators found in it gives the
+    /// segments of splitting at every separator in turn: on titles of
+    /// words, spaces and separator characters, separators touching and
+    /// overlapping (`a / - b`: which one cuts depends on their order).
+    #[test]
+    fn title_segments_are_those_of_every_separator_in_turn(
+        title in "([a-z]{1,3}| |\\||-|–|—|::|·|»|/){0,14}",
+    ) {
+        let mut expected: Vec<&str> = vec![title.as_str()];
+        for sep in super::names::TITLE_SEPARATORS {
+            expected = expected.iter().flat_map(|s| s.split(sep)).collect();
+        }
+        proptest::prop_assert_eq!(super::names::title_segments(&title), expected);
+    }
+
     /// Lowercasing by runs gives `char::to_lowercase` of every character:
     /// on text mixing ASCII with accented, Greek, Turkish, caseless and
     /// expanding characters.

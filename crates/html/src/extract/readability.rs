@@ -63,6 +63,9 @@ pub(super) struct Context {
     pub(super) h2_text: HashMap<u32, String>,
 }
 
+/// Where a title splits into the page's name and the site's (`Name | Site`).
+const TITLE_SEPARATORS: [&str; 7] = [" | ", " - ", " – ", " — ", " :: ", " » ", " / "];
+
 impl Context {
     pub(super) fn new(p: &Parsed<'_>) -> Context {
         let n = p.nodes.len();
@@ -131,7 +134,9 @@ impl Context {
         let t = p.title.trim();
         if !t.is_empty() {
             titles.push(t.to_lowercase());
-            for sep in [" | ", " - ", " – ", " — ", " :: ", " » ", " / "] {
+            // Only the separators the title holds (most hold none).
+            let present = neardup_text::separators_in(t, &TITLE_SEPARATORS);
+            for (sep, _) in TITLE_SEPARATORS.iter().zip(present).filter(|&(_, p)| p) {
                 if let Some((a, b)) = t.split_once(sep) {
                     titles.push(a.trim().to_lowercase());
                     titles.push(b.trim().to_lowercase());
