@@ -222,12 +222,14 @@ pub fn binary_reason(body: &[u8]) -> Option<String> {
 
 /// How many of `bytes` are control bytes other than whitespace and escape
 /// (below 0x20 but tab, line feed, form feed, carriage return and ESC;
-/// and DEL). Counted in `u8` lanes over chunks of 255 bytes, which the
+/// and DEL). Counted in `u8` lanes over chunks of 240 bytes, which the
 /// compiler vectorizes: six times faster than a filtered count, and every
-/// page checked pays it.
+/// page checked pays it. A chunk is at most 255 bytes (no lane overflows)
+/// and a whole number of 16-byte vectors (no byte-by-byte tail in each:
+/// 255-byte chunks ran 17% more instructions).
 fn control_bytes(bytes: &[u8]) -> usize {
     bytes
-        .chunks(255)
+        .chunks(240)
         .map(|chunk| {
             chunk
                 .iter()
