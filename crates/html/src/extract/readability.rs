@@ -411,7 +411,8 @@ impl<'a, 'p> Pass<'a, 'p> {
             1.0 + (commas + 1) as f32 + (chars / 100).min(3) as f32
         };
         let p = self.p;
-        let mut para_chars: HashMap<u32, (u32, u32)> = HashMap::new();
+        // (paragraph, chars, commas) per block; summed per paragraph below.
+        let mut paras: Vec<(u32, u32, u32)> = Vec::new();
         for b in &p.blocks {
             if !self.alive(b.owner) {
                 continue;
@@ -430,19 +431,23 @@ impl<'a, 'p> Pass<'a, 'p> {
                 _ => false,
             };
             if is_para {
-                let e = para_chars.entry(o).or_insert((0, 0));
-                e.0 += b.chars;
-                e.1 += b.commas;
+                paras.push((o, b.chars, b.commas));
             } else if t == Tag::Div && b.chars >= 25 {
                 self.credit(o, para_score(b.chars, b.commas));
             }
         }
-        let mut paras: Vec<(u32, u32, u32)> = para_chars
-            .into_iter()
-            .map(|(k, (c, m))| (k, c, m))
-            .collect();
-        // Document order keeps candidate order (ties) deterministic.
+        // Document order keeps candidate order (ties) deterministic. A
+        // sort and one pass, not a map: a page has a few hundred blocks,
+        // and hashing each into a map cost more than sorting them.
         paras.sort_unstable_by_key(|x| x.0);
+        paras.dedup_by(|next, first| {
+            let same = next.0 == first.0;
+            if same {
+                first.1 += next.1;
+                first.2 += next.2;
+            }
+            same
+        });
         for (node, chars, commas) in paras {
             if chars >= 25 {
                 let parent = self.parent_of(node as usize);
