@@ -102,6 +102,7 @@ pub fn count_whitespace_words(text: &str) -> usize {
 
 /// Whether a word has a letter: numbers and other letterless words are
 /// neither stop words nor stemmed, and do not count as language evidence.
+#[inline]
 pub(crate) fn has_letter(w: &str) -> bool {
     // Most words start with one: the answer before any scan.
     if w.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) {
@@ -238,8 +239,10 @@ enum Class {
 }
 
 /// The class of the character at `b[i]` and its length in bytes, or
-/// `None` for one the table-free path leaves to the tables.
-#[inline]
+/// `None` for one the table-free path leaves to the tables. Always
+/// inlined: asked of every character of a non-ASCII piece at five places,
+/// the compiler left it a call (0.5% of dedup's instructions on dev2).
+#[inline(always)]
 fn class_at(b: &[u8], i: usize) -> Option<(Class, usize)> {
     let c = *b.get(i)?;
     if c.is_ascii() {
