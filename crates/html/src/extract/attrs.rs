@@ -344,6 +344,18 @@ pub(super) fn as_str(b: &[u8]) -> &str {
     std::str::from_utf8(b).unwrap_or("")
 }
 
+/// `part` as text, when it is a slice of `src` cut where characters begin
+/// (an attribute value is cut at ASCII quotes, spaces and `>`): the same
+/// characters taken from `src` by their place, which checks two
+/// boundaries instead of validating every byte again (every link of
+/// every page asks). Anything else is [`as_str`].
+pub(super) fn str_within<'a>(src: &'a str, part: &'a [u8]) -> &'a str {
+    (part.as_ptr() as usize)
+        .checked_sub(src.as_ptr() as usize)
+        .and_then(|at| src.get(at..at.checked_add(part.len())?))
+        .unwrap_or_else(|| as_str(part))
+}
+
 pub(super) fn decode_attr(b: &[u8]) -> String {
     html_escape::decode_html_entities(as_str(b))
         .trim()
@@ -412,6 +424,25 @@ impl LinkRels {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every slice of a page, at character boundaries or not, reads as
+    /// `from_utf8` reads it; so does a slice of other memory.
+    #[test]
+    fn str_within_reads_as_from_utf8() {
+        let src = "<a href=\"/caf\u{e9}/\u{6771}\">x</a>";
+        let bytes = src.as_bytes();
+        for a in 0..=bytes.len() {
+            for b in a..=bytes.len() {
+                let part = &bytes[a..b];
+                assert_eq!(str_within(src, part), as_str(part), "{a}..{b}");
+                let whole = std::str::from_utf8(part).is_ok();
+                assert_eq!(str_within(src, part).len(), if whole { b - a } else { 0 });
+            }
+        }
+        let other = String::from("/caf\u{e9}/");
+        assert_eq!(str_within(src, other.as_bytes()), "/caf\u{e9}/");
+        assert_eq!(str_within(src, &other.as_bytes()[..4]), "/caf");
+    }
 
     /// Every pattern that occurs in the value, in any case, overlapping
     /// or not, with "hid" counted only as a whole token: the bits by plain

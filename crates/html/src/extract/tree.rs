@@ -14,7 +14,7 @@ use memchr::{memchr, memmem};
 use std::sync::LazyLock;
 
 use super::attrs::{
-    as_str, decode_attr, name_hash, pattern_bits, refresh_content, weight_of, ElementAttrs,
+    decode_attr, name_hash, pattern_bits, refresh_content, str_within, weight_of, ElementAttrs,
     P_BYLINE, P_OKMAYBE, P_POSITIVE, P_SHARE, P_UNLIKELY,
 };
 use super::scan::TextCounts;
@@ -198,6 +198,8 @@ struct Builder<'a> {
     last_was_br: bool,
     raw_tag: Tag,
     decoded: String,
+    /// The page, of which attribute values are slices.
+    html: &'a str,
     out: Parsed<'a>,
 }
 
@@ -234,6 +236,7 @@ pub fn parse(html: &str) -> Parsed<'_> {
         last_was_br: false,
         raw_tag: Tag::Other,
         decoded: String::new(),
+        html,
         out: Parsed {
             body: NONE,
             ..Parsed::default()
@@ -556,7 +559,7 @@ impl<'a> Builder<'a> {
                 self.link_depth += 1;
                 if let Some(h) = a.href {
                     if self.skip_depth == 0 {
-                        self.out.hrefs.push(as_str(h));
+                        self.out.hrefs.push(str_within(self.html, h));
                         self.out.href_rels.push(a.rel_bits);
                     }
                 }
