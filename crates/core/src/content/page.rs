@@ -209,6 +209,11 @@ impl PageContent {
     /// already.
     fn build(title: &str, blocks: &[Block], split: Option<&Split<'_>>) -> PageContent {
         let mut out = PageContent::default();
+        // About a word per six bytes of text: sized once, not grown by
+        // doubling (each doubling copies what the page has so far).
+        let bytes: usize = title.len() + blocks.iter().map(|b| b.text.len()).sum::<usize>();
+        out.words.reserve(bytes / 6);
+        out.by_shingle.reserve(bytes / 6);
         let mut lower = String::new();
         let mut shingles = Vec::new();
         let mut visible = xxhash_rust::xxh3::Xxh3::with_seed(neardup_api::HASH_SEED);
