@@ -172,6 +172,11 @@ impl<'a> Tokenizer<'a> {
     /// the same pairs.
     fn scan_attributes(&mut self, i: usize) -> Option<usize> {
         let rest = self.bytes().get(i..)?;
+        // Most tags end right after their name (`</div>`, `<p>`): no
+        // attribute iterator for them.
+        if rest.first() == Some(&b'>') {
+            return Some(i);
+        }
         let mut it = Attrs::new(rest);
         for pair in it.by_ref() {
             // Past the cap, only the tag's end is wanted.
