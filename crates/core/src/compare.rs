@@ -263,10 +263,11 @@ impl Deduper {
         let content = || content.get_or_init(|| later.content.indexed());
         let own = std::cell::OnceCell::new();
         let own = || own.get_or_init(|| OwnContent::new(content(), template, &later.url));
+        let kept_url = crate::content::KeptUrl::new(&earlier.url);
         let kept = Kept {
             evidence,
             page_name: crate::content::page_name(&earlier.url),
-            url: &earlier.url,
+            url: &kept_url,
         };
         // As `Deduper::judge` names a match: the judgement's reason, then
         // how much of the page's own content the earlier page holds.

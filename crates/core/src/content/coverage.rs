@@ -2,7 +2,7 @@
 
 use super::evidence::EvidenceRef;
 use super::measure::{found_in, own_sentence_words, shingle_count, words_covered, words_revised};
-use super::names::{file_words, for_each_hashed_word, place_words};
+use super::names::{file_words, for_each_hashed_word, place_words, KeptUrl};
 use super::page::{heading_name, ContentBlock, PageContent};
 use super::templates::{file_place, folder_depth, page_name, SiteTemplate};
 use super::thresholds::{
@@ -334,8 +334,8 @@ pub struct Kept<'a> {
     pub evidence: EvidenceRef<'a>,
     /// The kept page's [`page_name`].
     pub page_name: u64,
-    /// The kept page's URL.
-    pub url: &'a str,
+    /// The kept page's URL, with its words as they are first asked.
+    pub url: &'a KeptUrl,
 }
 
 /// A page contained in a kept page that holds this many times its content
@@ -612,16 +612,12 @@ impl OwnContent {
     pub(super) fn holds_name_of(
         &self,
         kept_title: &[u32],
-        kept_url: &str,
+        kept_url: &KeptUrl,
         template: SiteTemplate<'_>,
     ) -> Option<f64> {
-        let kept_place = place_words(kept_url);
+        let kept_place = kept_url.place();
         // As for this page's name (see [`OwnContent::new`]).
-        let kept_file = if self.young {
-            file_words(kept_url)
-        } else {
-            Vec::new()
-        };
+        let kept_file = if self.young { kept_url.file() } else { &[] };
         let name: Vec<u32> = kept_title
             .iter()
             .copied()
@@ -700,7 +696,7 @@ impl OwnContent {
     pub(super) fn name_known(
         &self,
         kept: EvidenceRef<'_>,
-        kept_url: &str,
+        kept_url: &KeptUrl,
         weak: bool,
         holds: impl Fn() -> Option<f64>,
     ) -> (f64, bool) {
@@ -746,7 +742,7 @@ impl OwnContent {
                 named >= 1.0
                     && holds().is_none_or(|h| h >= 1.0)
                     && (self.heading_name.is_empty() || {
-                        let kept_file = file_words(kept_url);
+                        let kept_file = kept_url.file();
                         self.heading_name.iter().all(|w| {
                             kept.title.binary_search(w).is_ok()
                                 || kept_file.binary_search(w).is_ok()
@@ -801,11 +797,8 @@ impl OwnContent {
         strict: bool,
         weak: bool,
     ) -> Coverage {
-        let Kept {
-            evidence: kept,
-            page_name,
-            url: kept_url,
-        } = kept;
+        let (kept, page_name, kept_names) = (kept.evidence, kept.page_name, kept.url);
+        let kept_url = kept_names.as_str();
         let (basis, young) = (self.basis, self.young);
         let all = &self.all;
         if all.shingles.len() < MIN_SHINGLES {
@@ -908,8 +901,8 @@ impl OwnContent {
         // The kept page's place words only when its name is needed, once.
         let kept_holds = std::cell::OnceCell::new();
         let holds =
-            || *kept_holds.get_or_init(|| self.holds_name_of(kept.title, kept_url, template));
-        let (named, known) = self.name_known(kept, kept_url, weak, holds);
+            || *kept_holds.get_or_init(|| self.holds_name_of(kept.title, kept_names, template));
+        let (named, known) = self.name_known(kept, kept_names, weak, holds);
         if !known {
             return Coverage::OtherName {
                 named,
@@ -1000,7 +993,7 @@ pub fn coverage(
     let kept = Kept {
         evidence: kept,
         page_name: 0,
-        url: "",
+        url: &KeptUrl::new(""),
     };
     OwnContent::new(page, template, "").coverage(page, kept, template, strict)
 }

@@ -102,6 +102,78 @@ pub(super) fn title_segments(title: &str) -> Vec<&str> {
     segments
 }
 
+/// A kept page's URL with its [`place_words`] and [`file_words`], each
+/// made when first asked. A kept page is a candidate of many later pages
+/// (on dev2, 260 kept URLs were asked 2,488 times), and splitting and
+/// hashing a URL's words costs more than reading them: a deduper keeps
+/// these in its [`KeptUrls`] and hands each comparison one.
+#[derive(Debug)]
+pub struct KeptUrl {
+    url: Box<str>,
+    place: std::sync::OnceLock<Vec<u32>>,
+    file: std::sync::OnceLock<Vec<u32>>,
+}
+
+impl KeptUrl {
+    /// `url`, its words not made yet.
+    pub fn new(url: &str) -> KeptUrl {
+        KeptUrl {
+            url: url.into(),
+            place: std::sync::OnceLock::new(),
+            file: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The URL.
+    pub fn as_str(&self) -> &str {
+        &self.url
+    }
+
+    /// Its [`place_words`].
+    pub fn place(&self) -> &[u32] {
+        self.place.get_or_init(|| place_words(&self.url))
+    }
+
+    /// Its [`file_words`].
+    pub fn file(&self) -> &[u32] {
+        self.file.get_or_init(|| file_words(&self.url))
+    }
+}
+
+/// The [`KeptUrl`]s of the kept pages last compared, by URL: at most
+/// [`KeptUrls::CAPACITY`], all forgotten when full (a crawl's candidates
+/// come and go with its sites; a map that only grew would hold every
+/// kept URL). Shared by the comparisons of one deduper, which may run on
+/// several threads.
+#[derive(Debug, Default)]
+pub struct KeptUrls {
+    map: std::sync::Mutex<hashbrown::HashMap<u64, std::sync::Arc<KeptUrl>>>,
+}
+
+impl KeptUrls {
+    /// Most URLs held (a few hundred kilobytes).
+    pub const CAPACITY: usize = 4096;
+
+    /// The held [`KeptUrl`] of `url`, or a new one, held from now on.
+    pub fn get(&self, url: &str) -> std::sync::Arc<KeptUrl> {
+        // A poisoned map only lost what a panicking comparison added.
+        let mut map = self
+            .map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = hash64(url.as_bytes());
+        if let Some(held) = map.get(&key).filter(|k| k.as_str() == url) {
+            return std::sync::Arc::clone(held);
+        }
+        if map.len() >= Self::CAPACITY {
+            map.clear();
+        }
+        let new = std::sync::Arc::new(KeptUrl::new(url));
+        map.insert(key, std::sync::Arc::clone(&new));
+        new
+    }
+}
+
 /// Words of where a page lives, not what it is called: its host's labels
 /// and the folders of its URL path (not its file name). A module path, a
 /// version folder or a language folder in the title says where the page

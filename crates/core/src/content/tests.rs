@@ -35,6 +35,36 @@ fn page(texts: &[(&str, bool)]) -> PageContent {
 
 const FOOTER: &str = "Copyright 2001 the example foundation, all rights reserved under the license";
 
+/// A kept URL's words are those of its URL, made once and handed out
+/// again for the same URL; another URL gets its own; a full memo forgets
+/// what it held and still answers right.
+#[test]
+fn kept_urls_hold_each_urls_words() {
+    let urls = KeptUrls::default();
+    let a = "https://docs.example/std/io/struct.Stderr.html";
+    let b = "https://docs.example/std/io/index.html";
+    let first = urls.get(a);
+    assert_eq!(first.as_str(), a);
+    assert_eq!(first.place(), place_words(a).as_slice());
+    assert_eq!(first.file(), file_words(a).as_slice());
+    assert!(first
+        .file()
+        .contains(&(neardup_api::hash64(b"stderr") as u32)));
+    assert!(std::sync::Arc::ptr_eq(&first, &urls.get(a)));
+    let other = urls.get(b);
+    assert!(!std::sync::Arc::ptr_eq(&first, &other));
+    assert_eq!(other.file(), file_words(b).as_slice());
+    for i in 0..KeptUrls::CAPACITY {
+        urls.get(&format!("https://s.example/p{i}.html"));
+    }
+    let again = urls.get(a);
+    assert!(
+        !std::sync::Arc::ptr_eq(&first, &again),
+        "forgotten when full"
+    );
+    assert_eq!(again.place(), place_words(a).as_slice());
+}
+
 #[test]
 fn caseless_scripts_lowercase_to_themselves() {
     for c in ('\u{3040}'..='\u{A63F}').chain('\u{AC00}'..='\u{D7A3}') {
@@ -553,7 +583,7 @@ fn named_coverage((title, url): (&str, &str), (kept_title, kept_url): (&str, &st
         Kept {
             evidence: kept.as_ref(),
             page_name: page_name(kept_url),
-            url: kept_url,
+            url: &KeptUrl::new(kept_url),
         },
         SiteTemplate::default(),
         false,
@@ -591,7 +621,7 @@ fn extending_coverage_at(
         Kept {
             evidence: kept_ev.as_ref(),
             page_name: page_name(kept_url),
-            url: kept_url,
+            url: &KeptUrl::new(kept_url),
         },
         SiteTemplate::default(),
         false,
@@ -668,7 +698,7 @@ fn strict_coverage_of_texts(
     let kept = Kept {
         evidence: kept_ev.as_ref(),
         page_name: page_name(kept_url),
-        url: kept_url,
+        url: &KeptUrl::new(kept_url),
     };
     let c = own.coverage(&page, kept, SiteTemplate::default(), true);
     (c, kept_ev.modulus)
@@ -883,7 +913,7 @@ fn an_edited_original_extends_its_syndicated_copy() {
         Kept {
             evidence: kept_ev.as_ref(),
             page_name: page_name("http://t/syndication/haley"),
-            url: "http://t/syndication/haley",
+            url: &KeptUrl::new("http://t/syndication/haley"),
         },
         SiteTemplate::default(),
         false,
@@ -1000,7 +1030,7 @@ fn index_letter_coverage(letter: &str, kept_letter: &str, kept_folder: &str) -> 
         Kept {
             evidence: kept.as_ref(),
             page_name: page_name(&kept_url),
-            url: &kept_url,
+            url: &KeptUrl::new(&kept_url),
         },
         SiteTemplate::default(),
         false,
@@ -1074,7 +1104,7 @@ fn namesake_coverage(
         Kept {
             evidence: kept.as_ref(),
             page_name: page_name(kept_url),
-            url: kept_url,
+            url: &KeptUrl::new(kept_url),
         },
         SiteTemplate::default(),
         false,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use neardup_api::{DocId, Document, Judgement, Signature, Similarity};
 
-use crate::content::{Coverage, Evidence, Kept, OwnContent, PageContent};
+use crate::content::{Coverage, Evidence, Kept, KeptUrl, KeptUrls, OwnContent, PageContent};
 use crate::index::{DocRecord, RecordKind};
 use crate::policy::{Policy, Ruling, Via};
 use crate::verdict::{Match, MatchBasis, Verdict, VerdictKind};
@@ -17,14 +17,21 @@ use super::{redirect_warning, Analyzed, Deduper, CONTENT};
 /// most promising first, so this only bounds pathological pages.
 const MAX_VERIFY: usize = 64;
 
-/// The kept side of a comparison with `rec` (see [`Kept`]); `None` for an
-/// observation, which is never the kept side of a drop.
-fn kept_side(rec: &DocRecord) -> Option<Kept<'_>> {
-    rec.kind.is_indexed().then(|| Kept {
+/// The URL of `rec` as the kept side of a comparison, its words held in
+/// `urls`; `None` for an observation, which is never the kept side of a
+/// drop.
+fn kept_url(rec: &DocRecord, urls: &KeptUrls) -> Option<Arc<KeptUrl>> {
+    rec.kind.is_indexed().then(|| urls.get(&rec.url))
+}
+
+/// The kept side of a comparison with `rec` (see [`Kept`]) at `url`
+/// ([`kept_url`]).
+fn kept_side<'a>(rec: &'a DocRecord, url: &'a KeptUrl) -> Kept<'a> {
+    Kept {
         evidence: rec.evidence.as_ref(),
         page_name: crate::content::page_name(&rec.url),
-        url: &rec.url,
-    })
+        url,
+    }
 }
 
 /// The record of an analyzed page, as kept and fetched at `now` (decide
@@ -550,9 +557,10 @@ impl Deduper {
                     .then(a.cmp(b))
             });
             for (id, sim, judgement, rec) in alike {
-                let Some(kept) = kept_side(&rec) else {
+                let Some(url) = kept_url(&rec, &self.kept_urls) else {
                     continue;
                 };
+                let kept = kept_side(&rec, &url);
                 let score = judgement.score;
                 let via = Via::Detector { sim, judgement };
                 let (coverage, ruling) = policy.judge(own(), content, kept, template, &via);
@@ -584,9 +592,10 @@ impl Deduper {
             let Some(rec) = self.live_record(id, now)? else {
                 continue;
             };
-            let Some(kept) = kept_side(&rec) else {
+            let Some(url) = kept_url(&rec, &self.kept_urls) else {
                 continue;
             };
+            let kept = kept_side(&rec, &url);
             let (coverage, ruling) = policy.judge(own(), content, kept, template, &Via::Blocks);
             match ruling {
                 Ruling::Drop {

@@ -40,6 +40,7 @@ use std::sync::Arc;
 use neardup_api::{Detector, DocId, Signature};
 
 use crate::config::Config;
+use crate::content::KeptUrls;
 use crate::derived::Derived;
 use crate::index::{unix_now, DocStore, IndexLocation, MemoryStore, RedisLocation};
 use crate::registry::Registry;
@@ -93,6 +94,9 @@ pub struct Deduper {
     pub(super) store: Box<dyn DocStore>,
     pub(super) clock: Clock,
     pub(super) stats: Stats,
+    /// The words of the kept URLs last compared (not derived from the
+    /// store: a memo of what each URL spells, in whatever state).
+    pub(super) kept_urls: KeptUrls,
 }
 
 impl std::fmt::Debug for Deduper {
@@ -214,6 +218,7 @@ impl Deduper {
             store,
             clock: Arc::new(unix_now),
             stats: Stats::default(),
+            kept_urls: KeptUrls::default(),
         }
     }
 
