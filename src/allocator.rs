@@ -1,6 +1,6 @@
 //! The binary's allocator (mimalloc unless the `system-alloc` feature is
-//! on) and its one option set at run time, with the binary's one
-//! documented `unsafe` call.
+//! on) and the options a crawl sets at run time, with the binary's one
+//! documented `unsafe` block.
 
 // Page analysis allocates many short-lived strings (words, blocks); mimalloc
 // cut allocation from ~12% of a profiled `eval` run (see README). The
@@ -15,6 +15,17 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[cfg(not(feature = "system-alloc"))]
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// mimalloc's `mi_option_generic_collect` (position 34 of `mi_option_e`
+/// in the same header): a thread's heap collects the blocks other threads
+/// freed into its pages every this many allocations that miss its free
+/// lists (v3 default 10,000; checked every 1,000).
+#[cfg(not(feature = "system-alloc"))]
+const MI_OPTION_GENERIC_COLLECT: libmimalloc_sys::mi_option_t = 34;
+
+/// What a crawl sets `generic_collect` to: at every check.
+#[cfg(not(feature = "system-alloc"))]
+const CRAWL_GENERIC_COLLECT: std::ffi::c_long = 1000;
+
 /// Makes mimalloc return freed memory to the OS at once instead of after
 /// its default 1 s delay. A crawl frees large page buffers in bursts (a run
 /// of 1-8 MB pages); with the delay its RSS peaked at 360-400 MB on
@@ -23,17 +34,29 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// there immediate purging made every page's buffers fault in afresh (12%
 /// of a single-core `dedup` in perf, most of it page faults).
 ///
+/// It also makes each thread collect the blocks that other threads freed
+/// into its pages ten times as often: a page analyzed on one thread is
+/// freed on the decider's once decided, and until the analyzing thread
+/// collects, those pages stay committed. On rust-doc the crawl's peak RSS
+/// went from 238-242 MB to 224-231 MB (three alternated pairs, the same
+/// speed; docs/results.md, issue 27's twenty-first pass).
+///
 /// Called by `crawl` before it starts any thread. A `MIMALLOC_PURGE_DELAY`
-/// set in the environment wins.
+/// or `MIMALLOC_GENERIC_COLLECT` set in the environment wins.
 #[cfg(not(feature = "system-alloc"))]
-#[allow(unsafe_code)] // the binary's one documented unsafe call (the workspace denies it)
+#[allow(unsafe_code)] // the binary's one documented unsafe block (the workspace denies it)
 pub(crate) fn return_freed_memory_at_once() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
-        return;
+    let unset = |name: &str| std::env::var_os(name).is_none();
+    // SAFETY: each call sets one integer option; called before the
+    // command starts any other thread.
+    unsafe {
+        if unset("MIMALLOC_PURGE_DELAY") {
+            libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+        }
+        if unset("MIMALLOC_GENERIC_COLLECT") {
+            libmimalloc_sys::mi_option_set(MI_OPTION_GENERIC_COLLECT, CRAWL_GENERIC_COLLECT);
+        }
     }
-    // SAFETY: sets one integer option; called before the command starts
-    // any other thread.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
 }
 
 #[cfg(feature = "system-alloc")]
@@ -54,5 +77,19 @@ mod tests {
         // SAFETY: reads one integer option.
         let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
         assert_eq!(value, 1000);
+    }
+
+    #[test]
+    #[allow(unsafe_code)] // reads back the option return_freed_memory_at_once sets
+    fn generic_collect_constant_names_mimallocs_generic_collect() {
+        if std::env::var_os("MIMALLOC_GENERIC_COLLECT").is_some() {
+            return; // the environment chose a value; nothing to recognize
+        }
+        // Option 34 must read generic_collect's v3 default of 10,000, and
+        // the crawl's setting must be a change from it.
+        // SAFETY: reads one integer option.
+        let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_GENERIC_COLLECT) };
+        assert_eq!(value, 10_000);
+        assert_ne!(value, CRAWL_GENERIC_COLLECT);
     }
 }
