@@ -15,17 +15,24 @@ use crate::frontier::Scope;
 use crate::shared::{Shared, LARGE_PAGE};
 use neardup::{Analyzed, Error};
 
-/// Largest body, in bytes, analyzed on the runtime thread that fetched it.
+/// Largest body, in bytes, analyzed on the runtime thread that fetched it:
+/// every page not analyzed alone ([`LARGE_PAGE`]).
 ///
-/// Such a page costs at most a few milliseconds of CPU. Handing it to the
-/// blocking pool instead cost two thread wake-ups per page: on rust-doc
-/// (two cores) the crawl fetched 2,510-2,588 pages/s that way and
-/// 2,781-3,026 inline, with 15% less CPU and the same peak RSS
-/// (docs/results.md, issue 27's seventeenth pass). A larger page, up to
+/// Such a page costs at most tens of milliseconds of CPU. Handing it to
+/// the blocking pool instead cost two thread wake-ups per page: on
+/// rust-doc (two cores) the crawl fetched 2,510-2,588 pages/s that way and
+/// 2,781-3,026 inline, with 15% less CPU (docs/results.md, issue 27's
+/// seventeenth pass). It also cost memory: what a blocking thread
+/// allocated for a page is freed on the decider's thread, and mimalloc
+/// keeps those blocks committed until the thread that allocated them
+/// collects, which an idle blocking thread does not; with pages up to
+/// 1 MiB inline rather than 256 KiB, the peak RSS on rust-doc went from
+/// 248-257 MB to 239-244 MB (twenty-first pass). A larger page, up to
 /// hundreds of milliseconds of analysis, goes to the blocking pool so
-/// that the runtime's threads keep other fetches and timers moving: the
-/// same split as `serve`'s.
-const INLINE_MAX: usize = 256 * 1024;
+/// that the runtime's threads keep other fetches and timers moving (the
+/// reason for `serve`'s split too, at 256 KiB there: a check's latency
+/// counts, a crawl's throughput does).
+const INLINE_MAX: usize = LARGE_PAGE;
 
 pub(crate) struct Job {
     pub(crate) seq: u64,
