@@ -27,11 +27,11 @@
 //! - Workers fetch, run the CPU-heavy analysis with the deduper's
 //!   [`neardup::Analyzer`] (no lock: a decision never waits for analyses,
 //!   nor they for it) and canonicalize the page's links, so the sequential
-//!   part does as little as it can. A page of up to 256 KiB is analyzed
+//!   part does as little as it can. A page of up to 1 MiB is analyzed
 //!   on the runtime thread that fetched it (a hand-off per page cost a
-//!   fifth of the crawl's speed); a larger one on the blocking pool, so
-//!   that a long analysis does not hold up other fetches. At most one
-//!   analysis per core runs at a time.
+//!   fifth of the crawl's speed, and memory); a larger one on the
+//!   blocking pool, alone, so that a long analysis does not hold up
+//!   other fetches. At most one analysis per core runs at a time.
 //! - Results are decided in dispatch order (a reorder buffer bounded by
 //!   [`Options::max_in_flight`]); decisions run one at a time on the
 //!   frontier task itself (a hand-off to the blocking pool waited for a
