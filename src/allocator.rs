@@ -67,29 +67,27 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(unsafe_code)] // reads back the option return_freed_memory_at_once sets
-    fn purge_delay_constant_names_mimallocs_purge_delay() {
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
-            return; // the environment chose a value; nothing to recognize
+    #[allow(unsafe_code)] // reads back the options return_freed_memory_at_once sets
+    fn option_constants_name_mimallocs_options() {
+        // Untouched in this test binary (main never runs): each position
+        // must read its option's v3 default, which the crawl changes.
+        let options = [
+            ("MIMALLOC_PURGE_DELAY", MI_OPTION_PURGE_DELAY, 1000, 0),
+            (
+                "MIMALLOC_GENERIC_COLLECT",
+                MI_OPTION_GENERIC_COLLECT,
+                10_000,
+                CRAWL_GENERIC_COLLECT,
+            ),
+        ];
+        for (env, option, default, crawl) in options {
+            if std::env::var_os(env).is_some() {
+                continue; // the environment chose a value; nothing to recognize
+            }
+            // SAFETY: reads one integer option.
+            let value = unsafe { libmimalloc_sys::mi_option_get(option) };
+            assert_eq!(value, default, "{env}");
+            assert_ne!(value, crawl, "{env}");
         }
-        // Untouched in this test binary (main never runs): option 15 must
-        // read purge_delay's v3 default of 1000 ms.
-        // SAFETY: reads one integer option.
-        let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
-        assert_eq!(value, 1000);
-    }
-
-    #[test]
-    #[allow(unsafe_code)] // reads back the option return_freed_memory_at_once sets
-    fn generic_collect_constant_names_mimallocs_generic_collect() {
-        if std::env::var_os("MIMALLOC_GENERIC_COLLECT").is_some() {
-            return; // the environment chose a value; nothing to recognize
-        }
-        // Option 34 must read generic_collect's v3 default of 10,000, and
-        // the crawl's setting must be a change from it.
-        // SAFETY: reads one integer option.
-        let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_GENERIC_COLLECT) };
-        assert_eq!(value, 10_000);
-        assert_ne!(value, CRAWL_GENERIC_COLLECT);
     }
 }
