@@ -266,7 +266,7 @@ impl Deduper {
         let kept_url = crate::content::KeptUrl::new(&earlier.url);
         let kept = Kept {
             evidence,
-            page_name: crate::content::page_name(&earlier.url),
+            page_name: kept_url.page_name(),
             url: &kept_url,
         };
         // As `Deduper::judge` names a match: the judgement's reason, then

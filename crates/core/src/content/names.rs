@@ -102,14 +102,15 @@ pub(super) fn title_segments(title: &str) -> Vec<&str> {
     segments
 }
 
-/// A kept page's URL with its [`place_words`] and [`file_words`], each
-/// made when first asked. A kept page is a candidate of many later pages
+/// A kept page's URL with its [`page_name`](super::page_name), and its
+/// [`place_words`] and [`file_words`], each made when first asked. A kept page is a candidate of many later pages
 /// (on dev2, 260 kept URLs were asked 2,488 times), and splitting and
 /// hashing a URL's words costs more than reading them: a deduper keeps
 /// these in its [`KeptUrls`] and hands each comparison one.
 #[derive(Debug)]
 pub struct KeptUrl {
     url: Box<str>,
+    page_name: u64,
     place: std::sync::OnceLock<Vec<u32>>,
     file: std::sync::OnceLock<Vec<u32>>,
 }
@@ -119,6 +120,7 @@ impl KeptUrl {
     pub fn new(url: &str) -> KeptUrl {
         KeptUrl {
             url: url.into(),
+            page_name: super::page_name(url),
             place: std::sync::OnceLock::new(),
             file: std::sync::OnceLock::new(),
         }
@@ -127,6 +129,11 @@ impl KeptUrl {
     /// The URL.
     pub fn as_str(&self) -> &str {
         &self.url
+    }
+
+    /// Its [`page_name`](super::page_name).
+    pub fn page_name(&self) -> u64 {
+        self.page_name
     }
 
     /// Its [`place_words`].

@@ -45,6 +45,7 @@ fn kept_urls_hold_each_urls_words() {
     let b = "https://docs.example/std/io/index.html";
     let first = urls.get(a);
     assert_eq!(first.as_str(), a);
+    assert_eq!(first.page_name(), page_name(a));
     assert_eq!(first.place(), place_words(a).as_slice());
     assert_eq!(first.file(), file_words(a).as_slice());
     assert!(first

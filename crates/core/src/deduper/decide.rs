@@ -29,7 +29,7 @@ fn kept_url(rec: &DocRecord, urls: &KeptUrls) -> Option<Arc<KeptUrl>> {
 fn kept_side<'a>(rec: &'a DocRecord, url: &'a KeptUrl) -> Kept<'a> {
     Kept {
         evidence: rec.evidence.as_ref(),
-        page_name: crate::content::page_name(&rec.url),
+        page_name: url.page_name(),
         url,
     }
 }
