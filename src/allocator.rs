@@ -45,7 +45,7 @@ const CRAWL_GENERIC_COLLECT: std::ffi::c_long = 1000;
 /// or `MIMALLOC_GENERIC_COLLECT` set in the environment wins.
 #[cfg(not(feature = "system-alloc"))]
 #[allow(unsafe_code)] // the binary's one documented unsafe block (the workspace denies it)
-pub(crate) fn return_freed_memory_at_once() {
+pub(crate) fn keep_crawl_memory_low() {
     let unset = |name: &str| std::env::var_os(name).is_none();
     // SAFETY: each call sets one integer option; called before the
     // command starts any other thread.
@@ -60,14 +60,14 @@ pub(crate) fn return_freed_memory_at_once() {
 }
 
 #[cfg(feature = "system-alloc")]
-pub(crate) fn return_freed_memory_at_once() {}
+pub(crate) fn keep_crawl_memory_low() {}
 
 #[cfg(all(test, not(feature = "system-alloc")))]
 mod tests {
     use super::*;
 
     #[test]
-    #[allow(unsafe_code)] // reads back the options return_freed_memory_at_once sets
+    #[allow(unsafe_code)] // reads back the options keep_crawl_memory_low sets
     fn option_constants_name_mimallocs_options() {
         // Untouched in this test binary (main never runs): each position
         // must read its option's v3 default, which the crawl changes.

@@ -27,7 +27,7 @@ use super::args::{Args, CrawlArgs};
 /// crawl directory ([`open_dir`]) and the crawl; then the summary and
 /// report ([`print_results`]).
 pub fn run(args: &Args, a: &CrawlArgs) -> anyhow::Result<ExitCode> {
-    crate::allocator::return_freed_memory_at_once();
+    crate::allocator::keep_crawl_memory_low();
     let settings = crawl_settings(args, a)?;
     let (config, crawl) = (&settings.core, &settings.crawl);
     let mut seeds = read_seeds(a, config)?;

@@ -102,11 +102,12 @@ pub(super) fn title_segments(title: &str) -> Vec<&str> {
     segments
 }
 
-/// A kept page's URL with its [`page_name`](super::page_name), and its
-/// [`place_words`] and [`file_words`], each made when first asked. A kept page is a candidate of many later pages
-/// (on dev2, 260 kept URLs were asked 2,488 times), and splitting and
-/// hashing a URL's words costs more than reading them: a deduper keeps
-/// these in its [`KeptUrls`] and hands each comparison one.
+/// A kept page's URL with its [`page_name`](super::page_name) (made with
+/// it) and its [`place_words`] and [`file_words`] (each made when first
+/// asked). A kept page is a candidate of many later pages (on dev2, 260
+/// kept URLs were asked 2,488 times), and splitting and hashing a URL's
+/// words costs more than reading them: a deduper keeps these in its
+/// [`KeptUrls`] and hands each comparison one.
 #[derive(Debug)]
 pub struct KeptUrl {
     url: Box<str>,
