@@ -549,25 +549,41 @@ impl CrawlDir {
 
     /// After the crawl: the progress display finished, the cluster files
     /// rebuilt from `verdicts.jsonl` and `texts.jsonl` written.
+    ///
+    /// `verdicts.jsonl` is read once for both; `texts.jsonl` is written on
+    /// a second thread while the cluster files are (a crawl's end leaves
+    /// the other cores idle, and the texts are the largest of the three).
     pub(crate) fn finish(&mut self) -> Result<()> {
         if let Some(p) = &self.progress {
             p.finish();
         }
-        write_clusters(&self.dir)?;
-        write_texts(self)
+        let clusters = clusters_from_verdicts(&self.dir)?;
+        let (dir, evidence) = (&self.dir, &mut self.evidence);
+        std::thread::scope(|scope| {
+            let texts = scope.spawn(|| write_texts(dir, evidence, &clusters));
+            let files = write_cluster_files(dir, &clusters);
+            let texts = texts
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            files.and(texts)
+        })
     }
 }
 
-/// Writes `texts.jsonl` (the report's evidence) for the clusters of the
-/// whole crawl, from the pages this run spooled: after `--resume`, pages
-/// decided by earlier runs have no text there and the report says so.
-fn write_texts(dir: &mut CrawlDir) -> Result<()> {
-    let clusters = clusters_from_verdicts(&dir.dir)?;
+/// Writes `texts.jsonl` (the report's evidence) for `clusters`, the
+/// clusters of the whole crawl, from the pages this run spooled: after
+/// `--resume`, pages decided by earlier runs have no text there and the
+/// report says so.
+fn write_texts(
+    dir: &Path,
+    evidence: &mut neardup_output::EvidenceSpool,
+    clusters: &ClusterSink,
+) -> Result<()> {
     let roots = neardup::assign(clusters.members());
     let needed = neardup_output::needed_positions(&roots);
-    let path = dir.dir.join(OutputDir::TEXTS);
+    let path = dir.join(OutputDir::TEXTS);
     let mut file = neardup_output::AtomicFile::create(&path)?;
-    dir.evidence.write_selected(&needed, &mut file)?;
+    evidence.write_selected(&needed, &mut file)?;
     Ok(file.commit()?)
 }
 
@@ -598,7 +614,11 @@ struct VerdictIn {
 /// If `verdicts.jsonl` cannot be read or has a line that is not a verdict,
 /// or a cluster file cannot be written.
 pub fn write_clusters(dir: &Path) -> Result<()> {
-    let clusters = clusters_from_verdicts(dir)?;
+    write_cluster_files(dir, &clusters_from_verdicts(dir)?)
+}
+
+/// Writes `clusters.tsv` and `clusters.json` of `clusters` into `dir`.
+fn write_cluster_files(dir: &Path, clusters: &ClusterSink) -> Result<()> {
     for (name, tsv) in [
         (OutputDir::CLUSTERS_TSV, true),
         (OutputDir::CLUSTERS_JSON, false),

@@ -81,17 +81,18 @@ impl OutputDir {
         self.clusters.input_error(warning);
         Ok(())
     }
+}
 
-    fn write_with(
-        &self,
-        name: &str,
-        f: impl FnOnce(&mut AtomicFile) -> std::io::Result<()>,
-    ) -> Result<()> {
-        let path = self.dir.join(name);
-        let mut file = AtomicFile::create(&path)?;
-        f(&mut file).map_err(|e| Error::io(&path, e))?;
-        file.commit()
-    }
+/// Writes `dir/name` atomically with `f`.
+fn write_file(
+    dir: &Path,
+    name: &str,
+    f: impl FnOnce(&mut AtomicFile) -> std::io::Result<()>,
+) -> Result<()> {
+    let path = dir.join(name);
+    let mut file = AtomicFile::create(&path)?;
+    f(&mut file).map_err(|e| Error::io(&path, e))?;
+    file.commit()
 }
 
 impl Sink for OutputDir {
@@ -121,14 +122,25 @@ impl Sink for OutputDir {
             v.finish(summary)?;
             v.into_inner().commit()?;
         }
-        self.write_with(Self::CLUSTERS_TSV, |f| self.clusters.write_tsv(f))?;
-        self.write_with(Self::CLUSTERS_JSON, |f| self.clusters.write_json(f))?;
-        let roots = assign(self.clusters.members());
-        let needed = needed_positions(&roots);
-        let path = self.dir.join(Self::TEXTS);
-        let mut file = AtomicFile::create(&path)?;
-        self.evidence.write_selected(&needed, &mut file)?;
-        file.commit()
+        // texts.jsonl, the largest, on a second thread while the cluster
+        // files are written: the run's end leaves the other cores idle.
+        let (dir, clusters, evidence) = (&self.dir, &self.clusters, &mut self.evidence);
+        std::thread::scope(|scope| {
+            let texts = scope.spawn(|| {
+                let roots = assign(clusters.members());
+                let needed = needed_positions(&roots);
+                let path = dir.join(Self::TEXTS);
+                let mut file = AtomicFile::create(&path)?;
+                evidence.write_selected(&needed, &mut file)?;
+                file.commit()
+            });
+            let files = write_file(dir, Self::CLUSTERS_TSV, |f| clusters.write_tsv(f))
+                .and_then(|()| write_file(dir, Self::CLUSTERS_JSON, |f| clusters.write_json(f)));
+            let texts = texts
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            files.and(texts)
+        })
     }
 }
 
