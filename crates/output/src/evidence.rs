@@ -439,6 +439,46 @@ pub fn read_texts(path: &Path) -> Result<Vec<PageText>> {
     Ok(out)
 }
 
+/// One line of `texts.jsonl` as written: its page's key, and the line
+/// itself, checked to be a [`PageText`].
+#[derive(Debug)]
+pub struct PageTextLine {
+    /// The page's key (`doc_id`).
+    pub doc_id: String,
+    /// The line's JSON, as in the file.
+    pub json: Box<serde_json::value::RawValue>,
+}
+
+/// Reads `texts.jsonl` as its lines: each is checked as [`read_texts`]
+/// checks it (the same errors), and kept as written, so that a report
+/// embedding the texts copies them instead of serializing them again
+/// (most of a large report's bytes are these texts).
+///
+/// # Errors
+/// A read error, or a line that is not a [`PageText`] (its number given).
+pub fn read_text_lines(path: &Path) -> Result<Vec<PageTextLine>> {
+    use std::io::BufRead as _;
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut out = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |e: serde_json::Error| Error::Input {
+            path: path.to_owned(),
+            message: format!("line {}: {e}", n + 1),
+        };
+        let page: PageText = serde_json::from_str(&line).map_err(bad)?;
+        let json = serde_json::value::RawValue::from_string(line).map_err(bad)?;
+        out.push(PageTextLine {
+            doc_id: page.doc_id,
+            json,
+        });
+    }
+    Ok(out)
+}
+
 /// The largest char boundary `<= at`.
 fn floor_char_boundary(s: &str, at: usize) -> usize {
     let mut i = at.min(s.len());
@@ -480,6 +520,43 @@ mod tests {
         let mut out = Vec::new();
         spool.write_selected(&[0], &mut out).unwrap();
         out
+    }
+
+    #[test]
+    fn text_lines_are_checked_as_page_texts_and_kept_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(EvidenceSpool::FILE);
+        let block = |text: &str| neardup_html::Block {
+            text: text.into(),
+            tag: "p",
+            link_density: 0.0,
+            is_main: true,
+        };
+        let line = spooled(vec![block("a \"quoted\" <b> é"), block("two")]);
+        let line = String::from_utf8(line).unwrap();
+        // A blank line is skipped, as `read_texts` skips it.
+        std::fs::write(&path, format!("{line}\n{line}")).unwrap();
+        let lines = read_text_lines(&path).unwrap();
+        let pages = read_texts(&path).unwrap();
+        assert_eq!(lines.len(), 2);
+        for (l, p) in lines.iter().zip(&pages) {
+            assert_eq!(l.doc_id, p.doc_id);
+            // Embedding the line writes what serializing the page would.
+            assert_eq!(l.json.get(), line.trim_end());
+            assert_eq!(l.json.get(), serde_json::to_string(p).unwrap());
+        }
+        // A line of JSON that is not a page text is refused with its
+        // number, as by `read_texts`.
+        for bad in [
+            r#"{"doc_id":"k","url":"u","truncated":false}"#,
+            "{\"doc_id\":",
+            "[]",
+        ] {
+            std::fs::write(&path, format!("{line}{bad}\n")).unwrap();
+            let e = read_text_lines(&path).unwrap_err().to_string();
+            assert!(e.contains("line 2"), "{e}");
+            assert_eq!(e, read_texts(&path).unwrap_err().to_string());
+        }
     }
 
     #[test]

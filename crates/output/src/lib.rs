@@ -8,7 +8,7 @@
 //!   written and parsed ([`VERDICTS_FORMAT`]).
 //! - [`ClusterSink`]: `clusters.tsv` and `clusters.json`, and the cluster
 //!   assignment for benchmark scoring.
-//! - [`EvidenceSpool`], [`read_texts`], [`PageText`], [`TextBlock`]:
+//! - [`EvidenceSpool`], [`read_texts`], [`read_text_lines`], [`PageText`], [`TextBlock`]:
 //!   `texts.jsonl`, the page texts the report shows side by side.
 //! - [`OutputDir`]: all of them in one directory.
 //! - [`AtomicFile`], [`PartialFile`]: files that appear under their final
@@ -73,8 +73,8 @@ mod verdicts;
 pub use clusters::ClusterSink;
 pub use dir::{write_config, OutputDir, CONFIG_TOML};
 pub use evidence::{
-    needed_positions, read_texts, trim_blocks, EvidenceSpool, PageText, TextBlock, MAX_MEMBERS,
-    MAX_TEXT_BYTES,
+    needed_positions, read_text_lines, read_texts, trim_blocks, EvidenceSpool, PageText,
+    PageTextLine, TextBlock, MAX_MEMBERS, MAX_TEXT_BYTES,
 };
 pub use files::{AtomicFile, PartialFile};
 pub use record::{block_roles, InputWarning, PageRecord, Summary};

@@ -188,6 +188,42 @@ impl Report {
     /// A missing or malformed `clusters.json` or `verdicts.jsonl`; a
     /// malformed optional file is an error too (it names the line).
     pub fn load(dir: &Path) -> Result<Report> {
+        // `texts.jsonl` is the largest input (most of a large report's
+        // bytes) and independent of the others: it is parsed on a second
+        // thread meanwhile.
+        let texts_path = dir.join(neardup_output::EvidenceSpool::FILE);
+        std::thread::scope(|scope| {
+            let texts = scope.spawn(|| {
+                texts_path
+                    .exists()
+                    .then(|| neardup_output::read_text_lines(&texts_path))
+                    .transpose()
+            });
+            let report = Report::load_without_texts(dir);
+            let texts = texts
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            // The required inputs' errors first, as when read in turn.
+            let mut report = report?;
+            match texts? {
+                Some(texts) => {
+                    report.texts = texts.into_iter().map(|p| (p.doc_id, p.json)).collect();
+                }
+                None => {
+                    report.texts_missing = Some(format!(
+                        "{} is absent from {} (output of an older run, or written by \
+                         another tool): no side-by-side view",
+                        neardup_output::EvidenceSpool::FILE,
+                        dir.display()
+                    ));
+                }
+            }
+            Ok(report)
+        })
+    }
+
+    /// [`Report::load`] but for the texts.
+    fn load_without_texts(dir: &Path) -> Result<Report> {
         let path = dir.join(neardup_output::OutputDir::CLUSTERS_JSON);
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let clusters: ClustersFile = serde_json::from_str(&text).map_err(|e| Error::Input {
@@ -294,20 +330,6 @@ impl Report {
         report.overview.config = config;
         report.overview.fetches = fetches;
         report.overview.clusters = *t;
-
-        let texts_path = dir.join(neardup_output::EvidenceSpool::FILE);
-        if texts_path.exists() {
-            for p in neardup_output::read_texts(&texts_path)? {
-                report.texts.insert(p.doc_id.clone(), p);
-            }
-        } else {
-            report.texts_missing = Some(format!(
-                "{} is absent from {} (output of an older run, or written by \
-                 another tool): no side-by-side view",
-                neardup_output::EvidenceSpool::FILE,
-                dir.display()
-            ));
-        }
         Ok(report)
     }
 
@@ -509,6 +531,26 @@ impl Report {
     /// # Errors
     /// Write errors.
     pub fn write(&self, dir: &Path) -> Result<()> {
+        // The two CSV files are written on a second thread while
+        // report.html, the largest, is rendered: the files are
+        // independent, and a run's end leaves the other cores idle.
+        std::thread::scope(|scope| {
+            let csvs = scope.spawn(|| self.write_csvs(dir));
+            let html = (|| {
+                let path = dir.join(REPORT_HTML);
+                let mut f = AtomicFile::create(&path)?;
+                render_html(self, &mut f).map_err(|e| Error::io(&path, e))?;
+                f.commit()
+            })();
+            let csvs = csvs
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            csvs.and(html)
+        })
+    }
+
+    /// `sites.csv` and `clusters.csv` of [`Report::write`].
+    fn write_csvs(&self, dir: &Path) -> Result<()> {
         let csv_err =
             |path: &Path, e: csv::Error| Error::io(path, std::io::Error::other(e.to_string()));
         let path = dir.join(SITES_CSV);
@@ -520,10 +562,6 @@ impl Report {
         let mut f = AtomicFile::create(&path)?;
         self.write_clusters_csv(&mut f)
             .map_err(|e| csv_err(&path, e))?;
-        f.commit()?;
-        let path = dir.join(REPORT_HTML);
-        let mut f = AtomicFile::create(&path)?;
-        render_html(self, &mut f).map_err(|e| Error::io(&path, e))?;
         f.commit()
     }
 }

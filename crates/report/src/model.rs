@@ -15,8 +15,10 @@ pub struct Report {
     /// Clusters of two or more pages: single-site ones, then cross-site.
     pub clusters: Vec<Cluster>,
     /// Page texts for the diff view, by doc_id (empty without
-    /// `texts.jsonl`).
-    pub texts: BTreeMap<String, neardup_output::PageText>,
+    /// `texts.jsonl`): each a [`neardup_output::PageText`], kept as its
+    /// line of `texts.jsonl` ([`neardup_output::read_text_lines`]) and
+    /// written into the page as it is.
+    pub texts: BTreeMap<String, Box<serde_json::value::RawValue>>,
     /// Why there are no texts, when there are none.
     pub texts_missing: Option<String>,
 }
