@@ -449,6 +449,40 @@ pub struct PageTextLine {
     pub json: Box<serde_json::value::RawValue>,
 }
 
+/// [`PageText`]'s shape, borrowing its strings where the JSON has no
+/// escapes: [`read_text_lines`] checks a line with it without copying the
+/// texts. It must accept exactly what [`PageText`] accepts, with the same
+/// messages (so the same names: serde's messages name the Rust type); a
+/// test compares the two on valid and invalid lines.
+mod check {
+    use serde::Deserialize;
+    use std::borrow::Cow;
+
+    #[derive(Deserialize)]
+    pub(super) struct PageText<'a> {
+        #[serde(borrow)]
+        pub(super) doc_id: Cow<'a, str>,
+        #[serde(borrow, rename = "url")]
+        _url: Cow<'a, str>,
+        #[serde(rename = "truncated")]
+        _truncated: bool,
+        #[serde(borrow, rename = "blocks")]
+        _blocks: Vec<TextBlock<'a>>,
+    }
+
+    #[derive(Deserialize)]
+    struct TextBlock<'a> {
+        #[serde(borrow, rename = "text")]
+        _text: Cow<'a, str>,
+        #[serde(borrow, rename = "tag")]
+        _tag: Cow<'a, str>,
+        #[serde(rename = "main")]
+        _main: bool,
+        #[serde(default, rename = "role")]
+        _role: Option<neardup::Role>,
+    }
+}
+
 /// Reads `texts.jsonl` as its lines: each is checked as [`read_texts`]
 /// checks it (the same errors), and kept as written, so that a report
 /// embedding the texts copies them instead of serializing them again
@@ -469,12 +503,10 @@ pub fn read_text_lines(path: &Path) -> Result<Vec<PageTextLine>> {
             path: path.to_owned(),
             message: format!("line {}: {e}", n + 1),
         };
-        let page: PageText = serde_json::from_str(&line).map_err(bad)?;
+        let page: check::PageText<'_> = serde_json::from_str(&line).map_err(bad)?;
+        let doc_id = page.doc_id.into_owned();
         let json = serde_json::value::RawValue::from_string(line).map_err(bad)?;
-        out.push(PageTextLine {
-            doc_id: page.doc_id,
-            json,
-        });
+        out.push(PageTextLine { doc_id, json });
     }
     Ok(out)
 }
@@ -549,6 +581,10 @@ mod tests {
         // number, as by `read_texts`.
         for bad in [
             r#"{"doc_id":"k","url":"u","truncated":false}"#,
+            r#"{"doc_id":"k","url":"u","truncated":0,"blocks":[]}"#,
+            r#"{"doc_id":"k","url":"u","truncated":false,"blocks":[{"text":"t","tag":"p"}]}"#,
+            r#"{"doc_id":"k","url":"u","truncated":false,"blocks":[{"text":"t","tag":"p","main":true,"role":"x"}]}"#,
+            r#"{"doc_id":"k","url":"u","truncated":false,"blocks":[]} x"#,
             "{\"doc_id\":",
             "[]",
         ] {
