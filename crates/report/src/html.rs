@@ -193,7 +193,7 @@ mod tests {
         .unwrap();
         let want = escape_script_json(&json);
         let bytes = json.as_bytes();
-        // Pieces of 1 to 7 bytes, and the whole in one write.
+        // Pieces of 1 to 7 bytes, of 33 and 64, and the whole in one write.
         for split in (1..8).chain([33, 64, bytes.len()]) {
             let mut out = Vec::new();
             let mut safe = ScriptSafe::new(&mut out);
