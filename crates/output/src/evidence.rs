@@ -486,29 +486,66 @@ mod check {
 /// Reads `texts.jsonl` as its lines: each is checked as [`read_texts`]
 /// checks it (the same errors), and kept as written, so that a report
 /// embedding the texts copies them instead of serializing them again
-/// (most of a large report's bytes are these texts).
+/// (most of a large report's bytes are these texts). The lines are read
+/// in turn and checked on one thread per core, a run of lines each; the
+/// result, and the error (the first bad line's), do not depend on how
+/// many.
 ///
 /// # Errors
 /// A read error, or a line that is not a [`PageText`] (its number given).
 pub fn read_text_lines(path: &Path) -> Result<Vec<PageTextLine>> {
     use std::io::BufRead as _;
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut out = Vec::new();
+    let mut lines = Vec::new();
     for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| Error::io(path, e))?;
-        if line.trim().is_empty() {
-            continue;
+        if !line.trim().is_empty() {
+            lines.push((n + 1, line));
         }
-        let bad = |e: serde_json::Error| Error::Input {
-            path: path.to_owned(),
-            message: format!("line {}: {e}", n + 1),
-        };
-        let page: check::PageText<'_> = serde_json::from_str(&line).map_err(bad)?;
-        let doc_id = page.doc_id.into_owned();
-        let json = serde_json::value::RawValue::from_string(line).map_err(bad)?;
-        out.push(PageTextLine { doc_id, json });
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_thread = lines.len().div_ceil(threads).max(1);
+    let mut runs: Vec<Vec<(usize, String)>> = Vec::new();
+    while lines.len() > per_thread {
+        let rest = lines.split_off(per_thread);
+        runs.push(std::mem::replace(&mut lines, rest));
+    }
+    runs.push(lines);
+    let check_run = |run: Vec<(usize, String)>| -> Result<Vec<PageTextLine>> {
+        run.into_iter()
+            .map(|(n, line)| check_text_line(path, n, line))
+            .collect()
+    };
+    let checked: Vec<Result<Vec<PageTextLine>>> = std::thread::scope(|scope| {
+        let mut runs = runs.into_iter();
+        let first = runs.next();
+        let others: Vec<_> = runs
+            .map(|run| scope.spawn(move || check_run(run)))
+            .collect();
+        let mut checked = vec![first.map_or_else(|| Ok(Vec::new()), check_run)];
+        checked.extend(others.into_iter().map(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }));
+        checked
+    });
+    let mut out = Vec::new();
+    for run in checked {
+        out.extend(run?);
     }
     Ok(out)
+}
+
+/// Line `n` of `texts.jsonl` at `path`, checked to be a [`PageText`].
+fn check_text_line(path: &Path, n: usize, line: String) -> Result<PageTextLine> {
+    let bad = |e: serde_json::Error| Error::Input {
+        path: path.to_owned(),
+        message: format!("line {n}: {e}"),
+    };
+    let page: check::PageText<'_> = serde_json::from_str(&line).map_err(bad)?;
+    let doc_id = page.doc_id.into_owned();
+    let json = serde_json::value::RawValue::from_string(line).map_err(bad)?;
+    Ok(PageTextLine { doc_id, json })
 }
 
 /// The largest char boundary `<= at`.
@@ -593,6 +630,11 @@ mod tests {
             assert!(e.contains("line 2"), "{e}");
             assert_eq!(e, read_texts(&path).unwrap_err().to_string());
         }
+        // Of several bad lines (checked on different threads), the first.
+        let lines = format!("{line}[]\n{line}[]\n{line}");
+        std::fs::write(&path, lines).unwrap();
+        let e = read_text_lines(&path).unwrap_err().to_string();
+        assert!(e.contains("line 2:"), "{e}");
     }
 
     #[test]
