@@ -560,31 +560,18 @@ impl CrawlDir {
         let clusters = clusters_from_verdicts(&self.dir)?;
         let (dir, evidence) = (&self.dir, &mut self.evidence);
         std::thread::scope(|scope| {
-            let texts = scope.spawn(|| write_texts(dir, evidence, &clusters));
+            // The report's evidence for the clusters of the whole crawl,
+            // from the pages this run spooled: after `--resume`, pages
+            // decided by earlier runs have no text there and the report
+            // says so.
+            let texts = scope.spawn(|| evidence.write_for_clusters(dir, &clusters));
             let files = write_cluster_files(dir, &clusters);
             let texts = texts
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            files.and(texts)
+            files.and(texts.map_err(Into::into))
         })
     }
-}
-
-/// Writes `texts.jsonl` (the report's evidence) for `clusters`, the
-/// clusters of the whole crawl, from the pages this run spooled: after
-/// `--resume`, pages decided by earlier runs have no text there and the
-/// report says so.
-fn write_texts(
-    dir: &Path,
-    evidence: &mut neardup_output::EvidenceSpool,
-    clusters: &ClusterSink,
-) -> Result<()> {
-    let roots = neardup::assign(clusters.members());
-    let needed = neardup_output::needed_positions(&roots);
-    let path = dir.join(OutputDir::TEXTS);
-    let mut file = neardup_output::AtomicFile::create(&path)?;
-    evidence.write_selected(&needed, &mut file)?;
-    Ok(file.commit()?)
 }
 
 /// One line of `verdicts.jsonl`, as read back.

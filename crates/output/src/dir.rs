@@ -5,12 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::clusters::ClusterSink;
-use crate::evidence::{needed_positions, EvidenceSpool};
+use crate::evidence::EvidenceSpool;
 use crate::files::{AtomicFile, PartialFile};
 use crate::record::{InputWarning, PageRecord, Summary};
 use crate::sink::Sink;
 use crate::verdicts::VerdictLines;
-use neardup::assign;
 use neardup::{Error, Result};
 
 /// Writes `verdicts.jsonl`, `clusters.tsv` and `clusters.json` into a
@@ -126,14 +125,7 @@ impl Sink for OutputDir {
         // files are written: the run's end leaves the other cores idle.
         let (dir, clusters, evidence) = (&self.dir, &self.clusters, &mut self.evidence);
         std::thread::scope(|scope| {
-            let texts = scope.spawn(|| {
-                let roots = assign(clusters.members());
-                let needed = needed_positions(&roots);
-                let path = dir.join(Self::TEXTS);
-                let mut file = AtomicFile::create(&path)?;
-                evidence.write_selected(&needed, &mut file)?;
-                file.commit()
-            });
+            let texts = scope.spawn(|| evidence.write_for_clusters(dir, clusters));
             let files = write_file(dir, Self::CLUSTERS_TSV, |f| clusters.write_tsv(f))
                 .and_then(|()| write_file(dir, Self::CLUSTERS_JSON, |f| clusters.write_json(f)));
             let texts = texts

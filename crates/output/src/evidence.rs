@@ -309,6 +309,20 @@ impl EvidenceSpool {
         Ok(())
     }
 
+    /// Writes `dir/texts.jsonl` (atomically) with the pages the report
+    /// shows of `clusters`: [`needed_positions`] of their
+    /// [`neardup::assign`] roots.
+    ///
+    /// # Errors
+    /// Read errors of the spool, write errors of the file.
+    pub fn write_for_clusters(&mut self, dir: &Path, clusters: &crate::ClusterSink) -> Result<()> {
+        let roots = neardup::assign(clusters.members());
+        let needed = needed_positions(&roots);
+        let mut file = crate::AtomicFile::create(&dir.join(Self::FILE))?;
+        self.write_selected(&needed, &mut file)?;
+        file.commit()
+    }
+
     /// Writes the lines of the pages at `positions` (sorted, deduplicated
     /// by the caller or not: both are handled) to `out`.
     ///
