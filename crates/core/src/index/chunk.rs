@@ -75,21 +75,12 @@
 //! index's time (docs/results.md, issue 27's twenty-fourth pass).
 //!
 //! Measured with `cargo bench --bench index` (uniformly random sets of 150
-//! hashes, so no chrome; `NEARDUP_BENCH_TIERS=chunk`): 167.4 bytes per
-//! page at 1 M pages (just before a growth), 177.2 at 900,000
-//! (`NEARDUP_BENCH_PAGES=900000`); of these about 10 bytes are the lists
-//! of keys two random pages share, which bottom-k makes likelier than
-//! uniform hashes would (its keys are the smallest). The one-slot-per-
-//! posting table measured 180.5 and 167.1 there, and 160.9 at 10 M pages.
-//! `candidates()` at 900,000 pages with a query of 150 hashes (a page with
-//! 40% of its chunks replaced): criterion median 12.3-13.4 µs (13.3-15.9 µs
-//! for the previous table, the same run). That is about one cache and TLB
-//! miss per query hash, overlapped by touching all home slots first; a
-//! query probes all its hashes, so cost grows with query size, and with
-//! the load (most query hashes are not in the table, and a probe for one
-//! walks to the end of its run): at 1 M pages, 12 µs for the previous
-//! table just after a growth (load 0.71), 19 µs for this one just before
-//! one (load 0.82).
+//! hashes, so no chrome): 180.5 bytes per page at 1 M pages (just after a
+//! growth), 160.9 at 10 M pages. `candidates()` at 1 M pages with a query
+//! of 150 hashes (a page with 40% of its chunks replaced): criterion median
+//! 12.2 µs, p50 11.4 µs / p99 13.9 µs individually timed. That is about one
+//! cache and TLB miss per query hash, overlapped by touching all home slots
+//! first; a query probes all its hashes, so cost grows with query size.
 //!
 //! Doc ids `u32::MAX - 2` to `u32::MAX` mark shared keys, saturated keys
 //! and empty slots and cannot be indexed (they are ignored: 4 billion
@@ -161,8 +152,8 @@ pub fn miss_probability(doc_len: usize, shared: usize, sample: usize) -> f64 {
 /// Sampled inverted index chunk hash -> documents.
 ///
 /// Invariants: every key has at most one slot; a slot's doc value is the
-/// key's one document, `SATURATED` or `SHARED`; a key is in `shared` if
-/// and only if its slot says `SHARED`, and then has two to
+/// key's one document, [`SATURATED`] or [`SHARED`]; a key is in `shared`
+/// if and only if its slot says [`SHARED`], and then has two to
 /// `max_postings` distinct documents there.
 #[derive(Debug)]
 pub struct ChunkIndex {
