@@ -53,26 +53,15 @@
 //!
 //! # Memory
 //!
-//! Keys live in one flat open-addressing table of `u64` slots `(key <<
-//! 32) | doc`, linear probing, one slot per key: the doc of a key sampled
-//! in one document, or a mark for a saturated key or for a key in two or
-//! more documents, whose postings are then one `Vec` in a map beside the
-//! table. Capacity is not a power of two (the home slot is a
-//! multiply-shift of the mixed key), so it grows by 1.2x at a load of
-//! 0.85: the load stays within 0.71-0.85, i.e. 9.4-11.3 bytes per key and
-//! at most `k` keys per document: **150-181 bytes per page** for
-//! documents of `k` or more chunks that share none (fewer chunks, fewer
-//! bytes), independent of the number of pages. A shared key costs its
-//! slot, a map entry (about 32 bytes) and 4 bytes per posting (plus the
-//! list's spare capacity). Growth rehashes the table (an O(n) pause,
-//! amortized O(1) per insert; at 10 M pages the table is ~1.6 GB and
-//! briefly coexists with its successor).
-//!
-//! Shared keys are kept out of the table because linear probing walks a
-//! run to its first free slot: with one slot per posting, a chrome key's
-//! hundreds of postings made one run that every probe hashed into it
-//! walked whole. On a crawl of rust-doc that walk was most of the chunk
-//! index's time (docs/results.md, issue 27's twenty-fourth pass).
+//! Postings live in one flat open-addressing table of `u64` slots `(key <<
+//! 32) | doc`, linear probing, no per-key `Vec`. Capacity is not a power of
+//! two (the home slot is a multiply-shift of the mixed key), so it grows by
+//! 1.2x at a load of 0.85: the load stays within 0.71-0.85, i.e. 9.4-11.3
+//! bytes per posting and at most `k` postings per document: **150-181 bytes
+//! per page** for documents of `k` or more chunks (fewer chunks, fewer
+//! bytes), independent of the number of pages. Growth rehashes the table
+//! (an O(n) pause, amortized O(1) per insert; at 10 M pages the table is
+//! ~1.6 GB and briefly coexists with its successor).
 //!
 //! Measured with `cargo bench --bench index` (uniformly random sets of 150
 //! hashes, so no chrome): 180.5 bytes per page at 1 M pages (just after a
@@ -82,11 +71,9 @@
 //! cache and TLB miss per query hash, overlapped by touching all home slots
 //! first; a query probes all its hashes, so cost grows with query size.
 //!
-//! Doc ids `u32::MAX - 2` to `u32::MAX` mark shared keys, saturated keys
-//! and empty slots and cannot be indexed (they are ignored: 4 billion
-//! documents do not fit in memory anyway).
-
-use std::collections::HashMap;
+//! Doc ids `u32::MAX - 1` and `u32::MAX` mark empty and saturated slots and
+//! cannot be indexed (they are ignored: 4 billion documents do not fit in
+//! memory anyway).
 
 use neardup_api::{CandidateIndex, DocId, Signature};
 
@@ -96,12 +83,8 @@ pub const DEFAULT_SAMPLE: usize = 16;
 /// An unused slot (key `u32::MAX`, doc `u32::MAX`).
 const EMPTY: u64 = u64::MAX;
 
-/// Doc value of the slot of a saturated key.
+/// Doc value of the one slot left for a saturated key.
 const SATURATED: u32 = u32::MAX - 1;
-
-/// Doc value of the slot of a key in two or more documents: its postings
-/// are in [`ChunkIndex::shared`].
-const SHARED: u32 = u32::MAX - 2;
 
 /// Grow when the load would pass 85%...
 const MAX_LOAD_PERCENT: usize = 85;
@@ -150,28 +133,16 @@ pub fn miss_probability(doc_len: usize, shared: usize, sample: usize) -> f64 {
 }
 
 /// Sampled inverted index chunk hash -> documents.
-///
-/// Invariants: every key has at most one slot; a slot's doc value is the
-/// key's one document, [`SATURATED`] or [`SHARED`]; a key is in `shared`
-/// if and only if its slot says [`SHARED`], and then has two to
-/// `max_postings` distinct documents there.
 #[derive(Debug)]
 pub struct ChunkIndex {
     /// A key in more documents than this saturates (site chrome).
     max_postings: usize,
     /// Chunk hashes indexed per document (bottom-k).
     sample: usize,
-    /// Open-addressing table of `(key << 32) | doc`, linear probing, one
-    /// slot per key.
+    /// Open-addressing table of `(key << 32) | doc`, linear probing.
     slots: Vec<u64>,
-    /// Occupied slots (keys, saturated ones included).
+    /// Occupied slots (postings and saturation markers).
     used: usize,
-    /// The documents of each key in two or more: a chrome key's hundreds
-    /// of postings in one list instead of hundreds of slots, which made
-    /// every probe that met them walk past them all.
-    shared: HashMap<u32, Vec<DocId>>,
-    /// Postings (a saturated key has none).
-    postings: usize,
     /// Documents indexed (with at least one sampled chunk).
     docs: usize,
 }
@@ -191,8 +162,6 @@ impl ChunkIndex {
             sample: sample.max(1),
             slots: Vec::new(),
             used: 0,
-            shared: HashMap::new(),
-            postings: 0,
             docs: 0,
         }
     }
@@ -251,119 +220,58 @@ impl ChunkIndex {
         }
     }
 
-    /// Position of `key`'s slot, or of the free slot that ends its probe
-    /// run (`Err`); `None` for a table without a free slot (empty).
-    fn probe(&self, key: u32) -> Option<Result<usize, usize>> {
+    /// Adds `doc` under `key`, or saturates the key.
+    fn insert_posting(&mut self, key: u32, doc: DocId) {
         let cap = self.slots.len();
         let mut i = home(key, cap);
+        let mut count = 0usize;
         for _ in 0..cap {
-            let s = *self.slots.get(i)?;
+            let Some(&s) = self.slots.get(i) else { return };
             if s == EMPTY {
-                return Some(Err(i));
+                if count >= self.max_postings {
+                    self.saturate(key);
+                } else if let Some(free) = self.slots.get_mut(i) {
+                    *free = make_slot(key, doc);
+                    self.used += 1;
+                }
+                return;
             }
             if slot_key(s) == key {
-                return Some(Ok(i));
+                if slot_doc(s) == SATURATED || slot_doc(s) == doc {
+                    return;
+                }
+                count += 1;
             }
             i = if i + 1 == cap { 0 } else { i + 1 };
         }
-        None
     }
 
-    /// Adds `doc` under `key`, or saturates the key. The caller reserved
-    /// a free slot.
-    fn insert_posting(&mut self, key: u32, doc: DocId) {
-        let Some(at) = self.probe(key) else { return };
-        let i = match at {
-            Err(free) => {
-                if self.max_postings == 0 {
-                    self.set_slot(free, key, SATURATED);
-                } else {
-                    self.set_slot(free, key, doc);
-                    self.postings += 1;
-                }
-                self.used += 1;
-                return;
+    /// Replaces all postings of `key` by one saturation marker, in one pass
+    /// over the probe run: the run from the key's home to the next free
+    /// slot is cleared and its other entries are placed again (entries
+    /// before the home are on no path through the run and stay put).
+    fn saturate(&mut self, key: u32) {
+        let cap = self.slots.len();
+        let mut i = home(key, cap);
+        let mut run = Vec::new();
+        for _ in 0..cap {
+            let Some(s) = self.slots.get_mut(i) else {
+                break;
+            };
+            if *s == EMPTY {
+                break;
             }
-            Ok(i) => i,
-        };
-        let Some(&slot) = self.slots.get(i) else {
-            return;
-        };
-        match slot_doc(slot) {
-            SATURATED => {}
-            SHARED => {
-                let Some(docs) = self.shared.get_mut(&key) else {
-                    return;
-                };
-                if docs.contains(&doc) {
-                    return;
-                }
-                if docs.len() >= self.max_postings {
-                    self.saturate(i, key);
-                } else {
-                    docs.push(doc);
-                    self.postings += 1;
-                }
-            }
-            one if one == doc => {}
-            one => {
-                if self.max_postings <= 1 {
-                    self.saturate(i, key);
-                } else {
-                    self.shared.insert(key, vec![one, doc]);
-                    self.set_slot(i, key, SHARED);
-                    self.postings += 1;
-                }
-            }
+            run.push(std::mem::replace(s, EMPTY));
+            i = if i + 1 == cap { 0 } else { i + 1 };
         }
-    }
-
-    fn set_slot(&mut self, i: usize, key: u32, doc: u32) {
-        if let Some(s) = self.slots.get_mut(i) {
-            *s = make_slot(key, doc);
+        let before = run.len();
+        run.retain(|&s| slot_key(s) != key);
+        self.used -= before - run.len();
+        for s in run {
+            self.place(s);
         }
-    }
-
-    /// Drops every posting of the key whose slot is at `i` and marks it
-    /// saturated.
-    fn saturate(&mut self, i: usize, key: u32) {
-        let dropped = match self.slots.get(i).map(|&s| slot_doc(s)) {
-            Some(SHARED) => self.shared.remove(&key).map_or(0, |d| d.len()),
-            Some(SATURATED) | None => 0,
-            Some(_) => 1,
-        };
-        self.postings -= dropped;
-        self.set_slot(i, key, SATURATED);
-    }
-
-    /// Removes `doc` from `key`'s postings, if there.
-    fn remove_posting(&mut self, key: u32, doc: DocId) {
-        let Some(Ok(i)) = self.probe(key) else { return };
-        let Some(&slot) = self.slots.get(i) else {
-            return;
-        };
-        match slot_doc(slot) {
-            SATURATED => {}
-            SHARED => {
-                let Some(docs) = self.shared.get_mut(&key) else {
-                    return;
-                };
-                let Some(at) = docs.iter().position(|&d| d == doc) else {
-                    return;
-                };
-                docs.swap_remove(at);
-                self.postings -= 1;
-                if let [last] = docs[..] {
-                    self.shared.remove(&key);
-                    self.set_slot(i, key, last);
-                }
-            }
-            one if one == doc => {
-                self.delete_at(i);
-                self.postings -= 1;
-            }
-            _ => {}
-        }
+        self.place(make_slot(key, SATURATED));
+        self.used += 1;
     }
 
     /// Deletes the slot at `pos` by backward shifting (no tombstones): each
@@ -398,17 +306,43 @@ impl ChunkIndex {
         self.used -= 1;
     }
 
-    /// Appends every posting of `key` (none if it saturated) to `hits`.
-    fn postings(&self, key: u32, hits: &mut Vec<DocId>) {
-        let Some(Ok(i)) = self.probe(key) else { return };
-        match self.slots.get(i).map(|&s| slot_doc(s)) {
-            Some(SATURATED) | None => {}
-            Some(SHARED) => {
-                if let Some(docs) = self.shared.get(&key) {
-                    hits.extend_from_slice(docs);
-                }
+    /// Position of the posting `(key, doc)`, if present.
+    fn find(&self, key: u32, doc: DocId) -> Option<usize> {
+        let cap = self.slots.len();
+        if cap == 0 {
+            return None;
+        }
+        let want = make_slot(key, doc);
+        let mut i = home(key, cap);
+        for _ in 0..cap {
+            let s = *self.slots.get(i)?;
+            if s == want {
+                return Some(i);
             }
-            Some(one) => hits.push(one),
+            if s == EMPTY {
+                return None;
+            }
+            i = if i + 1 == cap { 0 } else { i + 1 };
+        }
+        None
+    }
+
+    /// Appends every (non-saturated) posting of `key` to `hits`.
+    fn postings(&self, key: u32, hits: &mut Vec<DocId>) {
+        let cap = self.slots.len();
+        if cap == 0 {
+            return;
+        }
+        let mut i = home(key, cap);
+        for _ in 0..cap {
+            let Some(&s) = self.slots.get(i) else { return };
+            if s == EMPTY {
+                return;
+            }
+            if slot_key(s) == key && slot_doc(s) < SATURATED {
+                hits.push(slot_doc(s));
+            }
+            i = if i + 1 == cap { 0 } else { i + 1 };
         }
     }
 }
@@ -451,7 +385,7 @@ impl CandidateIndex for ChunkIndex {
 
     fn insert(&mut self, id: DocId, sig: &Signature) {
         let Signature::Set(set) = sig else { return };
-        if id >= SHARED {
+        if id >= SATURATED {
             return;
         }
         let mut scratch = Vec::new();
@@ -459,7 +393,7 @@ impl CandidateIndex for ChunkIndex {
         if sample.is_empty() {
             return;
         }
-        // At most one new slot per key.
+        // A saturation adds at most one marker per key: `len` slots suffice.
         self.reserve(sample.len());
         for key in sample {
             self.insert_posting(key, id);
@@ -469,7 +403,7 @@ impl CandidateIndex for ChunkIndex {
 
     fn remove(&mut self, id: DocId, sig: &Signature) {
         let Signature::Set(set) = sig else { return };
-        if id >= SHARED {
+        if id >= SATURATED {
             return;
         }
         let mut scratch = Vec::new();
@@ -478,7 +412,9 @@ impl CandidateIndex for ChunkIndex {
             return;
         }
         for key in sample {
-            self.remove_posting(key, id);
+            if let Some(pos) = self.find(key, id) {
+                self.delete_at(pos);
+            }
         }
         self.docs = self.docs.saturating_sub(1);
     }
@@ -488,15 +424,7 @@ impl CandidateIndex for ChunkIndex {
     }
 
     fn heap_bytes(&self) -> usize {
-        // A hashbrown entry is the pair plus one control byte.
-        let entry = std::mem::size_of::<(u32, Vec<DocId>)>() + 1;
         self.slots.capacity() * std::mem::size_of::<u64>()
-            + self.shared.capacity() * entry
-            + self
-                .shared
-                .values()
-                .map(|d| d.capacity() * std::mem::size_of::<DocId>())
-                .sum::<usize>()
     }
 }
 
@@ -598,8 +526,6 @@ mod tests {
         assert_eq!(idx.len(), 4);
         // Memory: one marker plus the private postings of live documents.
         assert_eq!(idx.used, 1 + 4);
-        assert_eq!(idx.postings, 4);
-        assert!(idx.shared.is_empty());
     }
 
     /// Beyond the laws (`obeys_the_index_laws`): removing every document
@@ -613,28 +539,6 @@ mod tests {
         idx.remove(1, &set(&[2, 3, 4]));
         assert!(idx.is_empty());
         assert_eq!(idx.used, 0);
-        assert_eq!(idx.postings, 0);
-        assert!(idx.shared.is_empty());
-    }
-
-    /// A key in many documents takes one slot, not one per document (a
-    /// run of them would lengthen the probe of every key hashed near it),
-    /// and goes back to an inline posting when one document is left.
-    #[test]
-    fn a_shared_key_takes_one_slot() {
-        let mut idx = ChunkIndex::new(1000);
-        for id in 0..500u32 {
-            idx.insert(id, &set(&[7, 10_000 + id]));
-        }
-        assert_eq!(idx.used, 1 + 500);
-        assert_eq!(idx.postings, 2 * 500);
-        assert_eq!(query(&idx, &[7]), (0..500).collect::<Vec<_>>());
-        for id in 0..499u32 {
-            idx.remove(id, &set(&[7, 10_000 + id]));
-        }
-        assert!(idx.shared.is_empty());
-        assert_eq!(idx.used, 2);
-        assert_eq!(query(&idx, &[7, 10_499]), vec![499]);
     }
 
     #[test]
@@ -644,7 +548,6 @@ mod tests {
         idx.insert(1, &Signature::Set(Vec::new()));
         idx.insert(u32::MAX, &set(&[1]));
         idx.insert(u32::MAX - 1, &set(&[1]));
-        idx.insert(u32::MAX - 2, &set(&[1]));
         assert!(idx.is_empty());
         assert_eq!(query(&idx, &[1]), Vec::<DocId>::new());
     }
@@ -761,13 +664,7 @@ mod tests {
                 .count();
             prop_assert_eq!(idx.len(), live);
             let postings: usize = model.values().map(BTreeSet::len).sum();
-            prop_assert_eq!(idx.postings, postings);
-            // One slot per key with documents or saturated; a list only
-            // for keys of two or more.
-            let keys = model.values().filter(|e| !e.is_empty()).count();
-            prop_assert_eq!(idx.used, keys + saturated.len());
-            let shared = model.values().filter(|e| e.len() >= 2).count();
-            prop_assert_eq!(idx.shared.len(), shared);
+            prop_assert_eq!(idx.used, postings + saturated.len());
         }
     }
 }
