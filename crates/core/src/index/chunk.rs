@@ -54,27 +54,42 @@
 //! # Memory
 //!
 //! Postings live in one flat open-addressing table of `u64` slots `(key <<
-//! 32) | doc`, linear probing, no per-key `Vec`. Capacity is not a power of
-//! two (the home slot is a multiply-shift of the mixed key), so it grows by
-//! 1.2x at a load of 0.85: the load stays within 0.71-0.85, i.e. 9.4-11.3
-//! bytes per posting and at most `k` postings per document: **150-181 bytes
-//! per page** for documents of `k` or more chunks (fewer chunks, fewer
-//! bytes), independent of the number of pages. Growth rehashes the table
-//! (an O(n) pause, amortized O(1) per insert; at 10 M pages the table is
-//! ~1.6 GB and briefly coexists with its successor).
+//! 32) | doc`, linear probing, no per-key `Vec`, while a key is in at
+//! most `INLINE` (4) documents. A key in more (site chrome, blocks that
+//! sibling pages share) keeps one marker slot and its documents in a `Vec`
+//! in a map beside the table: 4 bytes a posting and about 40 for the map
+//! entry and the `Vec`, about the slots it replaces at five documents and
+//! far less at hundreds. With linear probing a chrome key's hundreds of
+//! slots made one run that every probe hashed into it walked whole, which
+//! on a crawl of rust-doc was most of the chunk index's time
+//! (docs/results.md, issue 27's twenty-fifth pass). Random keys are rarely
+//! in five pages (of 10 M random pages of 150 chunks, 10 M x 150 / 2^32 =
+//! 0.35 hold a given small hash on average), so the table is nearly the
+//! whole index. Capacity is not a
+//! power of two (the home slot is a multiply-shift of the mixed key), so
+//! it grows by 1.2x at a load of 0.85: the load stays within 0.71-0.85,
+//! i.e. 9.4-11.3 bytes per posting and at most `k` postings per document:
+//! **150-181 bytes per page** for documents of `k` or more chunks (fewer
+//! chunks, fewer bytes), independent of the number of pages. Growth
+//! rehashes the table (an O(n) pause, amortized O(1) per insert; at 10 M
+//! pages the table is ~1.6 GB and briefly coexists with its successor).
 //!
 //! Measured with `cargo bench --bench index` (uniformly random sets of 150
 //! hashes, so no chrome): 180.5 bytes per page at 1 M pages (just after a
-//! growth), 160.9 at 10 M pages. `candidates()` at 1 M pages with a query
+//! growth), 161.0 at 10 M pages (160.9 before keys past `INLINE` moved to
+//! lists: the lists of the few random keys in five or more pages). `candidates()` at 1 M pages with a query
 //! of 150 hashes (a page with 40% of its chunks replaced): criterion median
 //! 12.2 µs, p50 11.4 µs / p99 13.9 µs individually timed. That is about one
 //! cache and TLB miss per query hash, overlapped by touching all home slots
 //! first; a query probes all its hashes, so cost grows with query size.
 //!
-//! Doc ids `u32::MAX - 1` and `u32::MAX` mark empty and saturated slots and
-//! cannot be indexed (they are ignored: 4 billion documents do not fit in
+//! Doc ids `u32::MAX - 2` to `u32::MAX` mark listed keys, saturated keys
+//! and empty slots and cannot be indexed (they are ignored: 4 billion documents do not fit in
 //! memory anyway).
 
+// Keyed by our own hashes: foldhash, not SipHash (see the crate's
+// Cargo.toml).
+use foldhash::{HashMap, HashMapExt};
 use neardup_api::{CandidateIndex, DocId, Signature};
 
 /// Chunk hashes sampled per document (bottom-k).
@@ -85,6 +100,19 @@ const EMPTY: u64 = u64::MAX;
 
 /// Doc value of the one slot left for a saturated key.
 const SATURATED: u32 = u32::MAX - 1;
+
+/// Doc value of the one slot of a key in more than [`INLINE`] documents:
+/// its postings are in [`ChunkIndex::lists`].
+const LISTED: u32 = u32::MAX - 2;
+
+/// Most documents a key keeps as slots of its own in the table. Random
+/// keys rarely pass it (two pages share a random bottom-k key with
+/// probability about 1e-8 a pair, so even at 10 M pages a key has a
+/// handful at most), so the table stays the whole index at scale; keys
+/// that do (a site's chrome, its sibling pages' common blocks) move to a
+/// list, because with linear probing their hundreds of slots would make one
+/// run that every probe hashed into it walks whole.
+const INLINE: usize = 4;
 
 /// Grow when the load would pass 85%...
 const MAX_LOAD_PERCENT: usize = 85;
@@ -133,6 +161,11 @@ pub fn miss_probability(doc_len: usize, shared: usize, sample: usize) -> f64 {
 }
 
 /// Sampled inverted index chunk hash -> documents.
+///
+/// Invariant: a key's layout follows from its number of documents `n`
+/// alone: `n` slots `(key, doc)` for `1 <= n <= INLINE`; one slot `(key,
+/// LISTED)` and `n` documents in `lists` for `INLINE < n <= max_postings`;
+/// one slot `(key, SATURATED)` once it passed `max_postings`.
 #[derive(Debug)]
 pub struct ChunkIndex {
     /// A key in more documents than this saturates (site chrome).
@@ -141,8 +174,11 @@ pub struct ChunkIndex {
     sample: usize,
     /// Open-addressing table of `(key << 32) | doc`, linear probing.
     slots: Vec<u64>,
-    /// Occupied slots (postings and saturation markers).
+    /// Occupied slots (inline postings and markers).
     used: usize,
+    /// The documents of each key in more than [`INLINE`] (and at most
+    /// `max_postings`) documents.
+    lists: HashMap<u32, Vec<DocId>>,
     /// Documents indexed (with at least one sampled chunk).
     docs: usize,
 }
@@ -162,6 +198,7 @@ impl ChunkIndex {
             sample: sample.max(1),
             slots: Vec::new(),
             used: 0,
+            lists: HashMap::new(),
             docs: 0,
         }
     }
@@ -220,7 +257,9 @@ impl ChunkIndex {
         }
     }
 
-    /// Adds `doc` under `key`, or saturates the key.
+    /// Adds `doc` under `key`: a slot of its own while the key has at most
+    /// [`INLINE`] documents, its list past that, a saturation marker past
+    /// `max_postings`. The caller reserved a free slot.
     fn insert_posting(&mut self, key: u32, doc: DocId) {
         let cap = self.slots.len();
         let mut i = home(key, cap);
@@ -229,7 +268,11 @@ impl ChunkIndex {
             let Some(&s) = self.slots.get(i) else { return };
             if s == EMPTY {
                 if count >= self.max_postings {
-                    self.saturate(key);
+                    self.replace_run(key, SATURATED);
+                } else if count >= INLINE {
+                    let mut docs = self.replace_run(key, LISTED);
+                    docs.push(doc);
+                    self.lists.insert(key, docs);
                 } else if let Some(free) = self.slots.get_mut(i) {
                     *free = make_slot(key, doc);
                     self.used += 1;
@@ -237,20 +280,42 @@ impl ChunkIndex {
                 return;
             }
             if slot_key(s) == key {
-                if slot_doc(s) == SATURATED || slot_doc(s) == doc {
-                    return;
+                match slot_doc(s) {
+                    SATURATED => return,
+                    LISTED => return self.list_insert(i, key, doc),
+                    d if d == doc => return,
+                    _ => count += 1,
                 }
-                count += 1;
             }
             i = if i + 1 == cap { 0 } else { i + 1 };
         }
     }
 
-    /// Replaces all postings of `key` by one saturation marker, in one pass
-    /// over the probe run: the run from the key's home to the next free
-    /// slot is cleared and its other entries are placed again (entries
+    /// Adds `doc` to the list of the listed key whose marker is at `at`,
+    /// or saturates the key when the list is full.
+    fn list_insert(&mut self, at: usize, key: u32, doc: DocId) {
+        let Some(docs) = self.lists.get_mut(&key) else {
+            return;
+        };
+        if docs.contains(&doc) {
+            return;
+        }
+        if docs.len() < self.max_postings {
+            docs.push(doc);
+            return;
+        }
+        self.lists.remove(&key);
+        if let Some(s) = self.slots.get_mut(at) {
+            *s = make_slot(key, SATURATED);
+        }
+    }
+
+    /// Replaces all inline postings of `key` by one `marker` slot, in one
+    /// pass over the probe run: the run from the key's home to the next
+    /// free slot is cleared and its other entries are placed again (entries
     /// before the home are on no path through the run and stay put).
-    fn saturate(&mut self, key: u32) {
+    /// Returns the documents removed.
+    fn replace_run(&mut self, key: u32, marker: u32) -> Vec<DocId> {
         let cap = self.slots.len();
         let mut i = home(key, cap);
         let mut run = Vec::new();
@@ -264,14 +329,18 @@ impl ChunkIndex {
             run.push(std::mem::replace(s, EMPTY));
             i = if i + 1 == cap { 0 } else { i + 1 };
         }
-        let before = run.len();
-        run.retain(|&s| slot_key(s) != key);
-        self.used -= before - run.len();
+        let mut docs = Vec::new();
         for s in run {
-            self.place(s);
+            if slot_key(s) == key {
+                docs.push(slot_doc(s));
+                self.used -= 1;
+            } else {
+                self.place(s);
+            }
         }
-        self.place(make_slot(key, SATURATED));
+        self.place(make_slot(key, marker));
         self.used += 1;
+        docs
     }
 
     /// Deletes the slot at `pos` by backward shifting (no tombstones): each
@@ -306,28 +375,52 @@ impl ChunkIndex {
         self.used -= 1;
     }
 
-    /// Position of the posting `(key, doc)`, if present.
-    fn find(&self, key: u32, doc: DocId) -> Option<usize> {
+    /// Removes `doc` from `key`'s postings, if there. A list that falls to
+    /// [`INLINE`] documents goes back into the table, so a key's layout
+    /// depends only on its number of documents.
+    fn remove_posting(&mut self, key: u32, doc: DocId) {
         let cap = self.slots.len();
         if cap == 0 {
-            return None;
+            return;
         }
-        let want = make_slot(key, doc);
+        let inline = make_slot(key, doc);
+        let listed = make_slot(key, LISTED);
         let mut i = home(key, cap);
         for _ in 0..cap {
-            let s = *self.slots.get(i)?;
-            if s == want {
-                return Some(i);
-            }
+            let Some(&s) = self.slots.get(i) else { return };
             if s == EMPTY {
-                return None;
+                return;
+            }
+            if s == inline {
+                return self.delete_at(i);
+            }
+            if s == listed {
+                break;
             }
             i = if i + 1 == cap { 0 } else { i + 1 };
         }
-        None
+        let Some(docs) = self.lists.get_mut(&key) else {
+            return;
+        };
+        let Some(at) = docs.iter().position(|&d| d == doc) else {
+            return;
+        };
+        docs.swap_remove(at);
+        if docs.len() > INLINE {
+            return;
+        }
+        let Some(docs) = self.lists.remove(&key) else {
+            return;
+        };
+        self.delete_at(i);
+        self.reserve(docs.len());
+        for d in docs {
+            self.place(make_slot(key, d));
+            self.used += 1;
+        }
     }
 
-    /// Appends every (non-saturated) posting of `key` to `hits`.
+    /// Appends every posting of `key` (none if it saturated) to `hits`.
     fn postings(&self, key: u32, hits: &mut Vec<DocId>) {
         let cap = self.slots.len();
         if cap == 0 {
@@ -339,8 +432,17 @@ impl ChunkIndex {
             if s == EMPTY {
                 return;
             }
-            if slot_key(s) == key && slot_doc(s) < SATURATED {
-                hits.push(slot_doc(s));
+            if slot_key(s) == key {
+                match slot_doc(s) {
+                    SATURATED => return,
+                    LISTED => {
+                        if let Some(docs) = self.lists.get(&key) {
+                            hits.extend_from_slice(docs);
+                        }
+                        return;
+                    }
+                    d => hits.push(d),
+                }
             }
             i = if i + 1 == cap { 0 } else { i + 1 };
         }
@@ -385,7 +487,7 @@ impl CandidateIndex for ChunkIndex {
 
     fn insert(&mut self, id: DocId, sig: &Signature) {
         let Signature::Set(set) = sig else { return };
-        if id >= SATURATED {
+        if id >= LISTED {
             return;
         }
         let mut scratch = Vec::new();
@@ -403,7 +505,7 @@ impl CandidateIndex for ChunkIndex {
 
     fn remove(&mut self, id: DocId, sig: &Signature) {
         let Signature::Set(set) = sig else { return };
-        if id >= SATURATED {
+        if id >= LISTED {
             return;
         }
         let mut scratch = Vec::new();
@@ -412,9 +514,7 @@ impl CandidateIndex for ChunkIndex {
             return;
         }
         for key in sample {
-            if let Some(pos) = self.find(key, id) {
-                self.delete_at(pos);
-            }
+            self.remove_posting(key, id);
         }
         self.docs = self.docs.saturating_sub(1);
     }
@@ -424,7 +524,15 @@ impl CandidateIndex for ChunkIndex {
     }
 
     fn heap_bytes(&self) -> usize {
+        // A hashbrown entry is the pair plus one control byte.
+        let entry = std::mem::size_of::<(u32, Vec<DocId>)>() + 1;
         self.slots.capacity() * std::mem::size_of::<u64>()
+            + self.lists.capacity() * entry
+            + self
+                .lists
+                .values()
+                .map(|d| d.capacity() * std::mem::size_of::<DocId>())
+                .sum::<usize>()
     }
 }
 
@@ -541,6 +649,36 @@ mod tests {
         assert_eq!(idx.used, 0);
     }
 
+    /// A key in many documents takes one slot, not one per document (a run
+    /// of them would lengthen the probe of every key hashed near it), and
+    /// goes back to slots of its own when it falls to `INLINE` documents.
+    #[test]
+    fn a_key_in_many_documents_takes_one_slot() {
+        let mut idx = ChunkIndex::new(1000);
+        for id in 0..500u32 {
+            idx.insert(id, &set(&[7, 10_000 + id]));
+        }
+        assert_eq!(idx.used, 1 + 500);
+        assert_eq!(idx.lists.len(), 1);
+        assert_eq!(query(&idx, &[7]), (0..500).collect::<Vec<_>>());
+        for id in 0..495u32 {
+            idx.remove(id, &set(&[7, 10_000 + id]));
+        }
+        assert_eq!(idx.lists.len(), 1);
+        idx.remove(495, &set(&[7, 10_495]));
+        assert!(idx.lists.is_empty());
+        assert_eq!(idx.used, INLINE + INLINE);
+        assert_eq!(query(&idx, &[7, 10_499]), vec![499, 496, 497, 498]);
+        // A key past INLINE that saturates drops its list.
+        let mut idx = ChunkIndex::new(INLINE + 2);
+        for id in 0..(INLINE as u32 + 3) {
+            idx.insert(id, &set(&[7]));
+        }
+        assert!(idx.lists.is_empty());
+        assert_eq!(idx.saturated_keys(), 1);
+        assert_eq!(idx.used, 1);
+    }
+
     #[test]
     fn other_signatures_and_reserved_ids_are_ignored() {
         let mut idx = ChunkIndex::new(10);
@@ -548,6 +686,7 @@ mod tests {
         idx.insert(1, &Signature::Set(Vec::new()));
         idx.insert(u32::MAX, &set(&[1]));
         idx.insert(u32::MAX - 1, &set(&[1]));
+        idx.insert(u32::MAX - 2, &set(&[1]));
         assert!(idx.is_empty());
         assert_eq!(query(&idx, &[1]), Vec::<DocId>::new());
     }
@@ -620,7 +759,7 @@ mod tests {
         fn matches_a_model(
             docs in prop::collection::vec(prop::collection::vec(0u32..60, 0..12), 1..120),
             remove_mask in prop::collection::vec(any::<bool>(), 120),
-            max_postings in 1usize..8,
+            max_postings in 1usize..12,
             sample in 1usize..6,
         ) {
             use std::collections::{BTreeMap, BTreeSet};
@@ -663,8 +802,15 @@ mod tests {
                 .filter(|(id, s)| !s.is_empty() && !remove_mask[*id])
                 .count();
             prop_assert_eq!(idx.len(), live);
-            let postings: usize = model.values().map(BTreeSet::len).sum();
-            prop_assert_eq!(idx.used, postings + saturated.len());
+            // A key's layout follows from its number of documents: one slot
+            // each up to INLINE, one slot and a list past it.
+            let slots: usize = model
+                .values()
+                .map(|e| if e.len() > INLINE { 1 } else { e.len() })
+                .sum();
+            prop_assert_eq!(idx.used, slots + saturated.len());
+            let listed = model.values().filter(|e| e.len() > INLINE).count();
+            prop_assert_eq!(idx.lists.len(), listed);
         }
     }
 }
