@@ -200,8 +200,18 @@ struct Builder<'a> {
     decoded: String,
     /// The page, of which attribute values are slices.
     html: &'a str,
+    /// Pattern bits and hash of each class value met (up to
+    /// [`MAX_CLASSES`] distinct ones): a page repeats a few class values
+    /// on most of its elements, and both cost a walk over the value's
+    /// bytes. Seeded per process, so that no page can be crafted to
+    /// collide its class values.
+    classes: foldhash::HashMap<&'a [u8], (u8, u32)>,
     out: Parsed<'a>,
 }
+
+/// Distinct class values [`Builder::classes`] remembers: a page with more
+/// (generated ones) has the rest computed each time, its memory bounded.
+const MAX_CLASSES: usize = 4096;
 
 /// Runs the streaming pass over `html`.
 pub fn parse(html: &str) -> Parsed<'_> {
@@ -237,6 +247,7 @@ pub fn parse(html: &str) -> Parsed<'_> {
         raw_tag: Tag::Other,
         decoded: String::new(),
         html,
+        classes: foldhash::HashMap::default(),
         out: Parsed {
             body: NONE,
             ..Parsed::default()
@@ -513,7 +524,12 @@ impl<'a> Builder<'a> {
         }
 
         let a = ElementAttrs::parse(attrs);
-        let (flags, class_weight) = self.element_flags(tag, &a);
+        let (class_bits, class_hash) = if self.skip_depth == 0 {
+            self.class_facts(a.class)
+        } else {
+            (0, 0)
+        };
+        let (flags, class_weight) = self.element_flags(tag, &a, class_bits);
         let flagged = flags
             & (flag::UNLIKELY | flag::ROLE_UNLIKELY | flag::HIDDEN | flag::SHARE | flag::BYLINE)
             != 0;
@@ -525,7 +541,7 @@ impl<'a> Builder<'a> {
 
         let parent = self.top();
         let node = if self.skip_depth == 0 {
-            self.push_node(tag, parent.node, a.class, flags, class_weight)
+            self.push_node(tag, parent.node, class_hash, flags, class_weight)
         } else {
             parent.node
         };
@@ -632,15 +648,32 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// A class value's pattern bits ([`pattern_bits`]) and its hash
+    /// for [`Node::class_hash`] (0 for none, never 0 otherwise).
+    fn class_facts(&mut self, class: &'a [u8]) -> (u8, u32) {
+        if class.is_empty() {
+            return (0, 0);
+        }
+        if let Some(&facts) = self.classes.get(class) {
+            return facts;
+        }
+        let facts = (
+            pattern_bits(class),
+            (neardup_api::hash64(class) as u32).max(1),
+        );
+        if self.classes.len() < MAX_CLASSES {
+            self.classes.insert(class, facts);
+        }
+        facts
+    }
+
     /// The classifier's flags for an element (boilerplate and positive
     /// class/id patterns, role, hidden, byline, landmark, inside a figure
-    /// or code) and its class weight. Class and id patterns are only read
-    /// outside skipped content.
-    fn element_flags(&mut self, tag: Tag, a: &ElementAttrs<'a>) -> (u32, i8) {
-        let mut bits_class = 0u8;
+    /// or code) and its class weight, given its class value's pattern
+    /// bits. Class and id patterns are only read outside skipped content.
+    fn element_flags(&mut self, tag: Tag, a: &ElementAttrs<'a>, bits_class: u8) -> (u32, i8) {
         let mut bits_id = 0u8;
         if self.skip_depth == 0 {
-            bits_class = pattern_bits(a.class);
             bits_id = pattern_bits(a.id);
         }
         let bits = bits_class | bits_id;
@@ -685,16 +718,11 @@ impl<'a> Builder<'a> {
         &mut self,
         tag: Tag,
         parent: u32,
-        class: &[u8],
+        class_hash: u32,
         flags: u32,
         class_weight: i8,
     ) -> u32 {
         let idx = self.nodes.len() as u32;
-        let class_hash = if class.is_empty() {
-            0
-        } else {
-            (neardup_api::hash64(class) as u32).max(1)
-        };
         self.nodes.push(Node {
             tag,
             parent,
@@ -951,5 +979,40 @@ impl<'a> Builder<'a> {
                 self.close_until(tag, hash, |t| t.is_scope_boundary() && t != tag);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The class cache answers as the computation does, for values met
+    /// again and past its cap: each node's class hash and class weight
+    /// are those of its own class value.
+    #[test]
+    fn class_facts_are_those_of_the_value() {
+        let classes: Vec<String> = (0..MAX_CLASSES + 500)
+            .map(|i| match i % 3 {
+                0 => format!("sidebar-{i}"),
+                1 => format!("post entry-{i}"),
+                _ => format!("c{i}"),
+            })
+            .collect();
+        let mut html = String::from("<html><body>");
+        for c in classes.iter().chain(&classes) {
+            html.push_str(&format!("<div class=\"{c}\">x</div>"));
+        }
+        let p = parse(&html);
+        let divs: Vec<&Node> = p.nodes.iter().filter(|n| n.tag == Tag::Div).collect();
+        assert_eq!(divs.len(), 2 * classes.len());
+        let mut weights = [0; 3];
+        for (n, c) in divs.iter().zip(classes.iter().chain(&classes)) {
+            let c = c.as_bytes();
+            assert_eq!(n.class_hash, (neardup_api::hash64(c) as u32).max(1));
+            assert_eq!(n.class_weight, weight_of(pattern_bits(c)));
+            weights[(n.class_weight.signum() + 1) as usize] += 1;
+        }
+        // Negative, zero and positive weights all occur.
+        assert!(weights.iter().all(|&w| w > 1000), "{weights:?}");
     }
 }
