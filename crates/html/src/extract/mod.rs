@@ -2,6 +2,7 @@
 
 mod attrs;
 pub mod classify;
+mod clean;
 mod readability;
 mod scan;
 pub mod tags;
