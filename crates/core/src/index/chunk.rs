@@ -65,27 +65,29 @@
 //! (docs/results.md, issue 27's twenty-fifth pass). Random keys are rarely
 //! in five pages (of 10 M random pages of 150 chunks, 10 M x 150 / 2^32 =
 //! 0.35 hold a given small hash on average), so the table is nearly the
-//! whole index. Capacity is not a
-//! power of two (the home slot is a multiply-shift of the mixed key), so
-//! it grows by 1.2x at a load of 0.85: the load stays within 0.71-0.85,
-//! i.e. 9.4-11.3 bytes per posting and at most `k` postings per document:
-//! **150-181 bytes per page** for documents of `k` or more chunks (fewer
-//! chunks, fewer bytes), independent of the number of pages. Growth
-//! rehashes the table (an O(n) pause, amortized O(1) per insert; at 10 M
-//! pages the table is ~1.6 GB and briefly coexists with its successor).
+//! whole index. Capacity is not a power of two (the home slot is a
+//! multiply-shift of the mixed key), so it grows by 1.2x at a load of
+//! 0.85: the load stays within 0.71-0.85, i.e. 9.4-11.3 bytes per posting
+//! and at most `k` postings per document: **150-181 bytes per page** for
+//! documents of `k` or more chunks (fewer chunks, fewer bytes),
+//! independent of the number of pages. Growth rehashes the table (an O(n)
+//! pause, amortized O(1) per insert; at 10 M pages the table is ~1.6 GB
+//! and briefly coexists with its successor).
 //!
 //! Measured with `cargo bench --bench index` (uniformly random sets of 150
 //! hashes, so no chrome): 180.5 bytes per page at 1 M pages (just after a
 //! growth), 161.0 at 10 M pages (160.9 before keys past `INLINE` moved to
-//! lists: the lists of the few random keys in five or more pages). `candidates()` at 1 M pages with a query
-//! of 150 hashes (a page with 40% of its chunks replaced): criterion median
-//! 12.2 µs, p50 11.4 µs / p99 13.9 µs individually timed. That is about one
-//! cache and TLB miss per query hash, overlapped by touching all home slots
-//! first; a query probes all its hashes, so cost grows with query size.
+//! lists: the lists of the few random keys in five or more pages).
+//! `candidates()` at 1 M pages with a query of 150 hashes (a page with 40%
+//! of its chunks replaced): criterion median 12.2 µs, p50 11.4 µs / p99
+//! 13.9 µs individually timed (12.7 and 11.7 µs with the lists, another
+//! session). That is about one cache and TLB miss per query hash,
+//! overlapped by touching all home slots first; a query probes all its
+//! hashes, so cost grows with query size.
 //!
 //! Doc ids `u32::MAX - 2` to `u32::MAX` mark listed keys, saturated keys
-//! and empty slots and cannot be indexed (they are ignored: 4 billion documents do not fit in
-//! memory anyway).
+//! and empty slots and cannot be indexed (they are ignored: 4 billion
+//! documents do not fit in memory anyway).
 
 // Keyed by our own hashes: foldhash, not SipHash (see the crate's
 // Cargo.toml).
@@ -106,9 +108,9 @@ const SATURATED: u32 = u32::MAX - 1;
 const LISTED: u32 = u32::MAX - 2;
 
 /// Most documents a key keeps as slots of its own in the table. Random
-/// keys rarely pass it (two pages share a random bottom-k key with
-/// probability about 1e-8 a pair, so even at 10 M pages a key has a
-/// handful at most), so the table stays the whole index at scale; keys
+/// keys rarely pass it (a small hash is in 0.35 of 10 M random pages on
+/// average, see the module docs), so the table stays nearly the whole
+/// index at scale; keys
 /// that do (a site's chrome, its sibling pages' common blocks) move to a
 /// list, because with linear probing their hundreds of slots would make one
 /// run that every probe hashed into it walks whole.

@@ -29,6 +29,8 @@ pub(super) fn always_removed(tag: Tag) -> bool {
     )
 }
 
+/// A subtree's counts that conditional cleaning tests
+/// ([`remove_conditionally`]), summed over what is still in the article.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Agg {
     pub(super) text: u32,
