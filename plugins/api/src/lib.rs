@@ -48,8 +48,8 @@ mod set_rule;
 mod sorted;
 mod words;
 pub use detector::{
-    hash64, CandidateIndex, Detector, DocId, Document, Judgement, Level, SettingError, Signature,
-    Similarity, HASH_SEED,
+    hash64, CandidateIndex, Detector, DocId, Document, Judgement, Level, Reason, SetReason,
+    SettingError, Signature, Similarity, HASH_SEED,
 };
 pub use rng::SplitMix64;
 pub use set_detector::{check_thresholds, SetDetector};

@@ -169,7 +169,11 @@ mod tests {
         let sim = d.similarity(&a, &b);
         let j = d.classify(&a, &b, sim).unwrap();
         assert_eq!(j.level, Level::NearDuplicate);
-        assert!(j.reason.contains("chunk containment 1.00"), "{}", j.reason);
+        assert!(
+            j.reason.to_string().contains("chunk containment 1.00"),
+            "{}",
+            j.reason
+        );
         let mut index = d.new_index();
         index.insert(4, &b);
         let mut out = Vec::new();

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Judgement, Level, Signature, Similarity};
+use crate::detector::{Judgement, Level, Reason, SetReason, Signature, Similarity};
 
 /// The decision rule of set detectors (chunks, BSW, Mod_n): resemblance at
 /// or above `duplicate` is a duplicate, at or above `near_duplicate` a near
@@ -50,7 +50,7 @@ impl SetRule {
     /// "chunk containment 0.91 >= 0.80 of 42 chunks").
     pub fn judge(
         &self,
-        what: &str,
+        what: &'static str,
         query: &Signature,
         earlier: &Signature,
         sim: Similarity,
@@ -64,7 +64,13 @@ impl SetRule {
                 return Some(Judgement {
                     level,
                     score: r,
-                    reason: format!("{what} resemblance {r:.2} >= {threshold:.2}"),
+                    reason: Reason::Set(SetReason {
+                        what,
+                        containment: false,
+                        value: r,
+                        threshold,
+                        features: 0,
+                    }),
                 });
             }
         }
@@ -72,13 +78,16 @@ impl SetRule {
             (Signature::Set(a), Signature::Set(b)) => a.len().min(b.len()),
             _ => 0,
         };
-        (sim.containment >= self.containment && smaller >= self.min_features).then(|| Judgement {
+        (sim.containment >= self.containment && smaller >= self.min_features).then_some(Judgement {
             level: Level::NearDuplicate,
             score: sim.containment,
-            reason: format!(
-                "{what} containment {:.2} >= {:.2} of {smaller} {what}s",
-                sim.containment, self.containment
-            ),
+            reason: Reason::Set(SetReason {
+                what,
+                containment: true,
+                value: sim.containment,
+                threshold: self.containment,
+                features: smaller,
+            }),
         })
     }
 }

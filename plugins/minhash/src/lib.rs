@@ -194,7 +194,7 @@ impl Detector for MinhashDetector {
         Some(Judgement {
             level,
             score: r,
-            reason: format!("minhash resemblance {r:.2} >= {bound:.2}"),
+            reason: format!("minhash resemblance {r:.2} >= {bound:.2}").into(),
         })
     }
 
@@ -426,7 +426,7 @@ impl Detector for MinNDetector {
         Some(Judgement {
             level,
             score: r,
-            reason: format!("min_n resemblance {r:.2} (n = {})", s.n),
+            reason: format!("min_n resemblance {r:.2} (n = {})", s.n).into(),
         })
     }
 
@@ -618,7 +618,7 @@ mod tests {
         assert!(sim.resemblance < 0.4, "{sim:?}");
         let j = m.classify(&a, &b, sim).unwrap();
         assert_eq!(j.level, Level::NearDuplicate);
-        assert!(j.reason.contains("containment"), "{}", j.reason);
+        assert!(j.reason.to_string().contains("containment"), "{}", j.reason);
 
         // Min_n: containment is not estimated (Table 1).
         let m = MinNDetector::new(MinNSettings::default()).unwrap();

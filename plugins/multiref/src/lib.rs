@@ -148,7 +148,7 @@ impl Detector for MultirefDetector {
         Some(Judgement {
             level,
             score: s,
-            reason: format!("multi-reference cosine {s:.3} {rule}"),
+            reason: format!("multi-reference cosine {s:.3} {rule}").into(),
         })
     }
 

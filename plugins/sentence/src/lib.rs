@@ -183,7 +183,8 @@ impl SentenceDetector {
                 global * 100.0,
                 allowed * 100.0,
                 pair * 100.0
-            ),
+            )
+            .into(),
         })
     }
 }
@@ -329,7 +330,7 @@ mod tests {
             .unwrap();
         assert_eq!(j.level, Level::NearDuplicate);
         assert!((j.score - 0.3).abs() < 1e-12, "{j:?}");
-        assert!(j.reason.contains("60%"), "{}", j.reason);
+        assert!(j.reason.to_string().contains("60%"), "{}", j.reason);
 
         // With allowed = 50%: 60% globally drops it, though each single page
         // holds only 30% (pairwise classify keeps it).

@@ -412,8 +412,12 @@ mod tests {
         let (qa, qb) = (Signature::Set(a), Signature::Set(b));
         let j = d.classify(&qb, &qa, sim).unwrap();
         assert_eq!(j.level, Level::NearDuplicate);
-        assert!(j.reason.starts_with("chunk containment "), "{}", j.reason);
-        assert!(j.reason.ends_with(" chunks"), "{}", j.reason);
+        assert!(
+            j.reason.to_string().starts_with("chunk containment "),
+            "{}",
+            j.reason
+        );
+        assert!(j.reason.to_string().ends_with(" chunks"), "{}", j.reason);
     }
 
     #[test]
@@ -426,12 +430,15 @@ mod tests {
         };
         let j = d.classify(&a, &a, sim(0.82, 0.9)).unwrap();
         assert_eq!(j.level, Level::Duplicate);
-        assert_eq!(j.reason, "chunk resemblance 0.82 >= 0.80");
+        assert_eq!(j.reason.to_string(), "chunk resemblance 0.82 >= 0.80");
         let j = d.classify(&a, &a, sim(0.26, 0.5)).unwrap();
         assert_eq!(j.level, Level::NearDuplicate);
-        assert_eq!(j.reason, "chunk resemblance 0.26 >= 0.25");
+        assert_eq!(j.reason.to_string(), "chunk resemblance 0.26 >= 0.25");
         let j = d.classify(&a, &a, sim(0.2, 0.91)).unwrap();
-        assert_eq!(j.reason, "chunk containment 0.91 >= 0.80 of 100 chunks");
+        assert_eq!(
+            j.reason.to_string(),
+            "chunk containment 0.91 >= 0.80 of 100 chunks"
+        );
         assert!(d.classify(&a, &a, sim(0.2, 0.79)).is_none());
         // Too few chunks for containment to count.
         let small = Signature::Set((0..9).collect());

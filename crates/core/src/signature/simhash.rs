@@ -188,7 +188,8 @@ impl Detector for SimhashDetector {
             reason: format!(
                 "SimHash Hamming distance {d} <= {}",
                 self.config.max_distance
-            ),
+            )
+            .into(),
         })
     }
 
@@ -413,7 +414,7 @@ mod tests {
         let b = Signature::Fingerprint(0b101);
         let j = d.classify(&a, &b, d.similarity(&a, &b)).unwrap();
         assert_eq!(j.level, Level::NearDuplicate);
-        assert_eq!(j.reason, "SimHash Hamming distance 2 <= 3");
+        assert_eq!(j.reason.to_string(), "SimHash Hamming distance 2 <= 3");
         let c = Signature::Fingerprint(0b1111);
         assert!(d.classify(&a, &c, d.similarity(&a, &c)).is_none());
     }
