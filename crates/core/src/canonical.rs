@@ -586,11 +586,79 @@ impl CanonicalConfig {
 }
 
 /// The site of a URL: its lowercased host, or `"-"` when it has none.
+///
+/// The decision layer asks this of the URL of every page it compares a
+/// page with (same site, same folder depth), so the common spelling is
+/// read directly (`plain_host`); anything else is what the `url` crate's
+/// parse says.
 pub fn site_of(url: &str) -> String {
+    if let Some(host) = plain_host(url) {
+        return host.to_ascii_lowercase();
+    }
     url::Url::parse(url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
         .unwrap_or_else(|| "-".into())
+}
+
+/// The host of `url` when it is spelled so plainly that the URL standard
+/// leaves it as written (up to ASCII case): `http://` or `https://`, then
+/// an authority of a host and an optional port (a number up to 65535),
+/// nothing else (no userinfo, no escapes, no space), ended by `/`, `?`,
+/// `#` or the end. The host is dot-separated labels of ASCII letters,
+/// digits and hyphens, none empty and none punycode (`xn--`, which the
+/// standard validates); its last label starts with a letter (a number
+/// there makes the standard parse the host as an IPv4 address and
+/// rewrite it: `0x7f.1` is `127.0.0.1`), or the whole host is an IPv4
+/// address in its canonical form (four decimal parts up to 255, no
+/// leading zeros). `None` for anything else: the caller parses.
+fn plain_host(url: &str) -> Option<&str> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?;
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let authority = rest.get(..end)?;
+    let (host, port) = match authority.split_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (authority, None),
+    };
+    let port_ok = |p: &str| {
+        p.len() <= 5
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && (p.is_empty() || p.parse::<u32>().is_ok_and(|n| n <= 65535))
+    };
+    if port.is_some_and(|p| !port_ok(p)) {
+        return None;
+    }
+    let mut labels = host.split('.');
+    let last = labels.next_back()?;
+    let plain_label = |l: &str| {
+        !l.is_empty()
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("xn--"))
+    };
+    let named = plain_label(last)
+        && last.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && labels.all(plain_label);
+    (named || canonical_ipv4(host)).then_some(host)
+}
+
+/// Whether `host` is an IPv4 address as the URL standard serializes one:
+/// four decimal parts, each 0 to 255 without leading zeros.
+fn canonical_ipv4(host: &str) -> bool {
+    let mut parts = 0;
+    for part in host.split('.') {
+        parts += 1;
+        let plain = !part.is_empty()
+            && part.len() <= 3
+            && part.bytes().all(|b| b.is_ascii_digit())
+            && (part == "0" || !part.starts_with('0'))
+            && part.parse::<u16>().is_ok_and(|n| n <= 255);
+        if !plain {
+            return false;
+        }
+    }
+    parts == 4
 }
 
 #[cfg(test)]
@@ -610,6 +678,74 @@ mod tests {
             .canonicalize(input)
             .map(|u| u.to_string())
             .unwrap_or_else(|e| format!("ERR {e}"))
+    }
+
+    /// `site_of`'s plain path against the `url` crate's parse, on the
+    /// spellings that decide which path is taken.
+    #[test]
+    fn plain_hosts_are_what_the_url_standard_says() {
+        let by_parse = |u: &str| {
+            url::Url::parse(u)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+                .unwrap_or_else(|| "-".into())
+        };
+        let cases = [
+            "http://example.com/a",
+            "https://Docs.Example.ORG:8443/x?y#z",
+            "http://127.0.0.1:18082/std/index.html",
+            "http://0x7f.1/",
+            "http://1.2.3/",
+            "http://127.0.0.01/",
+            "http://256.1.1.1/",
+            "http://a..b/",
+            "http://a.b./",
+            "http://xn--nxasmq6b.com/",
+            "http://user@example.com/",
+            "http://example.com:99999/",
+            "http://exa%41mple.com/",
+            "http://example.com\\path",
+            "HTTP://example.com/",
+            " http://example.com/",
+            "http://-a-.com/",
+            "http://a.123/",
+            "http://a.1b/",
+            "http:///a.com/",
+            "http://",
+            "mailto:a@b.c",
+        ];
+        for u in cases {
+            assert_eq!(site_of(u), by_parse(u), "{u}");
+        }
+        assert_eq!(plain_host("http://127.0.0.1:18082/a"), Some("127.0.0.1"));
+        assert_eq!(
+            plain_host("https://Docs.Example.ORG:8443/x"),
+            Some("Docs.Example.ORG")
+        );
+        assert_eq!(plain_host("http://0x7f.1/"), None);
+        assert_eq!(plain_host("http://user@example.com/"), None);
+    }
+
+    proptest! {
+        /// The same on URLs built from the pieces that matter: letters of
+        /// both cases, digits, hyphens, dots, ports, userinfo, escapes.
+        #[test]
+        fn site_of_is_the_parsed_host(
+            scheme in prop::sample::select(vec!["http://", "https://", "HTTP://", "ftp://"]),
+            labels in prop::collection::vec(prop::sample::select(vec![
+                "a", "Zb", "0", "00", "1", "255", "256", "0x7f", "0X1f", "x", "xn--a", "XN--nxa", "",
+                "-", "a-b", "%41", "u@h", "1a", "a1", "é",
+            ]), 1..5),
+            port in prop::sample::select(vec!["", ":", ":80", ":8080", ":65535", ":65536", ":123456", ":x", ":1:2"]),
+            path in prop::sample::select(vec!["", "/", "/a/b.html", "?q", "#f", "\\p"]),
+        ) {
+            let u = format!("{scheme}{}{port}{path}", labels.join("."));
+            let parsed = url::Url::parse(&u)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+                .unwrap_or_else(|| "-".into());
+            prop_assert_eq!(site_of(&u), parsed, "{}", u);
+        }
     }
 
     #[test]
