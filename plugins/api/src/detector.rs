@@ -378,6 +378,23 @@ pub trait CandidateIndex: Send + Sync {
     /// each at most once, best candidates first where the index can tell.
     fn candidates(&self, sig: &Signature, out: &mut Vec<DocId>);
 
+    /// Appends to `out` the first `limit` ids of
+    /// [`CandidateIndex::candidates`] that `accept` takes, in that order:
+    /// the candidates the core verifies. An index that ranks its candidates
+    /// may override it to rank only those asked for (a page of a large site
+    /// can share chunks with thousands of pages, of which the core verifies
+    /// a few dozen); the answer must be the default's.
+    fn best_candidates(
+        &self,
+        sig: &Signature,
+        limit: usize,
+        accept: &dyn Fn(DocId) -> bool,
+        out: &mut Vec<DocId>,
+    ) {
+        let mut all = Vec::new();
+        self.candidates(sig, &mut all);
+        out.extend(all.into_iter().filter(|&id| accept(id)).take(limit));
+    }
 
     /// Adds a kept document.
     fn insert(&mut self, id: DocId, sig: &Signature);

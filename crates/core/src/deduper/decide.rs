@@ -527,17 +527,13 @@ impl Deduper {
                 continue;
             }
             candidates.clear();
-            self.derived.indexes[i].candidates(sig, &mut candidates);
+            self.derived.indexes[i].best_candidates(sig, MAX_VERIFY, &earlier, &mut candidates);
             // Every candidate the detector calls alike, strongest first
             // (level, then score, then the earliest page); the first the
             // policy calls a copy's original is the match. Coverage, the
             // costly part, is measured only until then.
             let mut alike = Vec::new();
-            for &id in candidates
-                .iter()
-                .filter(|&&id| earlier(id))
-                .take(MAX_VERIFY)
-            {
+            for &id in &candidates {
                 let Some(rec) = self.live_record(id, now)? else {
                     continue;
                 };

@@ -451,13 +451,19 @@ impl ChunkIndex {
     }
 }
 
-impl CandidateIndex for ChunkIndex {
-    /// Appends documents whose sample shares a chunk with the query, most
-    /// shared chunks first, ties by lower id.
-    fn candidates(&self, sig: &Signature, out: &mut Vec<DocId>) {
-        let Signature::Set(set) = sig else { return };
+impl ChunkIndex {
+    /// Appends the documents `accept` takes whose sample shares a chunk
+    /// with `set`, most shared chunks first, ties by lower id, the first
+    /// `limit` of them.
+    fn ranked(
+        &self,
+        set: &[u32],
+        limit: usize,
+        accept: &dyn Fn(DocId) -> bool,
+        out: &mut Vec<DocId>,
+    ) {
         let cap = self.slots.len();
-        if cap == 0 {
+        if cap == 0 || limit == 0 {
             return;
         }
         // Touch every home slot first: these loads are independent, so the
@@ -475,16 +481,50 @@ impl CandidateIndex for ChunkIndex {
         }
         // An unsorted query may repeat a key; each (key, doc) hit counts once
         // per distinct key only when the set is deduplicated, as it should be.
-        hits.sort_unstable();
-        let mut counted: Vec<(u32, DocId)> = Vec::new();
+        // Counted in a map, not by sorting the hits; the map's order is not
+        // the output's: the ranking below fixes it.
+        let mut counts: HashMap<DocId, u32> = HashMap::with_capacity(hits.len().min(1 << 12));
         for id in hits {
-            match counted.last_mut() {
-                Some((n, last)) if *last == id => *n += 1,
-                _ => counted.push((1, id)),
+            if accept(id) {
+                *counts.entry(id).or_insert(0) += 1;
             }
         }
-        counted.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut counted: Vec<(u32, DocId)> = counts.into_iter().map(|(id, n)| (n, id)).collect();
+        // A total order (ids are distinct), so the first `limit` after a
+        // selection are those of a full sort: pages of one site share
+        // chunks with thousands of pages, and only the few asked for are
+        // sorted.
+        let order = |a: &(u32, DocId), b: &(u32, DocId)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        if counted.len() > limit {
+            counted.select_nth_unstable_by(limit - 1, order);
+            counted.truncate(limit);
+        }
+        counted.sort_unstable_by(order);
         out.extend(counted.into_iter().map(|(_, id)| id));
+    }
+}
+
+impl CandidateIndex for ChunkIndex {
+    /// Appends documents whose sample shares a chunk with the query, most
+    /// shared chunks first, ties by lower id.
+    fn candidates(&self, sig: &Signature, out: &mut Vec<DocId>) {
+        if let Signature::Set(set) = sig {
+            self.ranked(set, usize::MAX, &|_| true, out);
+        }
+    }
+
+    /// The same ranking, only the first `limit` of the documents `accept`
+    /// takes put in order.
+    fn best_candidates(
+        &self,
+        sig: &Signature,
+        limit: usize,
+        accept: &dyn Fn(DocId) -> bool,
+        out: &mut Vec<DocId>,
+    ) {
+        if let Signature::Set(set) = sig {
+            self.ranked(set, limit, accept, out);
+        }
     }
 
     fn insert(&mut self, id: DocId, sig: &Signature) {
@@ -796,6 +836,27 @@ mod tests {
             for key in 0u32..60 {
                 let want: Vec<u32> = model.get(&key).map(|e| e.iter().copied().collect()).unwrap_or_default();
                 prop_assert_eq!(query(&idx, &[key]), want);
+            }
+            // A query of many keys: each document once, by how many of
+            // the keys it has, most first, ties by lower id.
+            let keys: Vec<u32> = (0u32..60).filter(|k| k % 3 != 1).collect();
+            let mut shared: BTreeMap<u32, u32> = BTreeMap::new();
+            for k in &keys {
+                for &id in model.get(k).into_iter().flatten() {
+                    *shared.entry(id).or_default() += 1;
+                }
+            }
+            let mut want: Vec<(u32, u32)> = shared.into_iter().collect();
+            want.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let want: Vec<u32> = want.into_iter().map(|(id, _)| id).collect();
+            prop_assert_eq!(query(&idx, &keys), want.clone());
+            // The best few the core asks for are the ranking's first.
+            for limit in [0, 1, 2, 5, usize::MAX] {
+                let accept = |id: DocId| id % 3 != 0;
+                let mut best = Vec::new();
+                idx.best_candidates(&set(&keys), limit, &accept, &mut best);
+                let expect: Vec<u32> = want.iter().copied().filter(|&id| accept(id)).take(limit).collect();
+                prop_assert_eq!(best, expect);
             }
             prop_assert_eq!(idx.saturated_keys(), saturated.len());
             let live = sets
