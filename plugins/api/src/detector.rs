@@ -391,9 +391,18 @@ pub trait CandidateIndex: Send + Sync {
         accept: &dyn Fn(DocId) -> bool,
         out: &mut Vec<DocId>,
     ) {
-        let mut all = Vec::new();
-        self.candidates(sig, &mut all);
-        out.extend(all.into_iter().filter(|&id| accept(id)).take(limit));
+        // Filtered in place past what `out` held: no list of its own.
+        let start = out.len();
+        self.candidates(sig, out);
+        let mut kept = start;
+        for i in start..out.len() {
+            let id = out[i];
+            if kept - start < limit && accept(id) {
+                out[kept] = id;
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
     }
 
     /// Adds a kept document.

@@ -231,6 +231,30 @@ mod tests {
         assert!((ix.coverage_of(&[1, 9, 10, 11]) - 0.5).abs() < 1e-12);
     }
 
+    /// The trait's default `best_candidates` (`SetIndex` keeps it): the
+    /// first `limit` accepted candidates in order, appended after what
+    /// `out` already held.
+    #[test]
+    fn best_candidates_are_the_first_accepted_appended() {
+        let mut ix = SetIndex::new(100, 1);
+        for id in 0..6 {
+            ix.insert_keys(id, &(0..=id).collect::<Vec<u32>>());
+        }
+        let query = Signature::Set((0..6).collect());
+        let mut all = Vec::new();
+        ix.candidates(&query, &mut all);
+        assert_eq!(all, vec![5, 4, 3, 2, 1, 0]);
+        let accept = |id: DocId| id != 4;
+        for limit in [0, 1, 3, 10] {
+            let mut out = vec![99];
+            ix.best_candidates(&query, limit, &accept, &mut out);
+            let want: Vec<DocId> = std::iter::once(99)
+                .chain(all.iter().copied().filter(|&id| accept(id)).take(limit))
+                .collect();
+            assert_eq!(out, want, "limit {limit}");
+        }
+    }
+
     #[test]
     fn frequent_keys_stop_yielding_candidates_but_count_as_seen() {
         let mut ix = SetIndex::new(1, 1);
