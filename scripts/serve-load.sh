@@ -11,7 +11,8 @@
 # Env: NEARDUP_BIN (default $CARGO_TARGET_DIR/release/neardup), LOAD_BIN (the
 # generator; default NEARDUP_BIN), KINDS (default
 # "redb memory"), SHARES (default "0.1 1.0"), WORDS (english or pseudo, the
-# generated text; default english).
+# generated text; default english), RAW (1: send pages with `load --raw` to
+# POST /v1/check/raw instead of JSON to /v1/check).
 set -euo pipefail
 runs=${1:-3}
 requests=${2:-20000}
@@ -21,6 +22,8 @@ load_bin=${LOAD_BIN:-$bin}
 kinds=${KINDS:-redb memory}
 words=${WORDS:-english}
 shares=${SHARES:-0.1 1.0}
+raw=()
+[ "${RAW:-0}" = 1 ] && raw=(--raw)
 tmp=$(mktemp -d)
 spid=
 cleanup() {
@@ -50,7 +53,7 @@ for run in $(seq "$runs"); do
       [ -n "$addr" ] || { cat "$log" >&2; exit 1; }
       before=$(cpu_of "$spid")
       "$load_bin" load --target "$addr" --clients "$clients" --requests "$requests" \
-        --page-bytes 10000 --text-share "$share" --words "$words" --max-seconds 300 >"$tmp/report.json"
+        --page-bytes 10000 --text-share "$share" --words "$words" --max-seconds 300 "${raw[@]}" >"$tmp/report.json"
       after=$(cpu_of "$spid")
       commits=$(curl -fsS "$addr/metrics" | awk '/^neardup_index_commits_total / { print $2 }')
       load=$(cut -d' ' -f1 /proc/loadavg)

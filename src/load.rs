@@ -1,7 +1,7 @@
 //! A load generator for `neardup serve`: N concurrent clients send
 //! generated pages (a mix of distinct pages, exact copies and near copies)
-//! to `POST /v1/check`, bounded in request count and time, and report
-//! throughput and latency percentiles.
+//! to `POST /v1/check` (or, raw, to `POST /v1/check/raw`), bounded in
+//! request count and time, and report throughput and latency percentiles.
 //!
 //! Pages and request bodies are generated before the clock starts, so on a
 //! shared machine the generator's CPU goes to HTTP only.
@@ -42,6 +42,9 @@ pub struct LoadOptions {
     pub token: Option<String>,
     /// What the article text is made of.
     pub words: LoadWords,
+    /// Send each page's HTML bytes to `POST /v1/check/raw` instead of JSON
+    /// to `POST /v1/check`.
+    pub raw: bool,
 }
 
 /// The words of generated article text.
@@ -72,6 +75,7 @@ impl Default for LoadOptions {
             seed: 1,
             token: None,
             words: LoadWords::English,
+            raw: false,
         }
     }
 }
@@ -81,7 +85,7 @@ impl Default for LoadOptions {
 pub struct LoadReport {
     /// Concurrent clients.
     pub clients: usize,
-    /// Average JSON request body bytes sent.
+    /// Average request body bytes sent (JSON, or HTML when raw).
     pub body_bytes: usize,
     /// Requests sent.
     pub sent: usize,
@@ -215,8 +219,23 @@ fn to_html(words: &[String], markup: usize) -> String {
     html
 }
 
-/// The JSON request bodies, in send order.
-fn generate(options: &LoadOptions) -> neardup::Result<Vec<Vec<u8>>> {
+/// A generated page.
+#[derive(Clone, Debug, PartialEq)]
+struct GeneratedPage {
+    url: String,
+    html: String,
+}
+
+/// One request, ready to send again and again: its body is shared, not
+/// copied, per send.
+struct Prepared {
+    endpoint: url::Url,
+    content_type: &'static str,
+    body: axum::body::Bytes,
+}
+
+/// The pages to send, in send order.
+fn generate(options: &LoadOptions) -> Vec<GeneratedPage> {
     let mut rng = Rng(options.seed);
     let vocab = vocabulary(&mut rng, 5000);
     // Fixed markup adds ~150 bytes per page plus 7 per paragraph.
@@ -228,7 +247,7 @@ fn generate(options: &LoadOptions) -> neardup::Result<Vec<Vec<u8>>> {
         .saturating_sub(150)
         .saturating_sub(text_bytes * 61 / 60);
     let mut distinct: Vec<Vec<String>> = Vec::new();
-    let mut bodies = Vec::with_capacity(options.requests);
+    let mut pages = Vec::with_capacity(options.requests);
     for i in 0..options.requests {
         let words = if !distinct.is_empty() && rng.chance(options.duplicate_share) {
             let original = distinct
@@ -253,17 +272,58 @@ fn generate(options: &LoadOptions) -> neardup::Result<Vec<Vec<u8>>> {
             distinct.push(words.clone());
             words
         };
-        let req = CheckRequest {
-            url: Some(format!("http://load{}.example/page/{i}", i % 97)),
-            html: Some(to_html(&words, markup)),
-            ..CheckRequest::default()
-        };
-        let body = serde_json::to_vec(&req).map_err(|e| {
-            neardup::Error::runtime("load generator", format!("cannot encode a request: {e}"))
-        })?;
-        bodies.push(body);
+        pages.push(GeneratedPage {
+            url: format!("http://load{}.example/page/{i}", i % 97),
+            html: to_html(&words, markup),
+        });
     }
-    Ok(bodies)
+    pages
+}
+
+/// The requests that send `pages` to the server at `base`: JSON to
+/// `/v1/check`, or (`raw`) the HTML bytes to `/v1/check/raw?url=...`.
+fn prepare(
+    pages: Vec<GeneratedPage>,
+    base: &url::Url,
+    raw: bool,
+) -> neardup::Result<Vec<Prepared>> {
+    let bad_target = |e: url::ParseError| neardup::Error::Argument {
+        name: format!("target {:?}", base.as_str()),
+        message: e.to_string(),
+    };
+    let check = base.join("/v1/check").map_err(bad_target)?;
+    let raw_check = base.join("/v1/check/raw").map_err(bad_target)?;
+    pages
+        .into_iter()
+        .map(|page| {
+            if raw {
+                let mut endpoint = raw_check.clone();
+                endpoint.query_pairs_mut().append_pair("url", &page.url);
+                Ok(Prepared {
+                    endpoint,
+                    content_type: "text/html; charset=utf-8",
+                    body: page.html.into(),
+                })
+            } else {
+                let req = CheckRequest {
+                    url: Some(page.url),
+                    html: Some(page.html),
+                    ..CheckRequest::default()
+                };
+                let body = serde_json::to_vec(&req).map_err(|e| {
+                    neardup::Error::runtime(
+                        "load generator",
+                        format!("cannot encode a request: {e}"),
+                    )
+                })?;
+                Ok(Prepared {
+                    endpoint: check.clone(),
+                    content_type: "application/json",
+                    body: body.into(),
+                })
+            }
+        })
+        .collect()
 }
 
 /// What one client saw.
@@ -273,7 +333,7 @@ struct ClientTally {
     http_errors: BTreeMap<u16, usize>,
     transport_errors: usize,
     verdicts: BTreeMap<String, usize>,
-    html_bytes: usize,
+    body_bytes: usize,
 }
 
 /// Runs the load and reports. Request failures are counted, not returned.
@@ -286,10 +346,7 @@ pub async fn run(options: &LoadOptions) -> neardup::Result<LoadReport> {
         message,
     };
     let base = url::Url::parse(&options.target).map_err(|e| bad_target(e.to_string()))?;
-    let endpoint = base
-        .join("/v1/check")
-        .map_err(|e| bad_target(e.to_string()))?;
-    let bodies = Arc::new(generate(options)?);
+    let requests = Arc::new(prepare(generate(options), &base, options.raw)?);
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(options.clients)
         .timeout(options.max_time)
@@ -305,26 +362,23 @@ pub async fn run(options: &LoadOptions) -> neardup::Result<LoadReport> {
     let deadline = start + options.max_time;
     let mut tasks = Vec::new();
     for _ in 0..options.clients.max(1) {
-        let (client, bodies, next, endpoint) = (
-            client.clone(),
-            bodies.clone(),
-            next.clone(),
-            endpoint.clone(),
-        );
+        let (client, requests, next) = (client.clone(), requests.clone(), next.clone());
         let token = options.token.clone();
         tasks.push(tokio::spawn(async move {
             let mut tally = ClientTally::default();
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(body) = bodies.get(i) else { break };
+                let Some(prepared) = requests.get(i) else {
+                    break;
+                };
                 if Instant::now() >= deadline {
                     break;
                 }
-                tally.html_bytes += body.len();
+                tally.body_bytes += prepared.body.len();
                 let mut req = client
-                    .post(endpoint.clone())
-                    .header("content-type", "application/json")
-                    .body(body.clone());
+                    .post(prepared.endpoint.clone())
+                    .header("content-type", prepared.content_type)
+                    .body(prepared.body.clone());
                 if let Some(t) = &token {
                     req = req.bearer_auth(t);
                 }
@@ -366,7 +420,7 @@ pub async fn run(options: &LoadOptions) -> neardup::Result<LoadReport> {
             .map_err(|e| neardup::Error::runtime("load client task", e))?;
         all.latencies.extend(t.latencies);
         all.transport_errors += t.transport_errors;
-        all.html_bytes += t.html_bytes;
+        all.body_bytes += t.body_bytes;
         for (k, v) in t.http_errors {
             *all.http_errors.entry(k).or_default() += v;
         }
@@ -392,7 +446,7 @@ pub async fn run(options: &LoadOptions) -> neardup::Result<LoadReport> {
     let sent = ok + all.transport_errors + all.http_errors.values().sum::<usize>();
     Ok(LoadReport {
         clients: options.clients,
-        body_bytes: all.html_bytes / sent.max(1),
+        body_bytes: all.body_bytes / sent.max(1),
         sent,
         ok,
         http_errors: all.http_errors,
@@ -451,14 +505,11 @@ mod tests {
             duplicate_share: 0.3,
             ..LoadOptions::default()
         };
-        let bodies = generate(&options).unwrap();
-        assert_eq!(bodies.len(), 200);
-        let mut htmls = Vec::new();
-        for b in &bodies {
-            let req: CheckRequest = serde_json::from_slice(b).unwrap();
-            let html = req.html.unwrap();
+        let pages = generate(&options);
+        assert_eq!(pages.len(), 200);
+        let htmls: Vec<&String> = pages.iter().map(|p| &p.html).collect();
+        for html in &htmls {
             assert!((9_000..=11_000).contains(&html.len()), "{}", html.len());
-            htmls.push(html);
         }
         let exact_repeats = htmls
             .iter()
@@ -467,31 +518,48 @@ mod tests {
             .count();
         // ~15% exact copies expected (half of 30%); a wide band for chance.
         assert!((10..=55).contains(&exact_repeats), "{exact_repeats}");
-        assert_eq!(generate(&options).unwrap(), bodies, "same seed, same pages");
+        assert_eq!(generate(&options), pages, "same seed, same pages");
         let sparse = LoadOptions {
             requests: 5,
             text_share: 0.1,
             ..options
         };
-        for b in generate(&sparse).unwrap() {
-            let html = serde_json::from_slice::<CheckRequest>(&b)
-                .unwrap()
-                .html
-                .unwrap();
+        for page in generate(&sparse) {
+            let html = page.html;
             assert!((9_000..=11_000).contains(&html.len()), "{}", html.len());
             let article = html.split("<article>").nth(1).unwrap().len();
             assert!((800..=1_400).contains(&article), "{article}");
         }
     }
 
+    #[test]
+    fn requests_carry_each_page_as_json_or_as_raw_bytes() {
+        let pages = generate(&LoadOptions {
+            requests: 3,
+            ..LoadOptions::default()
+        });
+        let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
+        let json = prepare(pages.clone(), &base, false).unwrap();
+        let raw = prepare(pages.clone(), &base, true).unwrap();
+        for ((page, j), r) in pages.iter().zip(&json).zip(&raw) {
+            assert_eq!(j.endpoint.as_str(), "http://127.0.0.1:9/v1/check");
+            assert_eq!(j.content_type, "application/json");
+            let req: CheckRequest = serde_json::from_slice(&j.body).unwrap();
+            assert_eq!(req.url.as_deref(), Some(page.url.as_str()));
+            assert_eq!(req.html.as_deref(), Some(page.html.as_str()));
+            assert_eq!(r.endpoint.path(), "/v1/check/raw");
+            let query: Vec<(String, String)> = r.endpoint.query_pairs().into_owned().collect();
+            assert_eq!(query, vec![("url".to_owned(), page.url.clone())]);
+            assert!(r.content_type.starts_with("text/html"));
+            assert_eq!(&r.body[..], page.html.as_bytes());
+        }
+    }
+
     /// Share of the article's words that are English function words.
     fn function_share(options: &LoadOptions) -> f64 {
         let (mut all, mut function) = (0usize, 0usize);
-        for b in generate(options).unwrap() {
-            let html = serde_json::from_slice::<CheckRequest>(&b)
-                .unwrap()
-                .html
-                .unwrap();
+        for page in generate(options) {
+            let html = page.html;
             let article = html.split("<article>").nth(1).unwrap().replace("<p>", " ");
             for w in article
                 .split(|c: char| !c.is_alphanumeric())

@@ -372,6 +372,222 @@ async fn text_input_matches_text_and_html_with_the_same_words() {
     s.stop().await.unwrap();
 }
 
+/// French text of about 150 words, nearly every one accented and half of
+/// them with an "œ", all in ISO-8859-15 (Latin-9). Its bytes read as
+/// windows-1252, which is what detection takes Latin text for, turn
+/// every "œ" into "½": the declared charset decides whether this is the
+/// same text.
+fn accented_text(seed: u64) -> String {
+    const WORDS: [&str; 16] = [
+        "café",
+        "élève",
+        "forêt",
+        "garçon",
+        "château",
+        "décembre",
+        "hôpital",
+        "fenêtre",
+        "cœur",
+        "sœur",
+        "œuvre",
+        "bœuf",
+        "vœu",
+        "œil",
+        "nœud",
+        "manœuvre",
+    ];
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let words: Vec<&str> = (0..150)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            WORDS[(x % WORDS.len() as u64) as usize]
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// `text` in ISO-8859-15: "œ" is byte 0xBD; the test texts hold no other
+/// character that Latin-9 moved from Latin-1.
+fn latin9(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| match c {
+            'œ' => 0xBD,
+            c => u8::try_from(u32::from(c)).expect("a Latin-1 character"),
+        })
+        .collect()
+}
+
+impl Server {
+    /// `POST /v1/check/raw` with `query`, `content_type` (if any) and `body`.
+    async fn raw(&self, query: &str, content_type: Option<&str>, body: Vec<u8>) -> (u16, Value) {
+        let mut req = self.http.post(self.url(&format!("/v1/check/raw{query}")));
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        self.send(req.body(body)).await
+    }
+}
+
+/// A page sent as fetched, in Latin-9, is decoded by the charset its
+/// content type or its `<meta>` declares: the same words as the page sent
+/// as a Unicode JSON string, so an exact duplicate of it. Without a
+/// declaration the bytes are detected as windows-1252: other words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_bodies_are_decoded_by_their_declared_charset() {
+    let s = Server::start(ServeOptions::default()).await;
+    let text = accented_text(5);
+    let html = format!("<html><body><article><p>{text}</p></article></body></html>");
+    let (_, first) = s.check("https://a.example/fr", &html).await;
+    assert_eq!(first["kind"], "unique", "{first}");
+    let (status, by_header) = s
+        .raw(
+            "?url=https%3A%2F%2Fb.example%2Ffr&key=b",
+            Some("text/html; charset=ISO-8859-15"),
+            latin9(&html),
+        )
+        .await;
+    assert_eq!(status, 200, "{by_header}");
+    assert_eq!(by_header["kind"], "duplicate", "{by_header}");
+    assert_eq!(by_header["matched"]["url"], "https://a.example/fr");
+    let with_meta = format!(
+        "<html><head><meta charset=\"iso-8859-15\"></head><body><article><p>{text}</p>\
+         </article></body></html>"
+    );
+    let (_, by_meta) = s
+        .raw(
+            "?url=https://c.example/fr",
+            Some("application/xhtml+xml"),
+            latin9(&with_meta),
+        )
+        .await;
+    assert_eq!(by_meta["kind"], "duplicate", "{by_meta}");
+    let (_, undeclared) = s
+        .raw(
+            "?url=https://d.example/fr",
+            Some("text/html"),
+            latin9(&html),
+        )
+        .await;
+    assert_ne!(undeclared["kind"], "duplicate", "{undeclared}");
+    s.stop().await.unwrap();
+}
+
+/// `text/plain` is decoded by its charset and taken as text, as a JSON
+/// `text` is; binary bytes get a verdict with the reason in its warnings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_plain_text_is_text_and_binary_is_said() {
+    let s = Server::start(ServeOptions::default()).await;
+    let text = format!("{}\n\n{}", accented_text(7), accented_text(8));
+    let (_, first) = s
+        .post(
+            "/v1/check",
+            &json!({"url": "https://a.example/t", "text": text}),
+        )
+        .await;
+    assert_eq!(first["kind"], "unique", "{first}");
+    let (status, raw) = s
+        .raw(
+            "?url=https://b.example/t",
+            Some("text/plain; charset=iso-8859-15"),
+            latin9(&text),
+        )
+        .await;
+    assert_eq!(status, 200, "{raw}");
+    assert_eq!(raw["kind"], "duplicate", "{raw}");
+    assert_eq!(raw["matched"]["url"], "https://a.example/t");
+    let (_, undeclared) = s
+        .raw(
+            "?url=https://c.example/t",
+            Some("text/plain"),
+            latin9(&text),
+        )
+        .await;
+    assert_ne!(undeclared["kind"], "duplicate", "{undeclared}");
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend((0..2_000u32).map(|i| (i * 7 % 256) as u8));
+    let (status, binary) = s
+        .raw("?url=https://d.example/img", Some("text/html"), png)
+        .await;
+    assert_eq!(status, 200, "{binary}");
+    assert!(
+        binary["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("binary")),
+        "{binary}"
+    );
+    s.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_requests_without_a_page_type_or_url_get_json_errors() {
+    let s = Server::start(ServeOptions::default()).await;
+    let html = || article(3).into_bytes();
+    let ok = "?url=https://a.example/x";
+    assert_error(
+        &s.raw(ok, None, html()).await,
+        415,
+        "unsupported_media_type",
+    );
+    assert_error(
+        &s.raw(ok, Some("application/json"), html()).await,
+        415,
+        "unsupported_media_type",
+    );
+    assert_error(
+        &s.raw(ok, Some("image/png"), html()).await,
+        415,
+        "unsupported_media_type",
+    );
+    assert_error(
+        &s.raw("", Some("text/html"), html()).await,
+        400,
+        "missing_field",
+    );
+    assert_error(
+        &s.raw("?key=k", Some("text/html"), html()).await,
+        400,
+        "missing_field",
+    );
+    assert_error(
+        &s.raw("?uri=https://a.example/x", Some("text/html"), html())
+            .await,
+        400,
+        "invalid_field",
+    );
+    assert_error(
+        &s.raw(
+            &format!("{ok}&url=https://b.example/"),
+            Some("text/html"),
+            html(),
+        )
+        .await,
+        400,
+        "invalid_field",
+    );
+    assert_error(
+        &s.raw("?url=ftp://a.example/x", Some("text/html"), html())
+            .await,
+        400,
+        "invalid_url",
+    );
+    let long = format!("?url=https://a.example/{}", "a".repeat(3_000));
+    assert_error(
+        &s.raw(&long, Some("text/html"), html()).await,
+        400,
+        "url_too_long",
+    );
+    // None of them was checked; a valid one after them is.
+    assert_eq!(s.stats().await["checked"], 0);
+    let (status, v) = s.raw(ok, Some("TEXT/HTML;charset=utf-8"), html()).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["kind"], "unique", "{v}");
+    s.stop().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_verdicts_come_in_request_order() {
     let s = Server::start(ServeOptions::default()).await;
@@ -881,6 +1097,10 @@ async fn openapi_document_matches_the_server() {
             };
             if let Some(example) = op.pointer("/requestBody/content/application~1json/example") {
                 req = req.json(example);
+            } else if let Some(example) = op.pointer("/requestBody/content/text~1html/example") {
+                req = req
+                    .header("content-type", "text/html")
+                    .body(example.as_str().unwrap().to_owned());
             }
             let resp = req.send().await.unwrap();
             let status = resp.status().as_u16();
@@ -902,7 +1122,7 @@ async fn openapi_document_matches_the_server() {
             served += 1;
         }
     }
-    assert_eq!(served, 8);
+    assert_eq!(served, 9);
 
     // Error answers are documented for the operations that give them.
     let documented_error = |path: &str, method: &str, status: u16, body: &Value| {
@@ -943,6 +1163,14 @@ async fn openapi_document_matches_the_server() {
     let batch = json!({"pages": [{"url": long, "html": "x"}]});
     let got = s.post("/v1/check/batch", &batch).await;
     documented_error("/v1/check/batch", "post", got.0, &got.1);
+    for (query, content_type) in [
+        ("?url=https://a.example/r", "application/json"),
+        ("?url=ftp://x/", "text/html"),
+        ("", "text/plain"),
+    ] {
+        let got = s.raw(query, Some(content_type), b"<p>x</p>".to_vec()).await;
+        documented_error("/v1/check/raw", "post", got.0, &got.1);
+    }
     let got = s
         .send(s.http.delete(s.url("/v1/docs?url=javascript%3Aalert(1)")))
         .await;
@@ -1004,6 +1232,28 @@ async fn load_generator_counts_every_request() {
         report.p50_ms > 0.0 && report.p50_ms <= report.p99_ms && report.p99_ms <= report.max_ms
     );
     s.stop().await.unwrap();
+    // The same pages, in one order (one client), as JSON and raw to two
+    // fresh servers: the same verdicts.
+    let mut reports = Vec::new();
+    for raw in [false, true] {
+        let s = Server::start(ServeOptions::default()).await;
+        let report = neardup_cli::load::run(&neardup_cli::load::LoadOptions {
+            target: format!("http://{}", s.addr),
+            clients: 1,
+            raw,
+            ..options.clone()
+        })
+        .await
+        .unwrap();
+        assert_eq!((report.sent, report.ok), (120, 120), "{report:?}");
+        s.stop().await.unwrap();
+        reports.push(report);
+    }
+    assert_eq!(reports[1].verdicts, reports[0].verdicts);
+    assert!(
+        reports[1].body_bytes < reports[0].body_bytes,
+        "raw bodies carry no JSON escapes: {reports:?}"
+    );
 }
 
 #[test]

@@ -527,6 +527,12 @@ pub struct LoadArgs {
     /// Words of the generated article text.
     #[arg(long, value_enum, default_value_t = neardup_cli::load::LoadWords::English)]
     pub words: neardup_cli::load::LoadWords,
+
+    /// Send each page as its HTML bytes to `POST /v1/check/raw` (the URL
+    /// in the query, `Content-Type: text/html; charset=utf-8`) instead of
+    /// as JSON to `POST /v1/check`.
+    #[arg(long)]
+    pub raw: bool,
 }
 
 /// `neardup pairs`.

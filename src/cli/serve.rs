@@ -86,6 +86,7 @@ pub fn load(a: &LoadArgs) -> anyhow::Result<ExitCode> {
         seed: a.seed,
         token: a.token.clone().filter(|t| !t.is_empty()),
         words: a.words,
+        raw: a.raw,
     };
     // One thread: the generator usually shares the machine with the server
     // it measures, and one thread drives many keep-alive connections.

@@ -225,6 +225,21 @@ pub(crate) async fn read_body(
     Ok((Bytes::from(buf), held))
 }
 
+/// The body's bytes, or the error that kept them from arriving.
+pub(crate) fn read_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+    body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "request body exceeds the server's limit (--max-body)",
+            )
+        } else {
+            ApiError::bad_request("bad_body", rejection.body_text())
+        }
+    })
+}
+
 /// Checks the content type and parses the body as JSON `T`.
 pub(crate) fn parse_json<T: DeserializeOwned>(
     headers: &HeaderMap,
@@ -242,17 +257,7 @@ pub(crate) fn parse_json<T: DeserializeOwned>(
             format!("Content-Type must be application/json, got {ct:?}"),
         ));
     }
-    let body = body.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                "request body exceeds the server's limit (--max-body)",
-            )
-        } else {
-            ApiError::bad_request("bad_body", rejection.body_text())
-        }
-    })?;
+    let body = read_bytes(body)?;
     serde_json::from_slice(&body).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => ApiError::bad_request("invalid_field", e.to_string()),
         _ => ApiError::bad_request("malformed_json", e.to_string()),

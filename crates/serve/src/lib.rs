@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `POST /v1/check` | the verdict on one page |
 //! | `POST /v1/check/batch` | verdicts on many pages, decided in order |
+//! | `POST /v1/check/raw?url=URL[&key=K]` | the verdict on one page sent as fetched: its bytes, with the response's `Content-Type` |
 //! | `DELETE /v1/docs/{id}` | removes an indexed page |
 //! | `DELETE /v1/docs?url=URL` | removes the page indexed at a URL |
 //! | `GET /v1/stats` | counters, detector chain, memory per tier |
@@ -18,7 +19,8 @@
 //! a body over [`ServeOptions::max_body`] is 413 (at once when its declared
 //! length is over, without reading it), a body not received within
 //! [`ServeOptions::body_timeout`] is 408, a body that is not
-//! `application/json` is 415, bad JSON or fields are 400 (a `url` longer
+//! `application/json` (for `/v1/check/raw`: not HTML or plain text) is 415,
+//! bad JSON, fields or query parameters are 400 (a `url` longer
 //! than `canonical.max_url_len`, as the crawl caps URLs, is 400
 //! `url_too_long`; one that is not absolute http(s) is 400 `invalid_url`,
 //! in `DELETE /v1/docs?url=` too), a missing or wrong
@@ -52,6 +54,15 @@
 //! caller already extracted it, and every paragraph counts as main content
 //! ([`Deduper::analyze_text`](neardup::Deduper::analyze_text)). JSON strings
 //! are Unicode, so a `charset` in `headers.content-type` is ignored.
+//!
+//! # Raw bodies
+//! `POST /v1/check/raw` takes the page's bytes as the crawler received
+//! them, with the response's `Content-Type` as the request's: `text/html`
+//! or `application/xhtml+xml` is decoded (BOM, the header's `charset`, a
+//! `<meta charset>`, else detection) and extracted like a crawled page,
+//! `text/plain` is decoded and taken as text; any other type is 415. No
+//! transcoding or JSON escaping on the client, and no charset lost on the
+//! way.
 //!
 //! # Example
 //! ```no_run
@@ -106,7 +117,7 @@ use metrics::Metrics;
 use neardup::{Analyzed, Analyzer, SharedDeduper};
 
 pub use error::ApiError;
-use guard::{auth, limit, parse_json, track};
+use guard::{auth, limit, parse_json, read_bytes, track};
 pub use options::ServeOptions;
 
 /// Serves the API on `listener` until `shutdown` completes, then stops
@@ -190,6 +201,7 @@ fn build(
     let api = Router::new()
         .route("/v1/check", post(check))
         .route("/v1/check/batch", post(check_batch))
+        .route("/v1/check/raw", post(check_raw))
         .route("/v1/docs/{id}", delete(remove_doc))
         .route("/v1/docs", delete(remove_doc_by_url))
         .route("/v1/stats", get(stats))
@@ -213,8 +225,32 @@ fn build(
 struct Page {
     url: String,
     key: String,
-    body: String,
-    is_text: bool,
+    body: PageBody,
+}
+
+/// A page's content as the request gave it.
+enum PageBody {
+    /// `html` of a JSON request: Unicode already.
+    Html(String),
+    /// `text` of a JSON request, or its `html` declared `text/plain`.
+    Text(String),
+    /// The body of `POST /v1/check/raw`: bytes as fetched, decoded by the
+    /// fetched response's content type (its charset), a BOM or detection.
+    Raw {
+        bytes: Bytes,
+        content_type: String,
+        /// `text/plain`: already-extracted text, not HTML.
+        text: bool,
+    },
+}
+
+impl PageBody {
+    fn len(&self) -> usize {
+        match self {
+            PageBody::Html(s) | PageBody::Text(s) => s.len(),
+            PageBody::Raw { bytes, .. } => bytes.len(),
+        }
+    }
 }
 
 impl Page {
@@ -264,23 +300,108 @@ impl Page {
         Ok(Page {
             key: req.key.unwrap_or_else(|| url.clone()),
             url,
-            body,
-            is_text,
+            body: if is_text {
+                PageBody::Text(body)
+            } else {
+                PageBody::Html(body)
+            },
         })
     }
 
-    fn analyze(&self, d: &Analyzer) -> Analyzed {
-        if self.is_text {
-            d.analyze_text(&self.key, &self.url, &self.body)
+    /// Validates a `POST /v1/check/raw`: `url` and `key` from the query,
+    /// the kind of content from the request's `Content-Type` (the fetched
+    /// response's, charset included).
+    fn from_raw(
+        query: Option<&str>,
+        headers: &HeaderMap,
+        bytes: Bytes,
+        max_url_len: usize,
+    ) -> Result<Page, ApiError> {
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .map(|v| {
+                v.to_str().map(str::to_owned).map_err(|_| {
+                    ApiError::new(
+                        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                        "unsupported_media_type",
+                        "Content-Type is not visible ASCII",
+                    )
+                })
+            })
+            .transpose()?
+            .unwrap_or_default();
+        let essence = content_type.split(';').next().unwrap_or("").trim();
+        let text = if essence.eq_ignore_ascii_case("text/plain") {
+            true
+        } else if essence.eq_ignore_ascii_case("text/html")
+            || essence.eq_ignore_ascii_case("application/xhtml+xml")
+        {
+            false
         } else {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                format!(
+                    "Content-Type must be the fetched page's: text/html, \
+                     application/xhtml+xml or text/plain (a charset parameter \
+                     is used), got {content_type:?}"
+                ),
+            ));
+        };
+        let (mut url, mut key) = (None, None);
+        for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            let slot = match name.as_ref() {
+                "url" => &mut url,
+                "key" => &mut key,
+                other => {
+                    return Err(ApiError::bad_request(
+                        "invalid_field",
+                        format!("unknown query parameter {other:?}; url and key are known"),
+                    ))
+                }
+            };
+            if slot.replace(value.into_owned()).is_some() {
+                return Err(ApiError::bad_request(
+                    "invalid_field",
+                    format!("query parameter {name} given twice"),
+                ));
+            }
+        }
+        let req = CheckRequest {
+            url,
+            key,
+            // Checked as a JSON request's fields are; replaced below.
+            html: Some(String::new()),
+            ..CheckRequest::default()
+        };
+        let mut page = Page::from_request(req, "query parameter ", max_url_len)?;
+        page.body = PageBody::Raw {
+            bytes,
+            content_type,
+            text,
+        };
+        Ok(page)
+    }
+
+    fn analyze(&self, d: &Analyzer) -> Analyzed {
+        let (key, url) = (&self.key, &self.url);
+        match &self.body {
+            PageBody::Text(text) => d.analyze_text(key, url, text),
             // The body is already Unicode (a JSON string): say UTF-8 so a
             // stale <meta charset> cannot re-decode it.
-            d.analyze(
-                &self.key,
-                &self.url,
-                self.body.as_bytes(),
-                Some("text/html; charset=utf-8"),
-            )
+            PageBody::Html(html) => {
+                d.analyze(key, url, html.as_bytes(), Some("text/html; charset=utf-8"))
+            }
+            PageBody::Raw {
+                bytes,
+                content_type,
+                text: true,
+            } => d.analyze_text_bytes(key, url, bytes, Some(content_type)),
+            PageBody::Raw {
+                bytes,
+                content_type,
+                text: false,
+            } => d.analyze(key, url, bytes, Some(content_type)),
         }
     }
 }
@@ -416,6 +537,25 @@ async fn check(
 ) -> Result<Json<VerdictBody>, ApiError> {
     let req: CheckRequest = parse_json(&headers, body)?;
     let page = Page::from_request(req, "", state.max_url_len)?;
+    let mut verdicts = check_pages(&state, vec![page]).await?;
+    verdicts
+        .pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::internal("no verdict"))
+}
+
+async fn check_raw(
+    State(state): State<Shared>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<VerdictBody>, ApiError> {
+    let page = Page::from_raw(
+        query.as_deref(),
+        &headers,
+        read_bytes(body)?,
+        state.max_url_len,
+    )?;
     let mut verdicts = check_pages(&state, vec![page]).await?;
     verdicts
         .pop()

@@ -159,6 +159,42 @@ impl Analyzer {
         self.sign(key, url, text.len(), extracted, warnings)
     }
 
+    /// [`Analyzer::analyze_text`] for a plain-text body as it was fetched:
+    /// its bytes are decoded as [`Analyzer::analyze`] decodes HTML (a BOM,
+    /// the charset of `content_type`, else detection), then taken as
+    /// already-extracted text. For a sidecar's clients that pass a body
+    /// through as they received it. Never panics on any input bytes.
+    pub fn analyze_text_bytes(
+        &self,
+        key: &str,
+        url: &str,
+        body: &[u8],
+        content_type: Option<&str>,
+    ) -> Analyzed {
+        let mut warnings = Vec::new();
+        let limit = self.config.extract.max_body_bytes;
+        let body = if body.len() > limit {
+            warnings.push(format!(
+                "body of {} bytes truncated to extract.max_body_bytes = {limit}",
+                body.len()
+            ));
+            &body[..limit]
+        } else {
+            body
+        };
+        if let Some(reason) = neardup_html::binary_reason(body) {
+            warnings.push(reason);
+            return self.sign(key, url, body.len(), Extracted::default(), warnings);
+        }
+        let decoded = decode(body, content_type);
+        warnings.extend(decoded.warnings);
+        let mut analyzed = self.analyze_text(key, url, &decoded.text);
+        warnings.append(&mut analyzed.warnings);
+        analyzed.warnings = warnings;
+        analyzed.bytes = body.len();
+        analyzed
+    }
+
     fn sign(
         &self,
         key: &str,

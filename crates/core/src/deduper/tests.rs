@@ -194,6 +194,38 @@ fn text_input_signs_like_the_same_words_in_html() {
 }
 
 #[test]
+fn text_bytes_are_decoded_by_their_charset_then_taken_as_text() {
+    let d = Deduper::new(Config::default()).unwrap();
+    let analyzer = d.analyzer();
+    let text = "Le garçon déjà célèbre préféra la forêt\n\nUne deuxième idée très économe";
+    let latin1: Vec<u8> = text.chars().map(|c| c as u8).collect();
+    let from_text = d.analyze_text("k", "https://a.example/1", text);
+    let from_bytes = analyzer.analyze_text_bytes(
+        "k",
+        "https://a.example/1",
+        &latin1,
+        Some("text/plain; charset=iso-8859-1"),
+    );
+    assert_eq!(from_bytes.doc.words, from_text.doc.words);
+    assert_eq!(from_bytes.signatures, from_text.signatures);
+    assert_eq!(from_bytes.bytes, latin1.len());
+    assert!(from_bytes.warnings.is_empty(), "{:?}", from_bytes.warnings);
+    // Markup in a text body is not parsed: its tags stay words.
+    let markup = analyzer.analyze_text_bytes("k", "https://a.example/2", b"<b>bold</b>", None);
+    assert_eq!(markup.extracted.blocks[0].text, "<b>bold</b>");
+    // Binary bytes get no words and say why.
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend([0u8; 64]);
+    let binary = analyzer.analyze_text_bytes("k", "https://a.example/3", &png, None);
+    assert!(binary.doc.words.is_empty());
+    assert!(
+        binary.warnings.iter().any(|w| w.contains("PNG")),
+        "{:?}",
+        binary.warnings
+    );
+}
+
+#[test]
 fn oversized_text_is_cut_on_a_character_boundary() {
     let mut config = Config::default();
     config.extract.max_body_bytes = 1025;
