@@ -78,26 +78,40 @@ impl Analyzer {
         content_type: Option<&str>,
     ) -> Analyzed {
         let mut warnings = Vec::new();
-        let limit = self.config.extract.max_body_bytes;
-        let body = if body.len() > limit {
-            warnings.push(format!(
-                "body of {} bytes truncated to extract.max_body_bytes = {limit}",
-                body.len()
-            ));
-            &body[..limit]
-        } else {
-            body
+        let body = match self.readable(body, &mut warnings) {
+            Ok(body) => body,
+            Err(len) => return self.sign(key, url, len, Extracted::default(), warnings),
         };
-        if let Some(reason) = neardup_html::binary_reason(body) {
-            warnings.push(reason);
-            return self.sign(key, url, body.len(), Extracted::default(), warnings);
-        }
         let decoded = decode(body, content_type);
         warnings.extend(decoded.warnings);
         let page_url = url::Url::parse(url).ok();
         let extracted = extract(&decoded.text, page_url.as_ref(), &self.extract);
         warnings.extend(extracted.warnings.iter().cloned());
         self.sign(key, url, body.len(), extracted, warnings)
+    }
+
+    /// `body` cut to `extract.max_body_bytes` (saying so in `warnings`),
+    /// or, when it is binary (an image, an archive), `Err` with its length
+    /// after the reason is added to `warnings`.
+    fn readable<'b>(&self, body: &'b [u8], warnings: &mut Vec<String>) -> Result<&'b [u8], usize> {
+        let limit = self.config.extract.max_body_bytes;
+        let body = match body.get(..limit) {
+            Some(cut) if body.len() > limit => {
+                warnings.push(format!(
+                    "body of {} bytes truncated to extract.max_body_bytes = {limit}",
+                    body.len()
+                ));
+                cut
+            }
+            _ => body,
+        };
+        match neardup_html::binary_reason(body) {
+            Some(reason) => {
+                warnings.push(reason);
+                Err(body.len())
+            }
+            None => Ok(body),
+        }
     }
 
     /// Frees what [`Deduper::decide`](super::Deduper::decide) does not
@@ -172,20 +186,10 @@ impl Analyzer {
         content_type: Option<&str>,
     ) -> Analyzed {
         let mut warnings = Vec::new();
-        let limit = self.config.extract.max_body_bytes;
-        let body = if body.len() > limit {
-            warnings.push(format!(
-                "body of {} bytes truncated to extract.max_body_bytes = {limit}",
-                body.len()
-            ));
-            &body[..limit]
-        } else {
-            body
+        let body = match self.readable(body, &mut warnings) {
+            Ok(body) => body,
+            Err(len) => return self.sign(key, url, len, Extracted::default(), warnings),
         };
-        if let Some(reason) = neardup_html::binary_reason(body) {
-            warnings.push(reason);
-            return self.sign(key, url, body.len(), Extracted::default(), warnings);
-        }
         let decoded = decode(body, content_type);
         warnings.extend(decoded.warnings);
         let mut analyzed = self.analyze_text(key, url, &decoded.text);
