@@ -257,21 +257,7 @@ impl Page {
     /// Validates one request; `at` prefixes field names (`pages[3].`);
     /// `url` and `key` may be `max_url_len` bytes long.
     fn from_request(req: CheckRequest, at: &str, max_url_len: usize) -> Result<Page, ApiError> {
-        let url = req.url.ok_or_else(|| {
-            ApiError::bad_request("missing_field", format!("{at}url is required"))
-        })?;
-        check_url(&url, at, max_url_len)?;
-        if let Some(key) = &req.key {
-            if key.len() > max_url_len {
-                return Err(ApiError::bad_request(
-                    "invalid_field",
-                    format!(
-                        "{at}key is {} bytes, longer than canonical.max_url_len ({max_url_len})",
-                        key.len()
-                    ),
-                ));
-            }
-        }
+        let (url, key) = names(req.url, req.key, at, max_url_len)?;
         let declared_text = req
             .headers
             .as_ref()
@@ -298,7 +284,7 @@ impl Page {
             }
         };
         Ok(Page {
-            key: req.key.unwrap_or_else(|| url.clone()),
+            key,
             url,
             body: if is_text {
                 PageBody::Text(body)
@@ -367,20 +353,16 @@ impl Page {
                 ));
             }
         }
-        let req = CheckRequest {
+        let (url, key) = names(url, key, "query parameter ", max_url_len)?;
+        Ok(Page {
             url,
             key,
-            // Checked as a JSON request's fields are; replaced below.
-            html: Some(String::new()),
-            ..CheckRequest::default()
-        };
-        let mut page = Page::from_request(req, "query parameter ", max_url_len)?;
-        page.body = PageBody::Raw {
-            bytes,
-            content_type,
-            text,
-        };
-        Ok(page)
+            body: PageBody::Raw {
+                bytes,
+                content_type,
+                text,
+            },
+        })
     }
 
     fn analyze(&self, d: &Analyzer) -> Analyzed {
@@ -403,6 +385,30 @@ impl Page {
                 text: false,
             } => d.analyze(key, url, bytes, Some(content_type)),
         }
+    }
+}
+
+/// A page's `url` (required, checked by [`check_url`]) and `key` (at most
+/// `max_len` bytes; the URL when absent). `at` prefixes the field names.
+fn names(
+    url: Option<String>,
+    key: Option<String>,
+    at: &str,
+    max_len: usize,
+) -> Result<(String, String), ApiError> {
+    let url =
+        url.ok_or_else(|| ApiError::bad_request("missing_field", format!("{at}url is required")))?;
+    check_url(&url, at, max_len)?;
+    match key {
+        Some(key) if key.len() > max_len => Err(ApiError::bad_request(
+            "invalid_field",
+            format!(
+                "{at}key is {} bytes, longer than canonical.max_url_len ({max_len})",
+                key.len()
+            ),
+        )),
+        Some(key) => Ok((url, key)),
+        None => Ok((url.clone(), url)),
     }
 }
 
@@ -536,8 +542,12 @@ async fn check(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<VerdictBody>, ApiError> {
     let req: CheckRequest = parse_json(&headers, body)?;
-    let page = Page::from_request(req, "", state.max_url_len)?;
-    let mut verdicts = check_pages(&state, vec![page]).await?;
+    check_one(&state, Page::from_request(req, "", state.max_url_len)?).await
+}
+
+/// The verdict on one validated page.
+async fn check_one(state: &AppState, page: Page) -> Result<Json<VerdictBody>, ApiError> {
+    let mut verdicts = check_pages(state, vec![page]).await?;
     verdicts
         .pop()
         .map(Json)
@@ -556,11 +566,7 @@ async fn check_raw(
         read_bytes(body)?,
         state.max_url_len,
     )?;
-    let mut verdicts = check_pages(&state, vec![page]).await?;
-    verdicts
-        .pop()
-        .map(Json)
-        .ok_or_else(|| ApiError::internal("no verdict"))
+    check_one(&state, page).await
 }
 
 async fn check_batch(
