@@ -26,4 +26,4 @@ fi
 "$VENV/bin/python" -c 'import scrapy, neardup_scrapy; print("scrapy", scrapy.__version__, "neardup_scrapy", neardup_scrapy.__version__)'
 
 cd tests
-"$VENV/bin/python" -m unittest -v test_breaker test_crawl
+"$VENV/bin/python" -m unittest -v test_breaker test_content_type test_crawl

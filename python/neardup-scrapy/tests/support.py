@@ -94,6 +94,17 @@ class NeardupServer:
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 
+    def requests(self, endpoint: str, status: int = 200) -> int:
+        """How many requests to ``endpoint`` the server answered with
+        ``status`` (its ``/metrics``)."""
+        req = urllib.request.Request(self.url + "/metrics")
+        if self.token:
+            req.add_header("Authorization", "Bearer " + self.token)
+        with urllib.request.urlopen(req, timeout=10) as r:
+            text = r.read().decode()
+        line = f'neardup_http_requests_total{{endpoint="{endpoint}",status="{status}"}} '
+        return sum(int(x[len(line) :]) for x in text.splitlines() if x.startswith(line))
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=20)
@@ -103,9 +114,10 @@ class NeardupServer:
 
 class Nginx:
     """Debian's nginx serving ``root`` on a free port with gzip on, and
-    brotli when the module is installed (libnginx-mod-http-brotli-filter)."""
+    brotli when the module is installed (libnginx-mod-http-brotli-filter);
+    ``extra`` is added to its ``server`` block (e.g. ``location``s)."""
 
-    def __init__(self, root: pathlib.Path):
+    def __init__(self, root: pathlib.Path, extra: str = ""):
         exe = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
         if exe is None:
             raise missing("nginx (apt-get install nginx)")
@@ -116,7 +128,7 @@ class Nginx:
         self.url = f"http://127.0.0.1:{self.port}/"
         self.access_log = d / "access.log"
         conf = d / "nginx.conf"
-        conf.write_text(self._conf(d, root))
+        conf.write_text(self._conf(d, root, extra))
         self.proc = subprocess.Popen(
             [exe, "-p", str(d), "-e", str(d / "error.log"), "-c", str(conf)],
             stdout=subprocess.DEVNULL,
@@ -124,7 +136,7 @@ class Nginx:
         )
         wait_for_port(self.port, self.proc, "nginx")
 
-    def _conf(self, d: pathlib.Path, root: pathlib.Path) -> str:
+    def _conf(self, d: pathlib.Path, root: pathlib.Path, extra: str) -> str:
         load = f"load_module {BROTLI_MODULE};\n" if self.brotli else ""
         br = "brotli on; brotli_min_length 20;\n" if self.brotli else ""
         return f"""{load}daemon off;
@@ -147,6 +159,7 @@ http {{
     server {{
         listen 127.0.0.1:{self.port};
         root {root};
+        {extra}
     }}
 }}
 """
@@ -167,23 +180,31 @@ class BrokenSidecar:
     """A sidecar that is up (``/healthz`` answers 200, ``/readyz`` 404 like
     the current server) but whose checks fail: ``mode`` ``"hang"`` never
     answers them (until stop), ``"error"`` answers 500. With ``fail_first``,
-    only that many checks fail and later ones answer ``unique``. Counts the
-    checks."""
+    only that many checks fail and later ones answer ``unique``. Mode
+    ``"ok"`` answers every check ``unique``; ``"old"`` too, but answers
+    ``/v1/check/raw`` 404 like a server from before that endpoint. Counts
+    the checks and records each one's path, Content-Type and body."""
 
     def __init__(self, mode: str, fail_first: int | None = None):
         self.checks = 0
+        self.requests: list[tuple[str, str, bytes]] = []
         self.released = threading.Event()
         outer = self
+        unique = b'{"kind":"unique","matched":null,"indexed_as":1,"warnings":[]}'
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 self._answer(200 if self.path == "/healthz" else 404, b'{"status":"ok"}')
 
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.requests.append((self.path, self.headers.get("Content-Type", ""), body))
+                if mode == "old" and self.path.startswith("/v1/check/raw"):
+                    self._answer(404, b'{"error":{"code":"not_found","message":"no such endpoint"}}')
+                    return
                 outer.checks += 1
-                if fail_first is not None and outer.checks > fail_first:
-                    self._answer(200, b'{"kind":"unique","matched":null,"indexed_as":1,"warnings":[]}')
+                if mode in ("ok", "old") or (fail_first is not None and outer.checks > fail_first):
+                    self._answer(200, unique)
                     return
                 if mode == "hang":
                     outer.released.wait(60)

@@ -7,10 +7,13 @@ for ScrapyDeprecationWarning in its log and for stats that add up.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import tempfile
 import unittest
+import urllib.parse
+import urllib.request
 from typing import Any
 
 import testsite
@@ -154,6 +157,10 @@ class RecrawlTest(CrawlTestCase):
         self.assertEqual(first.stat("httpcompression/response_count"), len(testsite.FILES), first)
         self.assertEqual(first.stat("neardup/unique"), CHECKABLE - 3, first)
         self.assertEqual(first.stat("neardup/unchanged"), 0, first)
+        # Pages go to the server as fetched (its /metrics counts them).
+        self.assertEqual(server.requests("/v1/check/raw"), CHECKABLE)
+        self.assertEqual(server.requests("/v1/check"), 0)
+        self.assertEqual(first.stat("neardup/sent/raw"), CHECKABLE, first)
         self.assertEqual(first.stat("item_scraped_count"), len(first.pages()), first)
         # Dropped responses still count in Scrapy's downloader stats.
         self.assertEqual(first.stat("downloader/response_count"), first.stat("neardup/responses"), first)
@@ -210,6 +217,135 @@ class RecrawlTest(CrawlTestCase):
         near = [p["neardup"] for p in r.parsed if p["neardup"] and p["neardup"]["kind"] == "near_duplicate"]
         self.assertEqual(len(near), 1, r)
         self.assertIn(near[0]["matched"]["url"].rsplit("/", 1)[-1], testsite.NEAR)
+
+
+class RawTest(CrawlTestCase):
+    """What the middleware sends: each page as fetched to ``/v1/check/raw``
+    (recorded by a fake sidecar), JSON text to ``/v1/check`` on a server
+    without that endpoint or with ``NEARDUP_RAW`` off."""
+
+    def test_pages_are_sent_as_fetched(self) -> None:
+        sidecar = self.broken("ok")
+        r = self.crawl({"NEARDUP_URL": sidecar.url})
+        self.assertEqual(r.pages(), ALL_PAGES, r)
+        self.assertEqual(len(sidecar.requests), CHECKABLE, sidecar.requests)
+        self.assertEqual(r.stat("httpcompression/response_count"), len(testsite.FILES), r)
+        sent = set()
+        for path, content_type, body in sidecar.requests:
+            route, _, query = path.partition("?")
+            self.assertEqual(route, "/v1/check/raw", path)
+            (url,) = urllib.parse.parse_qs(query, strict_parsing=True)["url"]
+            name = url.rsplit("/", 1)[-1]
+            sent.add(name)
+            # nginx's Content-Type, and the body as on disk (gzip undone).
+            self.assertEqual(content_type, "text/html", path)
+            self.assertEqual(body, testsite.FILES[name].encode("utf-8"), path)
+        self.assertEqual(sent, set(ALL_PAGES) - {"index.html"})
+        self.assertEqual(r.stat("neardup/sent/raw"), CHECKABLE, r)
+        self.assertEqual(r.stat("neardup/sent/json"), 0, r)
+
+    def test_a_server_without_raw_checks_gets_json(self) -> None:
+        sidecar = self.broken("old")
+        r = self.crawl({"NEARDUP_URL": sidecar.url})
+        self.assertEqual(r.pages(), ALL_PAGES, r)
+        # Every page checked, none failed: the ones sent raw before the
+        # first 404 came back are sent again as JSON.
+        self.assertEqual(r.stat("neardup/errors"), 0, r)
+        self.assertEqual(r.stat("neardup/unique"), CHECKABLE, r)
+        self.assertEqual(r.stat("neardup/sent/raw_unsupported"), 1, r)
+        self.assertEqual(r.stat("neardup/sent/json"), CHECKABLE, r)
+        self.assertEqual(r.log.count("has no /v1/check/raw"), 1, r)
+        raw = [req for req in sidecar.requests if req[0].startswith("/v1/check/raw")]
+        self.assertEqual(len(raw), r.stat("neardup/sent/raw"), r)
+        self.assert_sent_as_json([req for req in sidecar.requests if req not in raw])
+
+    def test_raw_off_sends_json(self) -> None:
+        sidecar = self.broken("ok")
+        r = self.crawl({"NEARDUP_URL": sidecar.url, "NEARDUP_RAW": False})
+        self.assertEqual(r.stat("neardup/sent/raw"), 0, r)
+        self.assert_sent_as_json(sidecar.requests)
+
+    def assert_sent_as_json(self, requests: list[tuple[str, str, bytes]]) -> None:
+        """One JSON ``/v1/check`` per checkable page, with its text."""
+        self.assertEqual(len(requests), CHECKABLE, requests)
+        for path, content_type, body in requests:
+            self.assertEqual((path, content_type), ("/v1/check", "application/json"))
+            payload = json.loads(body)
+            self.assertEqual(payload["html"], testsite.FILES[payload["url"].rsplit("/", 1)[-1]])
+
+
+# French words, half of them with an "oe" ligature and most accented, so a
+# page decoded in the wrong charset has other words.
+FRENCH = ("café", "élève", "forêt", "cœur", "sœur", "œuvre", "bœuf", "vœu", "œil", "nœud", "manœuvre", "décembre")
+FRENCH_TEXT = " ".join(FRENCH[(i * 7 + i // 5) % len(FRENCH)] for i in range(160))
+
+
+class CharsetTest(unittest.TestCase):
+    """Pages whose bytes only the server's decoding reads right.
+
+    One article three times, served by nginx with a charset parameter:
+    ``u.html`` in UTF-8 declared ``utf-8``; ``l.html`` in ISO-8859-15
+    (Latin-9, the only Latin charset with "œ") declared so; ``m.html`` in
+    UTF-8 but declared ``iso-8859-1``, a common misconfiguration. Sent as
+    fetched, the server decodes each by its declaration and overrules the
+    one its bytes contradict (valid UTF-8 declared Latin-1), as ``neardup
+    crawl`` does: all three are one text. Scrapy decodes ``m.html`` as
+    Latin-1, so sent as its text, that page has other words."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.site_dir = tempfile.TemporaryDirectory(prefix="neardup-charset-site-")
+        root = pathlib.Path(cls.site_dir.name)
+        root.chmod(0o755)
+        article = f"<html><head><title>Notes</title></head><body><article><p>{FRENCH_TEXT}</p></article></body></html>"
+        links = "".join(f"<a href='{n}'>{n}</a> " for n in ("u.html", "l.html", "m.html"))
+        (root / "index.html").write_text(f"<html><body>{links}</body></html>", encoding="utf-8")
+        (root / "u.html").write_bytes(article.encode("utf-8"))
+        (root / "l.html").write_bytes(article.encode("iso-8859-15"))
+        (root / "m.html").write_bytes(article.encode("utf-8"))
+        cls.nginx = Nginx(
+            root,
+            "location = /u.html { charset utf-8; } "
+            "location = /l.html { charset iso-8859-15; } "
+            "location = /m.html { charset iso-8859-1; }",
+        )
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.nginx.stop()
+        cls.site_dir.cleanup()
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="neardup-index-")
+        self.server = NeardupServer(pathlib.Path(self.tmp.name, "index.redb"))
+
+    def tearDown(self) -> None:
+        self.server.stop()
+        self.tmp.cleanup()
+
+    def crawl(self, settings: dict[str, Any]) -> CrawlResult:
+        r = crawl(self.nginx.url, {"NEARDUP_URL": self.server.url, "NEARDUP_DROP_NEAR": False, **settings})
+        self.assertNotIn("Traceback", r.log, r)
+        self.assertEqual(r.stat("neardup/checked"), 3, r)
+        return r
+
+    def test_nginx_declares_the_charsets(self) -> None:
+        for name, charset in (("u.html", "utf-8"), ("l.html", "iso-8859-15"), ("m.html", "iso-8859-1")):
+            with urllib.request.urlopen(self.nginx.url + name, timeout=10) as resp:
+                self.assertEqual(resp.headers["Content-Type"], "text/html; charset=" + charset)
+
+    def test_sent_as_fetched_the_three_are_one_page(self) -> None:
+        r = self.crawl({})
+        self.assertEqual(r.stat("neardup/unique"), 1, r)
+        self.assertEqual(r.stat("neardup/duplicate"), 2, r)
+        self.assertEqual(len(r.pages()), 2, r)  # the seed and the first of the three
+        self.assertEqual(self.server.requests("/v1/check/raw"), 3)
+
+    def test_sent_as_scrapys_text_the_mislabeled_page_differs(self) -> None:
+        r = self.crawl({"NEARDUP_RAW": False})
+        self.assertIn("m.html", r.pages(), r)
+        self.assertEqual(r.stat("neardup/duplicate"), 1, r)  # u.html and l.html
+        self.assertEqual(self.server.requests("/v1/check"), 3)
 
 
 class FailureTest(CrawlTestCase):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,8 @@ class SidecarError(Exception):
 
 @dataclass
 class SidecarClient:
-    """Blocking client for ``POST /v1/check`` and the health endpoints."""
+    """Blocking client for ``POST /v1/check``, ``POST /v1/check/raw`` and
+    the health endpoints."""
 
     base_url: str
     token: str | None = None
@@ -42,12 +44,25 @@ class SidecarClient:
         self.base_url = self.base_url.rstrip("/")
 
     def check(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """POSTs one page to ``/v1/check`` and returns the verdict."""
+        """POSTs one page to ``/v1/check`` (JSON, the page as text) and
+        returns the verdict."""
         body = json.dumps(payload).encode("utf-8")
+        return self._check("/v1/check", body, "application/json")
+
+    def check_raw(self, url: str, body: bytes, content_type: str) -> dict[str, Any]:
+        """POSTs one page to ``/v1/check/raw`` as it was fetched: ``body`` is
+        the response body (without content codings) and ``content_type``
+        the response's Content-Type, whose charset the server decodes it
+        with. Returns the verdict. A server older than the endpoint answers
+        404 (a :class:`SidecarError` with ``status`` 404)."""
+        path = "/v1/check/raw?" + urllib.parse.urlencode({"url": url})
+        return self._check(path, body, content_type)
+
+    def _check(self, path: str, body: bytes, content_type: str) -> dict[str, Any]:
         req = urllib.request.Request(
-            self.base_url + "/v1/check",
+            self.base_url + path,
             data=body,
-            headers={"Content-Type": "application/json"},
+            headers={"Content-Type": content_type},
             method="POST",
         )
         if self.token:
