@@ -9,9 +9,9 @@ pub mod tags;
 pub mod tokenizer;
 pub mod tree;
 
+use hashbrown::HashTable;
 use neardup_api::SettingError;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::hash::BuildHasher;
 use url::Url;
 
@@ -136,8 +136,21 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         u.set_fragment(None);
         String::from(u)
     });
-    let (links, link_rels) =
-        collect_links(&parsed, &resolve, this_page.as_deref(), config.max_links);
+    let fragment_target = base
+        .as_ref()
+        .filter(|b| matches!(b.scheme(), "http" | "https"))
+        .map(|b| {
+            let mut b = b.clone();
+            b.set_fragment(None);
+            b
+        });
+    let (links, link_rels) = collect_links(
+        &parsed,
+        &resolve,
+        fragment_target.as_ref(),
+        this_page.as_deref(),
+        config.max_links,
+    );
     let canonical = parsed
         .canonical
         .as_deref()
@@ -170,7 +183,14 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
 
     // Without links (`max_links` 0) a one-link stub still needs its link.
     let stub_links = if config.max_links == 0 && parsed.hrefs.len() <= 2 {
-        collect_links(&parsed, &resolve, this_page.as_deref(), 2).0
+        collect_links(
+            &parsed,
+            &resolve,
+            fragment_target.as_ref(),
+            this_page.as_deref(),
+            2,
+        )
+        .0
     } else {
         Vec::new()
     };
@@ -212,9 +232,16 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
 /// each carries. Each target is kept once: source listings and long
 /// references repeat `#line` anchors tens of thousands of times, which would
 /// fill `max` (and memory) with one URL the frontier drops anyway.
+///
+/// `fragment_target` is what an href of only a fragment (`#x`) resolves to
+/// once its fragment is removed: the base URL without its fragment (None
+/// without an http(s) base). Such hrefs, and an href repeated on the page,
+/// are not parsed again: resolving a URL is most of the cost of a page's
+/// links (documentation sidebars and anchors repeat them by the hundred).
 fn collect_links(
     parsed: &tree::Parsed<'_>,
     resolve: &impl Fn(&str) -> Option<Url>,
+    fragment_target: Option<&Url>,
     this_page: Option<&str>,
     max: usize,
 ) -> (Vec<Url>, Vec<u8>) {
@@ -223,34 +250,44 @@ fn collect_links(
     if max == 0 {
         return (links, link_rels);
     }
-    // Index in `links` of the first target of each hash: the targets are
-    // hashed, not copied, and a collision falls back to comparing them.
-    // The hash is keyed (SipHash): a page cannot make its links collide.
-    let mut seen: HashMap<u64, u32> = HashMap::new();
+    // Hashed with a keyed hash (SipHash), so a page cannot make its hrefs
+    // or links collide; each table keeps the hash beside its entry.
     let hasher = std::hash::RandomState::new();
-    for (i, raw) in parsed.hrefs.iter().enumerate() {
+    let size = parsed.hrefs.len().min(1 << 12);
+    // Each distinct href as written, and what it came to: the index of its
+    // target in `links`, or None for none (unresolvable, not http(s), the
+    // page itself). Resolution depends on the href alone (one base).
+    let mut by_href: HashTable<(u64, &str, Option<u32>)> = HashTable::with_capacity(size);
+    // The index in `links` of each target.
+    let mut targets: HashTable<(u64, u32)> = HashTable::with_capacity(size.min(max));
+    for (i, &raw) in parsed.hrefs.iter().enumerate() {
         let rels = parsed.href_rels.get(i).copied().unwrap_or(0);
-        let decoded = html_escape::decode_html_entities(raw);
-        let Some(mut u) = resolve(&decoded) else {
-            continue;
-        };
-        u.set_fragment(None);
-        if this_page == Some(u.as_str()) {
-            continue;
-        }
-        let hash = hasher.hash_one(u.as_str());
-        let at = match seen.get(&hash) {
-            Some(&at) if links.get(at as usize) == Some(&u) => Some(at as usize),
-            Some(_) => links.iter().position(|l| *l == u),
-            None => None,
-        };
-        if let Some(at) = at {
-            if let Some(r) = link_rels.get_mut(at) {
+        let hash = hasher.hash_one(raw);
+        let known = by_href.find(hash, |&(h, r, _)| h == hash && r == raw);
+        if let Some(&(_, _, target)) = known {
+            if let Some(r) = target.and_then(|at| link_rels.get_mut(at as usize)) {
                 *r &= rels;
             }
             continue;
         }
-        seen.entry(hash).or_insert(links.len() as u32);
+        let Some(u) = resolve_link(raw, resolve, fragment_target, this_page) else {
+            by_href.insert_unique(hash, (hash, raw, None), |e| e.0);
+            continue;
+        };
+        let target_hash = hasher.hash_one(u.as_str());
+        let seen = targets.find(target_hash, |&(h, at)| {
+            h == target_hash && links.get(at as usize) == Some(&u)
+        });
+        if let Some(&(_, at)) = seen {
+            by_href.insert_unique(hash, (hash, raw, Some(at)), |e| e.0);
+            if let Some(r) = link_rels.get_mut(at as usize) {
+                *r &= rels;
+            }
+            continue;
+        }
+        let at = links.len() as u32;
+        targets.insert_unique(target_hash, (target_hash, at), |e| e.0);
+        by_href.insert_unique(hash, (hash, raw, Some(at)), |e| e.0);
         link_rels.push(rels);
         links.push(u);
         if links.len() >= max {
@@ -258,6 +295,27 @@ fn collect_links(
         }
     }
     (links, link_rels)
+}
+
+/// One href's target without its fragment, or None (unresolvable, not
+/// http(s), or the page itself). A fragment-only href is `fragment_target`
+/// without parsing it: joining `#x` to a base keeps the base up to its
+/// fragment.
+fn resolve_link(
+    raw: &str,
+    resolve: &impl Fn(&str) -> Option<Url>,
+    fragment_target: Option<&Url>,
+    this_page: Option<&str>,
+) -> Option<Url> {
+    let decoded = html_escape::decode_html_entities(raw);
+    let u = if decoded.trim().starts_with('#') {
+        fragment_target?.clone()
+    } else {
+        let mut u = resolve(&decoded)?;
+        u.set_fragment(None);
+        u
+    };
+    (this_page != Some(u.as_str())).then_some(u)
 }
 
 /// Most visible words (all blocks, link text included, title not) of a
@@ -1089,6 +1147,55 @@ mod tests {
         (text, chars, links, commas)
     }
 
+    /// Links as the extractor collected them before hrefs were resolved
+    /// once each: every href resolved on its own (entities decoded, joined
+    /// to the base, fragment removed), the page itself and repeats skipped
+    /// (a repeat's rel bits ANDed into its first), the first `max` kept.
+    fn links_model(html: &str, page: Option<&Url>, max: usize) -> (Vec<String>, Vec<u8>) {
+        let parsed = tree::parse(html);
+        let base = match (&parsed.base_href, page) {
+            (Some(b), Some(page)) => Some(page.join(b).unwrap_or_else(|_| page.clone())),
+            (Some(b), None) => Url::parse(b).ok(),
+            (None, page) => page.cloned(),
+        };
+        let this_page = page.map(|u| {
+            let mut u = u.clone();
+            u.set_fragment(None);
+            String::from(u)
+        });
+        let (mut links, mut rels): (Vec<String>, Vec<u8>) = (Vec::new(), Vec::new());
+        for (raw, &r) in parsed.hrefs.iter().zip(&parsed.href_rels) {
+            if links.len() >= max {
+                break;
+            }
+            let decoded = html_escape::decode_html_entities(raw);
+            let raw = decoded.trim();
+            if raw.is_empty() {
+                continue;
+            }
+            let joined = match &base {
+                Some(b) => b.join(raw),
+                None => Url::parse(raw),
+            };
+            let Ok(mut u) = joined else { continue };
+            if !matches!(u.scheme(), "http" | "https") {
+                continue;
+            }
+            u.set_fragment(None);
+            if this_page.as_deref() == Some(u.as_str()) {
+                continue;
+            }
+            match links.iter().position(|l| l == u.as_str()) {
+                Some(at) => rels[at] &= r,
+                None => {
+                    links.push(String::from(u));
+                    rels.push(r);
+                }
+            }
+        }
+        (links, rels)
+    }
+
     proptest::proptest! {
         /// Text appended to a block, piece by piece across inline tags and
         /// links, has the whitespace, characters, link characters and
@@ -1118,6 +1225,47 @@ mod tests {
             } else {
                 proptest::prop_assert_eq!(got, vec![(text, chars, links, commas)]);
             }
+        }
+
+        /// Each distinct href is resolved once and a fragment-only one not
+        /// at all, with the links, their order and rel bits of resolving
+        /// every href ([`links_model`]): repeated, fragment-only, escaped,
+        /// padded, relative and foreign hrefs, with and without a `<base>`
+        /// and a page URL, under a cap.
+        #[test]
+        fn links_are_those_of_resolving_every_href(
+            hrefs in proptest::collection::vec((0usize..18, proptest::bool::ANY), 0..40),
+            base in 0usize..6,
+            page in 0usize..3,
+            max in 1usize..12,
+        ) {
+            const HREFS: [&str; 18] = [
+                "#a", " #b ", "&#35;c", "#", "x.html", "x.html#f", "../y.html", "/z",
+                "https://o.example/p#q", "javascript:x()", "", "?q=1&amp;r=2", "page.html",
+                "page.html#top", "http://[bad", "//cdn.example/s", "\u{3000}#w", "mailto:a@b.c",
+            ];
+            const BASES: [Option<&str>; 6] = [
+                None, Some("/docs/"), Some("https://other.example/b/#frag"), Some("ftp://f.example/"),
+                Some("page.html"), Some("http://[bad"),
+            ];
+            const PAGES: [Option<&str>; 3] = [
+                Some("https://e.com/d/page.html"), Some("https://e.com/d/page.html#at"), None,
+            ];
+            let mut html = String::from("<html><head>");
+            if let Some(b) = BASES[base] {
+                html.push_str(&format!("<base href=\"{b}\">"));
+            }
+            html.push_str("</head><body>");
+            for &(h, nofollow) in &hrefs {
+                let rel = if nofollow { " rel=\"nofollow\"" } else { "" };
+                html.push_str(&format!("<a href=\"{}\"{rel}>l</a> ", HREFS[h]));
+            }
+            html.push_str("</body></html>");
+            let page = PAGES[page].map(|p| Url::parse(p).unwrap());
+            let config = ExtractConfig { max_links: max, ..ExtractConfig::default() };
+            let e = extract(&html, page.as_ref(), &config);
+            let got: Vec<String> = e.links.iter().map(|u| u.to_string()).collect();
+            proptest::prop_assert_eq!((got, e.link_rels), links_model(&html, page.as_ref(), max));
         }
 
         #[test]
