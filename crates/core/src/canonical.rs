@@ -243,7 +243,7 @@ impl Canonicalizer {
         let c = &self.config;
         // Segments change only through their escapes and their parameters:
         // most paths have neither and are kept as they are.
-        let mut out = if path.contains(['%', ';']) {
+        let mut out = if path.bytes().any(|b| b == b'%' || b == b';') {
             Cow::Owned(self.canonical_segments(path))
         } else {
             Cow::Borrowed(path)

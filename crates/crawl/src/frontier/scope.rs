@@ -6,6 +6,7 @@
 //! [`Scope::links`] turns a page's raw `href`s into canonical URLs, with a
 //! typed reason for every link it drops and a cap per page.
 
+use hashbrown::HashTable;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::BuildHasher;
@@ -325,11 +326,15 @@ impl Scope {
         raw: impl Fn(&T) -> &str,
         resolve: impl Fn(&T) -> Result<(Url, Url), CanonError>,
     ) -> Links {
-        let mut links = Links::default();
-        // Index of the first accepted link of each key hash: keys are hashed,
-        // not copied, and a collision falls back to comparing them. The
-        // hash is keyed (SipHash): a page cannot make its links collide.
-        let mut seen: HashMap<u64, usize> = HashMap::new();
+        let items = items.into_iter();
+        let mut links = Links {
+            accepted: Vec::with_capacity(items.size_hint().0.min(max_links)),
+            ..Links::default()
+        };
+        // Each accepted link's index by the hash of its key, kept beside
+        // it: keys are hashed, not copied. The hash is keyed (SipHash): a
+        // page cannot make its links collide.
+        let mut seen: HashTable<(u64, usize)> = HashTable::with_capacity(links.accepted.capacity());
         let hasher = std::hash::RandomState::new();
         let mut considered = 0usize;
         for item in items {
@@ -346,13 +351,12 @@ impl Scope {
                 }
                 Ok((url, key)) => {
                     let hash = hasher.hash_one(key.as_str());
-                    let known = match seen.get(&hash) {
-                        Some(&at) if links.accepted.get(at).is_some_and(|l| l.key == key) => true,
-                        Some(_) => links.accepted.iter().any(|l| l.key == key),
-                        None => false,
-                    };
-                    if !known {
-                        seen.entry(hash).or_insert(links.accepted.len());
+                    let accepted = &links.accepted;
+                    let known = seen.find(hash, |&(h, at)| {
+                        h == hash && accepted.get(at).is_some_and(|l| l.key == key)
+                    });
+                    if known.is_none() {
+                        seen.insert_unique(hash, (hash, links.accepted.len()), |e| e.0);
                         links.accepted.push(Link { url, key });
                     }
                 }

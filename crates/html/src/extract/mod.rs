@@ -136,18 +136,10 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
         u.set_fragment(None);
         String::from(u)
     });
-    let fragment_target = base
-        .as_ref()
-        .filter(|b| matches!(b.scheme(), "http" | "https"))
-        .map(|b| {
-            let mut b = b.clone();
-            b.set_fragment(None);
-            b
-        });
     let (links, link_rels) = collect_links(
         &parsed,
         &resolve,
-        fragment_target.as_ref(),
+        base.as_ref(),
         this_page.as_deref(),
         config.max_links,
     );
@@ -183,14 +175,7 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
 
     // Without links (`max_links` 0) a one-link stub still needs its link.
     let stub_links = if config.max_links == 0 && parsed.hrefs.len() <= 2 {
-        collect_links(
-            &parsed,
-            &resolve,
-            fragment_target.as_ref(),
-            this_page.as_deref(),
-            2,
-        )
-        .0
+        collect_links(&parsed, &resolve, base.as_ref(), this_page.as_deref(), 2).0
     } else {
         Vec::new()
     };
@@ -233,15 +218,14 @@ pub fn extract(html: &str, page_url: Option<&Url>, config: &ExtractConfig) -> Ex
 /// references repeat `#line` anchors tens of thousands of times, which would
 /// fill `max` (and memory) with one URL the frontier drops anyway.
 ///
-/// `fragment_target` is what an href of only a fragment (`#x`) resolves to
-/// once its fragment is removed: the base URL without its fragment (None
-/// without an http(s) base). Such hrefs, and an href repeated on the page,
-/// are not parsed again: resolving a URL is most of the cost of a page's
-/// links (documentation sidebars and anchors repeat them by the hundred).
+/// An href of only a fragment (`#x`) is the `base` without its fragment,
+/// not parsed; nor is an href repeated on the page: resolving a URL is most
+/// of the cost of a page's links (documentation sidebars and anchors repeat
+/// them by the hundred).
 fn collect_links(
     parsed: &tree::Parsed<'_>,
     resolve: &impl Fn(&str) -> Option<Url>,
-    fragment_target: Option<&Url>,
+    base: Option<&Url>,
     this_page: Option<&str>,
     max: usize,
 ) -> (Vec<Url>, Vec<u8>) {
@@ -250,6 +234,14 @@ fn collect_links(
     if max == 0 {
         return (links, link_rels);
     }
+    let fragment_target = base
+        .filter(|b| matches!(b.scheme(), "http" | "https"))
+        .map(|b| {
+            let mut b = b.clone();
+            b.set_fragment(None);
+            b
+        });
+    let fragment_target = fragment_target.as_ref();
     // Hashed with a keyed hash (SipHash), so a page cannot make its hrefs
     // or links collide; each table keeps the hash beside its entry.
     let hasher = std::hash::RandomState::new();
