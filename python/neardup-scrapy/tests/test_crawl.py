@@ -41,13 +41,21 @@ class CrawlTestCase(unittest.TestCase):
     nginx: Nginx
     site_dir: tempfile.TemporaryDirectory
 
+    #: Added to nginx's ``server`` block.
+    nginx_extra = ""
+
+    @classmethod
+    def write_site(cls, root: pathlib.Path) -> None:
+        """Writes the site nginx serves."""
+        testsite.write(root)
+
     @classmethod
     def setUpClass(cls) -> None:
         cls.site_dir = tempfile.TemporaryDirectory(prefix="neardup-site-")
         root = pathlib.Path(cls.site_dir.name)
         root.chmod(0o755)
-        testsite.write(root)
-        cls.nginx = Nginx(root)
+        cls.write_site(root)
+        cls.nginx = Nginx(root, cls.nginx_extra)
 
     @classmethod
     def tearDownClass(cls) -> None:
@@ -280,7 +288,7 @@ FRENCH = ("café", "élève", "forêt", "cœur", "sœur", "œuvre", "bœuf", "v�
 FRENCH_TEXT = " ".join(FRENCH[(i * 7 + i // 5) % len(FRENCH)] for i in range(160))
 
 
-class CharsetTest(unittest.TestCase):
+class CharsetTest(CrawlTestCase):
     """Pages whose bytes only the server's decoding reads right.
 
     One article three times, served by nginx with a charset parameter:
@@ -292,40 +300,24 @@ class CharsetTest(unittest.TestCase):
     crawl`` does: all three are one text. Scrapy decodes ``m.html`` as
     Latin-1, so sent as its text, that page has other words."""
 
+    nginx_extra = (
+        "location = /u.html { charset utf-8; } "
+        "location = /l.html { charset iso-8859-15; } "
+        "location = /m.html { charset iso-8859-1; }"
+    )
+
     @classmethod
-    def setUpClass(cls) -> None:
-        cls.site_dir = tempfile.TemporaryDirectory(prefix="neardup-charset-site-")
-        root = pathlib.Path(cls.site_dir.name)
-        root.chmod(0o755)
+    def write_site(cls, root: pathlib.Path) -> None:
         article = f"<html><head><title>Notes</title></head><body><article><p>{FRENCH_TEXT}</p></article></body></html>"
         links = "".join(f"<a href='{n}'>{n}</a> " for n in ("u.html", "l.html", "m.html"))
         (root / "index.html").write_text(f"<html><body>{links}</body></html>", encoding="utf-8")
         (root / "u.html").write_bytes(article.encode("utf-8"))
         (root / "l.html").write_bytes(article.encode("iso-8859-15"))
         (root / "m.html").write_bytes(article.encode("utf-8"))
-        cls.nginx = Nginx(
-            root,
-            "location = /u.html { charset utf-8; } "
-            "location = /l.html { charset iso-8859-15; } "
-            "location = /m.html { charset iso-8859-1; }",
-        )
 
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.nginx.stop()
-        cls.site_dir.cleanup()
-
-    def setUp(self) -> None:
-        self.tmp = tempfile.TemporaryDirectory(prefix="neardup-index-")
-        self.server = NeardupServer(pathlib.Path(self.tmp.name, "index.redb"))
-
-    def tearDown(self) -> None:
-        self.server.stop()
-        self.tmp.cleanup()
-
-    def crawl(self, settings: dict[str, Any]) -> CrawlResult:
-        r = crawl(self.nginx.url, {"NEARDUP_URL": self.server.url, "NEARDUP_DROP_NEAR": False, **settings})
-        self.assertNotIn("Traceback", r.log, r)
+    def crawl(self, settings: dict[str, Any], **kw: Any) -> CrawlResult:
+        self.server = self.serve()
+        r = super().crawl({"NEARDUP_URL": self.server.url, "NEARDUP_DROP_NEAR": False, **settings}, **kw)
         self.assertEqual(r.stat("neardup/checked"), 3, r)
         return r
 

@@ -300,13 +300,13 @@ fn resolve_link(
     this_page: Option<&str>,
 ) -> Option<Url> {
     let decoded = html_escape::decode_html_entities(raw);
-    let u = if decoded.trim().starts_with('#') {
-        fragment_target?.clone()
-    } else {
-        let mut u = resolve(&decoded)?;
-        u.set_fragment(None);
-        u
-    };
+    if decoded.trim().starts_with('#') {
+        return fragment_target
+            .filter(|t| this_page != Some(t.as_str()))
+            .cloned();
+    }
+    let mut u = resolve(&decoded)?;
+    u.set_fragment(None);
     (this_page != Some(u.as_str())).then_some(u)
 }
 
