@@ -1,5 +1,5 @@
 """Real local servers for the tests: ``neardup serve``, nginx (gzip and
-brotli), and a broken sidecar; plus one Scrapy crawl per subprocess (Twisted's
+brotli), and a fake sidecar (broken, or recording); plus one Scrapy crawl per subprocess (Twisted's
 reactor cannot be restarted). Everything listens on 127.0.0.1 only.
 """
 
@@ -176,7 +176,7 @@ http {{
         self.dir.cleanup()
 
 
-class BrokenSidecar:
+class FakeSidecar:
     """A sidecar that is up (``/healthz`` answers 200, ``/readyz`` 404 like
     the current server) but whose checks fail: ``mode`` ``"hang"`` never
     answers them (until stop), ``"error"`` answers 500. With ``fail_first``,

@@ -1,5 +1,5 @@
 """Real Scrapy crawls of a site served by nginx (gzip, brotli) with the
-middleware asking a real ``neardup serve`` (or a broken sidecar).
+middleware asking a real ``neardup serve`` (or a fake one: broken, or recording what it is sent).
 
 Each crawl runs in a subprocess (tests/crawl.py). Every crawl is also checked
 for ScrapyDeprecationWarning in its log and for stats that add up.
@@ -18,8 +18,8 @@ from typing import Any
 
 import testsite
 from support import (
-    BrokenSidecar,
     CrawlResult,
+    FakeSidecar,
     NeardupServer,
     Nginx,
     closed_port_url,
@@ -77,8 +77,8 @@ class CrawlTestCase(unittest.TestCase):
         self.servers.append(server)
         return server
 
-    def broken(self, mode: str, fail_first: int | None = None) -> BrokenSidecar:
-        sidecar = BrokenSidecar(mode, fail_first)
+    def fake(self, mode: str, fail_first: int | None = None) -> FakeSidecar:
+        sidecar = FakeSidecar(mode, fail_first)
         self.servers.append(sidecar)
         return sidecar
 
@@ -233,7 +233,7 @@ class RawTest(CrawlTestCase):
     without that endpoint or with ``NEARDUP_RAW`` off."""
 
     def test_pages_are_sent_as_fetched(self) -> None:
-        sidecar = self.broken("ok")
+        sidecar = self.fake("ok")
         r = self.crawl({"NEARDUP_URL": sidecar.url})
         self.assertEqual(r.pages(), ALL_PAGES, r)
         self.assertEqual(len(sidecar.requests), CHECKABLE, sidecar.requests)
@@ -253,7 +253,7 @@ class RawTest(CrawlTestCase):
         self.assertEqual(r.stat("neardup/sent/json"), 0, r)
 
     def test_a_server_without_raw_checks_gets_json(self) -> None:
-        sidecar = self.broken("old")
+        sidecar = self.fake("old")
         r = self.crawl({"NEARDUP_URL": sidecar.url})
         self.assertEqual(r.pages(), ALL_PAGES, r)
         # Every page checked, none failed: the ones sent raw before the
@@ -268,7 +268,7 @@ class RawTest(CrawlTestCase):
         self.assert_sent_as_json([req for req in sidecar.requests if req not in raw])
 
     def test_raw_off_sends_json(self) -> None:
-        sidecar = self.broken("ok")
+        sidecar = self.fake("ok")
         r = self.crawl({"NEARDUP_URL": sidecar.url, "NEARDUP_RAW": False})
         self.assertEqual(r.stat("neardup/sent/raw"), 0, r)
         self.assert_sent_as_json(sidecar.requests)
@@ -363,7 +363,7 @@ class FailureTest(CrawlTestCase):
         self.assertEqual(r.stat("neardup/breaker_open"), CHECKABLE - 2, r)
 
     def test_hung_sidecar_is_not_called_after_the_breaker_opens(self) -> None:
-        sidecar = self.broken("hang")
+        sidecar = self.fake("hang")
         r = self.crawl(
             {
                 "NEARDUP_URL": sidecar.url,
@@ -382,7 +382,7 @@ class FailureTest(CrawlTestCase):
         self.assertIn("2 consecutive failures; not checking pages for 600 s", r.log)
 
     def test_breaker_probes_after_cooldown_and_closes_when_the_sidecar_answers(self) -> None:
-        sidecar = self.broken("error", fail_first=2)
+        sidecar = self.fake("error", fail_first=2)
         r = self.crawl(
             {
                 "NEARDUP_URL": sidecar.url,
@@ -401,7 +401,7 @@ class FailureTest(CrawlTestCase):
         self.assertEqual(r.log.count("the sidecar answers again"), 1, r)
 
     def test_failing_sidecar_fail_closed_closes_the_spider(self) -> None:
-        sidecar = self.broken("error")
+        sidecar = self.fake("error")
         r = self.crawl(
             {
                 "NEARDUP_URL": sidecar.url,
@@ -450,7 +450,7 @@ class ExitStatusTest(CrawlTestCase):
                 self.assertEqual(rc, 1, log[-3000:])
 
     def test_breaker_closing_the_spider_exits_1_with_the_commands(self) -> None:
-        sidecar = self.broken("error")
+        sidecar = self.fake("error")
         settings = {
             **self.COMMANDS,
             "NEARDUP_URL": sidecar.url,

@@ -267,19 +267,20 @@ fn collect_links(
             continue;
         };
         let target_hash = hasher.hash_one(u.as_str());
-        let seen = targets.find(target_hash, |&(h, at)| {
-            h == target_hash && links.get(at as usize) == Some(&u)
-        });
-        if let Some(&(_, at)) = seen {
-            by_href.insert_unique(hash, (hash, raw, Some(at)), |e| e.0);
+        let seen = targets
+            .find(target_hash, |&(h, at)| {
+                h == target_hash && links.get(at as usize) == Some(&u)
+            })
+            .map(|&(_, at)| at);
+        let at = seen.unwrap_or(links.len() as u32);
+        by_href.insert_unique(hash, (hash, raw, Some(at)), |e| e.0);
+        if seen.is_some() {
             if let Some(r) = link_rels.get_mut(at as usize) {
                 *r &= rels;
             }
             continue;
         }
-        let at = links.len() as u32;
         targets.insert_unique(target_hash, (target_hash, at), |e| e.0);
-        by_href.insert_unique(hash, (hash, raw, Some(at)), |e| e.0);
         link_rels.push(rels);
         links.push(u);
         if links.len() >= max {
