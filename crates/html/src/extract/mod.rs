@@ -3,6 +3,7 @@
 mod attrs;
 pub mod classify;
 mod clean;
+mod joins;
 mod readability;
 mod scan;
 pub mod tags;
@@ -243,8 +244,15 @@ fn collect_links(
         });
     let fragment_target = fragment_target.as_ref();
     // Hashed with a keyed hash (SipHash), so a page cannot make its hrefs
-    // or links collide; each table keeps the hash beside its entry.
-    let hasher = std::hash::RandomState::new();
+    // or links collide; each table keeps the hash beside its entry. The
+    // keys are the thread's, so that remembered joins (`joins`) keep their
+    // target's hash too.
+    let hasher = joins::hasher();
+    // Joins of most hrefs depend on the base's directory only: remembered
+    // across pages under the directory and the href as written.
+    let dir = base
+        .and_then(joins::dir_of)
+        .map(|d| (d, joins::dir_hash(&hasher, d)));
     let size = parsed.hrefs.len().min(1 << 12);
     // Each distinct href as written, and what it came to: the index of its
     // target in `links`, or None for none (unresolvable, not http(s), the
@@ -262,11 +270,17 @@ fn collect_links(
             }
             continue;
         }
-        let Some(u) = resolve_link(raw, resolve, fragment_target, this_page) else {
+        let resolved = || resolve_link(raw, resolve, base, fragment_target);
+        let found = match dir {
+            Some((dir, dir_hash)) => {
+                joins::remembered(&hasher, dir, hash ^ dir_hash, raw, resolved)
+            }
+            None => resolved().0.map(|u| (hasher.hash_one(u.as_str()), u)),
+        };
+        let Some((target_hash, u)) = found.filter(|(_, u)| this_page != Some(u.as_str())) else {
             by_href.insert_unique(hash, (hash, raw, None), |e| e.0);
             continue;
         };
-        let target_hash = hasher.hash_one(u.as_str());
         let seen = targets
             .find(target_hash, |&(h, at)| {
                 h == target_hash && links.get(at as usize) == Some(&u)
@@ -291,24 +305,34 @@ fn collect_links(
 }
 
 /// One href's target without its fragment, or None (unresolvable, not
-/// http(s), or the page itself). A fragment-only href is `fragment_target`
-/// without parsing it: joining `#x` to a base keeps the base up to its
-/// fragment.
+/// http(s)); and whether that depends on the base only through its
+/// directory, so that it can be remembered (`joins`). A fragment-only href
+/// is `fragment_target` without parsing it: joining `#x` to a base keeps
+/// the base up to its fragment.
 fn resolve_link(
     raw: &str,
     resolve: &impl Fn(&str) -> Option<Url>,
+    base: Option<&Url>,
     fragment_target: Option<&Url>,
-    this_page: Option<&str>,
-) -> Option<Url> {
+) -> (Option<Url>, bool) {
     let decoded = html_escape::decode_html_entities(raw);
-    if decoded.trim().starts_with('#') {
-        return fragment_target
-            .filter(|t| this_page != Some(t.as_str()))
-            .cloned();
+    let href = decoded.trim();
+    if href.starts_with('#') {
+        return (fragment_target.cloned(), false);
     }
-    let mut u = resolve(&decoded)?;
-    u.set_fragment(None);
-    (this_page != Some(u.as_str())).then_some(u)
+    match base.filter(|b| joins::dir_of(b).is_some()) {
+        Some(base) => (
+            joins::target(base, href),
+            joins::cacheable(href, base.scheme()),
+        ),
+        None => {
+            let u = resolve(href).map(|mut u| {
+                u.set_fragment(None);
+                u
+            });
+            (u, false)
+        }
+    }
 }
 
 /// Most visible words (all blocks, link text included, title not) of a
