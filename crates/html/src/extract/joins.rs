@@ -29,7 +29,7 @@ use url::Url;
 
 /// Entries a thread keeps before it starts over: a directory's sidebar of
 /// a large documentation site is a few hundred hrefs.
-const MAX_ENTRIES: usize = 4096;
+const MAX_ENTRIES: usize = 1024;
 
 /// Longest href remembered: long ones are rare and rarely repeated.
 const MAX_HREF: usize = 512;
