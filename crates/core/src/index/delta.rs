@@ -292,34 +292,34 @@ fn put_words(tag: u8, words: impl Iterator<Item = u32>, n: usize, out: &mut Vec<
 /// Writes `values` (strictly ascending) as a relative set against `base`
 /// (strictly ascending).
 fn put_relative(values: &[u32], base: &[u32], out: &mut Vec<u8>) {
-    let mut own = Vec::new();
-    let mut has = Vec::new();
-    let mut lacks = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < values.len() || j < base.len() {
-        match (values.get(i), base.get(j)) {
-            (Some(v), Some(b)) if v == b => {
-                has.push(j as u32);
-                i += 1;
-                j += 1;
-            }
-            (Some(v), Some(b)) if v > b => {
-                lacks.push(j as u32);
-                j += 1;
-            }
-            (Some(v), _) => {
-                own.push(*v);
-                i += 1;
-            }
-            (None, _) => {
-                lacks.push(j as u32);
-                j += 1;
-            }
+    // One merge: `base` is walked past each value, and the value is either
+    // the next base value (its position goes to `has`) or the record's own.
+    let mut own = Vec::with_capacity(values.len());
+    let mut has = Vec::with_capacity(values.len().min(base.len()));
+    let mut j = 0;
+    for &v in values {
+        while base.get(j).is_some_and(|&b| b < v) {
+            j += 1;
+        }
+        if base.get(j) == Some(&v) {
+            has.push(j as u32);
+            j += 1;
+        } else {
+            own.push(v);
         }
     }
     put_sorted(&own, out);
-    if lacks.len() < has.len() {
+    let lacking = base.len() - has.len();
+    if lacking < has.len() {
         out.push(1);
+        // The positions `has` skips over, and those after its last.
+        let mut lacks = Vec::with_capacity(lacking);
+        let mut next = 0;
+        for &h in &has {
+            lacks.extend(next..h);
+            next = h + 1;
+        }
+        lacks.extend(next..base.len() as u32);
         put_sorted(&lacks, out);
     } else {
         out.push(0);
@@ -615,6 +615,60 @@ mod tests {
                 bad[i] ^= flip;
                 let _ = decode(&bad, Some(&base), 2);
             }
+        }
+    }
+
+    /// The relative set as first written (format 7): a merge into own
+    /// values, positions held and positions lacked.
+    fn put_relative_as_first_written(values: &[u32], base: &[u32], out: &mut Vec<u8>) {
+        let (mut own, mut has, mut lacks) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        while i < values.len() || j < base.len() {
+            match (values.get(i), base.get(j)) {
+                (Some(v), Some(b)) if v == b => {
+                    has.push(j as u32);
+                    i += 1;
+                    j += 1;
+                }
+                (Some(v), Some(b)) if v > b => {
+                    lacks.push(j as u32);
+                    j += 1;
+                }
+                (Some(v), _) => {
+                    own.push(*v);
+                    i += 1;
+                }
+                (None, _) => {
+                    lacks.push(j as u32);
+                    j += 1;
+                }
+            }
+        }
+        put_sorted(&own, out);
+        if lacks.len() < has.len() {
+            out.push(1);
+            put_sorted(&lacks, out);
+        } else {
+            out.push(0);
+            put_sorted(&has, out);
+        }
+    }
+
+    proptest::proptest! {
+        /// A set and its base drawn from one small range, so they share
+        /// anything from nothing to all (either side empty too): written
+        /// byte for byte as the first form wrote it.
+        #[test]
+        fn relative_sets_are_written_as_first_written(
+            values in proptest::collection::btree_set(0u32..300, 0..120),
+            base in proptest::collection::btree_set(0u32..300, 0..120),
+        ) {
+            let values: Vec<u32> = values.into_iter().collect();
+            let base: Vec<u32> = base.into_iter().collect();
+            let (mut new, mut first) = (Vec::new(), Vec::new());
+            put_relative(&values, &base, &mut new);
+            put_relative_as_first_written(&values, &base, &mut first);
+            proptest::prop_assert_eq!(new, first);
         }
     }
 }
